@@ -1,0 +1,37 @@
+# graphlens_add_layer(NAME dir DEPS ...): a static library made of every .cpp under
+# core/src/<dir>, so each layer builds on its own and a half-written file in one layer
+# does not break another's build.
+function(graphlens_add_layer name dir)
+  cmake_parse_arguments(L "" "" "DEPS" ${ARGN})
+  file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/${dir}/*.cpp)
+  if(NOT srcs)
+    add_library(${name} INTERFACE)
+    target_include_directories(${name} INTERFACE ${CMAKE_CURRENT_SOURCE_DIR}/include)
+    target_link_libraries(${name} INTERFACE ${L_DEPS})
+    return()
+  endif()
+  add_library(${name} STATIC ${srcs})
+  target_include_directories(${name} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include
+                                     PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
+  target_link_libraries(${name} PUBLIC ${L_DEPS})
+  set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+endfunction()
+
+# graphlens_add_test_dir(area DEPS ...): one GoogleTest binary test_<area> from
+# tests/core/<area>/*.cpp; every test runs with validation + synchronization validation on.
+function(graphlens_add_test_dir area)
+  cmake_parse_arguments(T "" "" "DEPS" ${ARGN})
+  file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/core/${area}/*.cpp)
+  if(NOT srcs)
+    return()
+  endif()
+  add_executable(test_${area} ${srcs})
+  target_link_libraries(test_${area} PRIVATE ${T_DEPS} GTest::gtest GTest::gtest_main)
+  target_include_directories(test_${area} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/core
+                             ${PROJECT_SOURCE_DIR}/core/src)
+  target_compile_definitions(test_${area} PRIVATE
+    GRAPHLENS_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")
+  gtest_discover_tests(test_${area}
+    DISCOVERY_MODE PRE_TEST
+    PROPERTIES ENVIRONMENT "GRAPHLENS_VALIDATION=1;GRAPHLENS_DEVICE=llvmpipe" TIMEOUT 600)
+endfunction()

@@ -1,0 +1,25 @@
+#pragma once
+// A device allocation as the graph sees it: id, size, name and what it holds.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "graphlens/byte_range.h"
+
+namespace graphlens {
+
+enum class AllocationUsage : uint8_t { weights, activations, kv_cache, scratch, input, output };
+
+std::string_view allocation_usage_name(AllocationUsage u);
+std::optional<AllocationUsage> allocation_usage_from_name(std::string_view name);
+
+struct AllocationInfo {
+    AllocationId id = 0;  ///< equals its index in ComputeGraph::allocations
+    uint64_t size = 0;    ///< bytes
+    std::string name;
+    AllocationUsage usage = AllocationUsage::scratch;
+    friend bool operator==(const AllocationInfo&, const AllocationInfo&) = default;
+};
+
+}  // namespace graphlens

@@ -1,0 +1,92 @@
+#pragma once
+// The graph IR: allocations, kernels and an ordered list of nodes (dispatches and barriers).
+// Every pass takes a ComputeGraph and returns a new one; none mutates its input.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "graphlens/allocation.h"
+#include "graphlens/byte_range.h"
+#include "graphlens/kernel_info.h"
+#include "graphlens/op_kind.h"
+#include "graphlens/tensor_view.h"
+
+namespace graphlens {
+
+using KernelId = uint32_t;
+/// Stable identity of a captured dispatch; survives reordering. A fused node carries the
+/// ids of every dispatch it replaced in Node::origin.
+using NodeId = uint32_t;
+
+enum class NodeKind : uint8_t { dispatch, barrier };
+
+struct BoundView {
+    uint32_t binding = 0;  ///< descriptor binding number of the kernel
+    TensorView view;
+    friend bool operator==(const BoundView&, const BoundView&) = default;
+};
+
+struct Node {
+    NodeKind kind = NodeKind::dispatch;
+    NodeId id = 0;             ///< unique among the dispatches of a graph
+    // --- dispatch fields (unused for barriers) ---
+    KernelId kernel = 0;       ///< index into ComputeGraph::kernels
+    OpKind op = OpKind::other;
+    std::string label;         ///< model position, e.g. "blk.3.attn_q"
+    std::vector<BoundView> bindings;
+    std::vector<uint8_t> push_constants;
+    std::array<uint32_t, 3> workgroups{1, 1, 1};
+    /// Derived from bindings and the kernel's reflected access; a read_write binding appears
+    /// in both. Kept explicitly so foreign captures can state ranges without bindings.
+    std::vector<ByteRange> reads;
+    std::vector<ByteRange> writes;
+    /// False when the capture could not state what this dispatch touches: such a node is a
+    /// fence that nothing may move across, and it conflicts with everything.
+    bool ranges_known = true;
+    /// Explicit fence: nothing moves across it even though its ranges are known.
+    bool fence = false;
+    /// Original dispatch ids this node stands for: {id} normally, several after fusion.
+    std::vector<NodeId> origin;
+
+    bool is_dispatch() const { return kind == NodeKind::dispatch; }
+    bool is_barrier() const { return kind == NodeKind::barrier; }
+    bool is_fence() const { return is_dispatch() && (fence || !ranges_known); }
+    static Node barrier() {
+        Node n;
+        n.kind = NodeKind::barrier;
+        return n;
+    }
+};
+
+struct ComputeGraph {
+    std::vector<AllocationInfo> allocations;
+    std::vector<KernelInfo> kernels;
+    std::vector<Node> nodes;
+    /// Free-form facts about the workload ("model", "phase", "device", ...).
+    std::map<std::string, std::string> metadata;
+
+    size_t dispatch_count() const;
+    size_t barrier_count() const;
+    /// Next NodeId not yet used by any dispatch (origin ids included).
+    NodeId next_node_id() const;
+
+    AllocationId add_allocation(std::string name, uint64_t size, AllocationUsage usage);
+    /// Returns the id of an existing kernel with the same name, or adds it.
+    KernelId add_kernel(const KernelInfo& kernel);
+    /// Appends a dispatch. Fills reads/writes from bindings and kernel access, assigns id and
+    /// origin when they are unset (origin empty). Returns the node's index.
+    size_t add_dispatch(Node node);
+    size_t add_barrier();
+
+    /// Recomputes reads/writes of one dispatch from its bindings and kernel access.
+    void derive_ranges(Node& node) const;
+    /// Structural checks: kernel ids exist, allocation ids exist, every range lies inside its
+    /// allocation, dispatch ids are unique. Returns one message per problem (empty = valid).
+    std::vector<std::string> validate() const;
+    /// The same graph without any barrier nodes.
+    ComputeGraph without_barriers() const;
+};
+
+}  // namespace graphlens

@@ -1,0 +1,45 @@
+#pragma once
+// Classification of a dispatch: decides which fusion patterns apply. Whether a node may
+// move is decided by its ranges (Node::ranges_known, Node::fence), not by its kind.
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace graphlens {
+
+enum class OpKind : uint8_t {
+    other,  ///< a kernel the passes know nothing special about (still reorderable if ranges known)
+    add,
+    mul,
+    scale,
+    multi_add,
+    rms_norm,
+    rms_norm_no_scale,
+    rms_norm_mul,
+    rms_norm_mul_add,
+    gelu,
+    silu,
+    gelu_mul,
+    silu_mul,
+    softmax,
+    softcap,
+    rope,
+    rope_neox,
+    matmul,
+    quantized_matmul,
+    quantized_matmul_ggml,
+    quantized_matmul_id_ggml,
+    sdpa,
+    flash_attn_vec,
+    flash_attn_reduce,
+    copy,
+    get_rows,
+    topk,
+};
+
+std::string_view op_kind_name(OpKind k);
+std::optional<OpKind> op_kind_from_name(std::string_view name);
+/// Number of enumerators, for tables indexed by OpKind.
+inline constexpr size_t kOpKindCount = static_cast<size_t>(OpKind::topk) + 1;
+
+}  // namespace graphlens

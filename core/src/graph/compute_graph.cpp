@@ -1,0 +1,118 @@
+#include "graphlens/compute_graph.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <unordered_set>
+
+namespace graphlens {
+
+size_t ComputeGraph::dispatch_count() const {
+    return static_cast<size_t>(
+        std::count_if(nodes.begin(), nodes.end(), [](const Node& n) { return n.is_dispatch(); }));
+}
+
+size_t ComputeGraph::barrier_count() const { return nodes.size() - dispatch_count(); }
+
+NodeId ComputeGraph::next_node_id() const {
+    NodeId next = 0;
+    for (const auto& n : nodes) {
+        if (!n.is_dispatch()) continue;
+        next = std::max(next, n.id + 1);
+        for (NodeId o : n.origin) next = std::max(next, o + 1);
+    }
+    return next;
+}
+
+AllocationId ComputeGraph::add_allocation(std::string name, uint64_t size, AllocationUsage usage) {
+    const auto id = static_cast<AllocationId>(allocations.size());
+    allocations.push_back({id, size, std::move(name), usage});
+    return id;
+}
+
+KernelId ComputeGraph::add_kernel(const KernelInfo& kernel) {
+    for (size_t i = 0; i < kernels.size(); ++i)
+        if (kernels[i].name == kernel.name) return static_cast<KernelId>(i);
+    kernels.push_back(kernel);
+    return static_cast<KernelId>(kernels.size() - 1);
+}
+
+void ComputeGraph::derive_ranges(Node& node) const {
+    if (node.kernel >= kernels.size())
+        throw std::out_of_range("dispatch '" + node.label + "' names kernel " +
+                                std::to_string(node.kernel) + " but the graph has " +
+                                std::to_string(kernels.size()));
+    const KernelInfo& k = kernels[node.kernel];
+    node.reads.clear();
+    node.writes.clear();
+    for (const auto& b : node.bindings) {
+        const KernelBinding* kb = k.find_binding(b.binding);
+        // An unreflected binding is treated as read-write: conservative, never unsafe.
+        const BindingAccess access = kb ? kb->access : BindingAccess::read_write;
+        if (access_reads(access)) node.reads.push_back(b.view.range());
+        if (access_writes(access)) node.writes.push_back(b.view.range());
+    }
+}
+
+size_t ComputeGraph::add_dispatch(Node node) {
+    node.kind = NodeKind::dispatch;
+    if (node.origin.empty()) {
+        node.id = next_node_id();
+        node.origin = {node.id};
+    }
+    if (!node.bindings.empty() && node.ranges_known) derive_ranges(node);
+    nodes.push_back(std::move(node));
+    return nodes.size() - 1;
+}
+
+size_t ComputeGraph::add_barrier() {
+    nodes.push_back(Node::barrier());
+    return nodes.size() - 1;
+}
+
+std::vector<std::string> ComputeGraph::validate() const {
+    std::vector<std::string> errors;
+    for (size_t i = 0; i < allocations.size(); ++i)
+        if (allocations[i].id != i)
+            errors.push_back("allocation " + std::to_string(i) + " has id " +
+                             std::to_string(allocations[i].id));
+    std::unordered_set<NodeId> ids;
+    auto check_range = [&](size_t i, const ByteRange& r, const char* what) {
+        if (r.allocation >= allocations.size()) {
+            errors.push_back("node " + std::to_string(i) + ": " + what + " range names allocation " +
+                             std::to_string(r.allocation) + " which does not exist");
+        } else if (r.begin > r.end || r.end > allocations[r.allocation].size) {
+            errors.push_back("node " + std::to_string(i) + ": " + what + " range [" +
+                             std::to_string(r.begin) + ", " + std::to_string(r.end) +
+                             ") lies outside allocation '" + allocations[r.allocation].name +
+                             "' of " + std::to_string(allocations[r.allocation].size) + " bytes");
+        }
+    };
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        const Node& n = nodes[i];
+        if (!n.is_dispatch()) continue;
+        if (!ids.insert(n.id).second)
+            errors.push_back("node " + std::to_string(i) + ": dispatch id " + std::to_string(n.id) +
+                             " is used twice");
+        if (n.kernel >= kernels.size())
+            errors.push_back("node " + std::to_string(i) + ": kernel " + std::to_string(n.kernel) +
+                             " does not exist");
+        for (const auto& r : n.reads) check_range(i, r, "read");
+        for (const auto& r : n.writes) check_range(i, r, "write");
+        for (const auto& b : n.bindings) check_range(i, b.view.range(), "binding");
+    }
+    return errors;
+}
+
+ComputeGraph ComputeGraph::without_barriers() const {
+    ComputeGraph g;
+    g.allocations = allocations;
+    g.kernels = kernels;
+    g.metadata = metadata;
+    g.nodes.reserve(nodes.size());
+    for (const auto& n : nodes)
+        if (n.is_dispatch()) g.nodes.push_back(n);
+    return g;
+}
+
+}  // namespace graphlens
