@@ -1,0 +1,54 @@
+#pragma once
+// Results of executing a graph in one or more execution modes. Plain data, produced by the
+// Runner (exec layer), stored in capture files, shown by reports and the GUI.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "graphlens/compute_graph.h"
+
+namespace graphlens {
+
+/// Summary of repeated measurements, in nanoseconds.
+struct TimingSummary {
+    double median = 0, min = 0, max = 0;
+    std::vector<double> samples;  ///< one per timed repeat, in run order
+    /// Fills median/min/max from samples.
+    static TimingSummary from_samples(std::vector<double> samples);
+};
+
+struct ModeResult {
+    std::string mode;  ///< "per-op-submit", "serial", "elided", "fused", "greedy", "levels", "levels+split"
+    TimingSummary gpu_ns;     ///< from timestamp queries
+    TimingSummary encode_ns;  ///< CPU time to record the command buffer(s)
+    TimingSummary wall_ns;    ///< submit to fence signalled, plus encode
+    size_t dispatches = 0;
+    size_t barriers = 0;
+    size_t command_buffers = 0;
+    /// Output comparison against `serial`: "bitwise", "within tolerance (max rel err …)",
+    /// or an error; outputs_match false makes the mode's timing meaningless.
+    bool outputs_match = true;
+    std::string comparison;
+    std::string error;  ///< non-empty when the mode failed to run
+};
+
+/// One dispatch's GPU interval from the per-dispatch profiling mode (which serialises the GPU).
+struct DispatchTiming {
+    NodeId node = 0;
+    std::string label;
+    OpKind op = OpKind::other;
+    double start_ns = 0;  ///< relative to the first timestamp of the run
+    double end_ns = 0;
+};
+
+struct RunResult {
+    std::string device;       ///< device name and driver
+    std::string workload;     ///< e.g. "llama-3.2-1b decode ctx=512"
+    uint32_t warmup = 0;
+    uint32_t repeats = 0;
+    std::vector<ModeResult> modes;
+    std::vector<DispatchTiming> per_dispatch;  ///< empty unless profiled
+    std::string date;  ///< ISO 8601, UTC
+};
+
+}  // namespace graphlens
