@@ -1,0 +1,64 @@
+#pragma once
+// HazardIndex: the RAW / WAR / WAW hazards between the dispatches of a graph, in graph order.
+//
+// Which hazards are listed (the same rule as Vulkan synchronization validation): for every
+// access of dispatch L to a byte, the hazard with the LATEST conflicting accesses to that byte
+// before L:
+//   - L reads a byte:  RAW with the last writer of that byte;
+//   - L writes a byte: WAR with every reader since the last write of that byte, or, when
+//                      nobody read it since, WAW with the last writer.
+// Every other conflicting pair (E, L) is implied: there is a chain of listed hazards from E to
+// L, so an order that keeps every listed hazard in order with a barrier between its ends also
+// keeps every conflicting pair so (tests/core/graph/hazard_index_test.cpp proves it against the
+// quadratic brute force). This keeps the list linear in practice: a scratch buffer reused by
+// 1000 layers gives hazards with the previous layer only, not with all 1000.
+//
+// Read-read never conflicts; zero-length ranges never conflict; barrier nodes are ignored.
+// Fences (Node::is_fence()) contribute the ranges they state like any dispatch; their
+// "conflicts with everything" ordering is not a byte hazard and is added by DependencyDag.
+// Adjacent byte pieces of one (earlier, later, kind, allocation) are merged into one Hazard.
+//
+// Cost: one ordered interval map per allocation; O((a + h) log a) for a accesses and h
+// listed hazards.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "graphlens/compute_graph.h"
+#include "graphlens/hazard.h"
+
+namespace graphlens {
+
+class HazardIndex {
+  public:
+    HazardIndex() = default;
+    explicit HazardIndex(const ComputeGraph& graph);
+
+    /// Every listed hazard, sorted by (later, earlier, allocation, begin).
+    const std::vector<Hazard>& hazards() const { return hazards_; }
+    size_t size() const { return hazards_.size(); }
+    /// Number of nodes of the analysed graph (barriers included).
+    size_t node_count() const { return into_begin_.empty() ? 0 : into_begin_.size() - 1; }
+
+    /// Hazards whose later end is `node` (what the node waits for).
+    std::span<const Hazard> into(size_t node) const;
+    /// Hazards whose earlier end is `node` (who waits for the node), sorted by later.
+    std::vector<Hazard> out_of(size_t node) const;
+    /// Listed hazards between two nodes, in either order argument.
+    std::vector<Hazard> between(size_t a, size_t b) const;
+    /// True when the listed hazards contain a hazard between the two nodes.
+    bool conflicts(size_t a, size_t b) const { return !between(a, b).empty(); }
+
+  private:
+    std::vector<Hazard> hazards_;
+    std::vector<size_t> into_begin_;   ///< [node] = first hazard with later == node; size n+1
+    std::vector<uint32_t> out_order_;  ///< hazard indices sorted by (earlier, later)
+    std::vector<size_t> out_begin_;    ///< [node] = first entry of out_order_; size n+1
+};
+
+/// The quadratic reference: every pair of dispatches (earlier < later) whose ranges conflict,
+/// one Hazard per overlapping pair of ranges (not merged). For tests and tiny graphs only.
+std::vector<Hazard> brute_force_hazards(const ComputeGraph& graph);
+
+}  // namespace graphlens

@@ -1,0 +1,49 @@
+#pragma once
+// PassPipeline: captured → fused → reordered (greedy | levels) → barriers planned → split,
+// one Snapshot per stage (graph, stats, diagnostics, diff against the stage before, pass time).
+//
+// Unknown ranges: a dispatch with ranges_known == false is a fence (compute_graph.h). With
+// UnknownRanges::as_fence (the default) the reorders keep every such dispatch in place and move
+// nothing across it. With UnknownRanges::refuse, run() throws std::invalid_argument naming the
+// first such dispatch when a reorder is requested (GraphSession::finish_optimized uses this).
+// Every stage is verified against the captured graph when `verify` is on; a failure is a pass
+// bug and throws std::logic_error with the verifier's report.
+#include <cstddef>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "graphlens/compute_graph.h"
+#include "graphlens/fusion.h"
+#include "graphlens/snapshot.h"
+#include "graphlens/split.h"
+
+namespace graphlens {
+
+enum class ReorderMode : uint8_t { none, greedy, levels };
+enum class UnknownRanges : uint8_t { as_fence, refuse };
+
+struct PassOptions {
+    bool fuse = true;
+    std::vector<FusionRecipe> recipes = default_fusion_recipes();
+    ReorderMode reorder = ReorderMode::greedy;
+    size_t window = 64;  ///< greedy lookahead
+    SplitOptions split;
+    bool verify = true;
+    UnknownRanges unknown_ranges = UnknownRanges::as_fence;
+};
+
+std::string_view reorder_mode_name(ReorderMode m);  // "none", "greedy", "levels"
+std::optional<ReorderMode> reorder_mode_from_name(std::string_view name);
+
+/// The diff of two stages by NodeId (moved = relative order changed among surviving ids).
+StageDiff diff_stages(const ComputeGraph& before, const ComputeGraph& after);
+
+class PassPipeline {
+  public:
+    /// Snapshots in order: "captured", "fused" (when fuse), "reordered (greedy|levels)" (when
+    /// reorder != none), "barriers planned", "split".
+    static std::vector<Snapshot> run(const ComputeGraph& captured, const PassOptions& options);
+};
+
+}  // namespace graphlens

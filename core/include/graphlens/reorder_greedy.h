@@ -1,0 +1,29 @@
+#pragma once
+// Greedy reorder (llama.cpp's Metal lookahead, as ported by the seed): walk the dispatches in
+// order; when the next one conflicts with the current concurrency group, look ahead up to
+// `window` dispatches and pull into the current group every later dispatch that conflicts
+// neither with the group nor with any dispatch it would skip over; then start a new group.
+// A fence (Node::is_fence()) ends the lookahead and is never pulled; nothing moves across it.
+// Barrier nodes of the input are stripped first; the output has a barrier exactly at each
+// group cut (what plan_barriers would place for that order).
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "graphlens/compute_graph.h"
+
+namespace graphlens {
+
+struct ReorderResult {
+    ComputeGraph graph;
+    size_t moved = 0;  ///< dispatches at a different position than in the input's dispatch order
+    std::vector<std::string> diagnostics;
+};
+
+struct GreedyReorderOptions {
+    size_t window = 64;  ///< dispatches looked at after the conflicting one
+};
+
+ReorderResult reorder_greedy(const ComputeGraph& graph, const GreedyReorderOptions& options = {});
+
+}  // namespace graphlens

@@ -1,0 +1,13 @@
+#pragma once
+// Levels reorder: schedule the dispatches by their ASAP level in the DependencyDag, stable
+// (original order) within a level, with one barrier between consecutive levels. That is
+// depth - 1 barriers, the lower bound for the graph; fences are their own level, so with
+// fences the bound holds per fenced segment. Barrier nodes of the input are stripped first.
+#include "graphlens/compute_graph.h"
+#include "graphlens/reorder_greedy.h"  // ReorderResult
+
+namespace graphlens {
+
+ReorderResult reorder_levels(const ComputeGraph& graph);
+
+}  // namespace graphlens

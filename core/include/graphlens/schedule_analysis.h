@@ -1,0 +1,50 @@
+#pragma once
+// Analysis of a schedule (a graph whose barrier nodes are meaningful): concurrency groups,
+// statistics and "why is this barrier here".
+#include <cstddef>
+#include <vector>
+
+#include "graphlens/compute_graph.h"
+#include "graphlens/dependency_dag.h"
+#include "graphlens/hazard.h"
+#include "graphlens/hazard_index.h"
+#include "graphlens/snapshot.h"
+
+namespace graphlens {
+
+/// The dispatches between two barriers (or the graph's ends). Empty runs (two barriers in a
+/// row) are not groups.
+struct ConcurrencyGroup {
+    size_t first_node = 0;           ///< node index of the first dispatch
+    size_t end_node = 0;             ///< one past the last dispatch
+    std::vector<size_t> dispatches;  ///< node indices
+};
+
+std::vector<ConcurrencyGroup> concurrency_groups(const ComputeGraph& graph);
+
+/// Stats of the schedule as it stands (its own barriers), with DAG depth, lower bound,
+/// fences and hazard count from the given analysis of the same graph.
+ScheduleStats schedule_stats(const ComputeGraph& graph, const HazardIndex& hazards,
+                             const DependencyDag& dag);
+ScheduleStats schedule_stats(const ComputeGraph& graph);
+
+/// Why a barrier is there. Definition: removing this one barrier (and no other) merges the
+/// group right before it with the group right after it; the barrier is needed exactly when a
+/// hazard of the schedule's own order has its earlier end in the group before and its later
+/// end in the group after (a hazard spanning more barriers is kept apart by the others), or
+/// when one of the two groups holds a fence. Those hazards are listed; a barrier with none is
+/// `redundant`: it can be removed on its own without making the schedule invalid (removing
+/// several redundant barriers at once may not be). Barriers at the ends of the graph or next
+/// to another barrier separate nothing and are redundant too.
+struct BarrierExplanation {
+    size_t barrier = 0;           ///< node index of the barrier
+    std::vector<Hazard> hazards;  ///< hazards crossing only this barrier
+    std::vector<size_t> fences;   ///< fences in the adjacent groups that force it
+    bool redundant = true;
+};
+
+std::vector<BarrierExplanation> explain_barriers(const ComputeGraph& graph,
+                                                 const HazardIndex& hazards);
+std::vector<BarrierExplanation> explain_barriers(const ComputeGraph& graph);
+
+}  // namespace graphlens
