@@ -30,10 +30,11 @@ inline constexpr uint32_t kCaptureFormatVersion = 1;
 /// Value of the top-level "format" field, so a capture is recognisable without its name.
 inline constexpr std::string_view kCaptureFormatName = "graphlens-capture";
 
-/// Facts about the device a capture was recorded (or run) on. Plain values, filled by the gpu
-/// layer from VkPhysicalDeviceProperties; every field may stay empty/zero (foreign engines,
+/// Facts about the device a capture was recorded (or run) on, as stored in the file. Plain
+/// values (no Vulkan types; the gpu layer's DeviceFacts converts to it with
+/// capture_device_from in capture_device.h); every field may stay empty/zero (foreign engines,
 /// CPU-only captures).
-struct DeviceFacts {
+struct CaptureDevice {
     std::string name;         ///< VkPhysicalDeviceProperties::deviceName
     std::string driver;       ///< driver name and version, e.g. "NVIDIA 580.159" or "Mesa 22.3.6"
     std::string api_version;  ///< Vulkan API version, e.g. "1.3.255"
@@ -44,13 +45,13 @@ struct DeviceFacts {
     uint32_t timestamp_valid_bits = 0;  ///< of the compute queue family
     uint32_t subgroup_size = 0;
     std::vector<std::string> extensions;  ///< the relevant enabled extensions, sorted
-    friend bool operator==(const DeviceFacts&, const DeviceFacts&) = default;
+    friend bool operator==(const CaptureDevice&, const CaptureDevice&) = default;
 };
 
 struct CaptureDocument {
     uint32_t format_version = kCaptureFormatVersion;
     std::string generator;  ///< who wrote it, e.g. "graphlens 0.1.0"; free text
-    DeviceFacts device;
+    CaptureDevice device;
     /// The graph as captured (or as a foreign engine states it). graph.metadata holds the
     /// workload facts ("model", "phase", ...).
     ComputeGraph graph;
