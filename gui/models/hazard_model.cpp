@@ -1,0 +1,176 @@
+#include "models/hazard_model.h"
+
+#include <algorithm>
+
+#include "models/presentation.h"
+
+namespace graphlens::gui {
+
+void HazardModel::setRows(DocumentPtr document, int stage, std::vector<Row> rows) {
+    beginResetModel();
+    document_ = std::move(document);
+    stage_ = stage;
+    rows_ = std::move(rows);
+    endResetModel();
+}
+
+void HazardModel::showNode(DocumentPtr document, int stage, size_t node_index) {
+    const StageAnalysis& a = document->analyses[static_cast<size_t>(stage)];
+    std::vector<Row> rows;
+    if (node_index < a.hazards_in.size()) {
+        for (size_t h : a.hazards_in[node_index]) rows.push_back({h, Direction::in});
+        for (size_t h : a.hazards_out[node_index]) rows.push_back({h, Direction::out});
+    }
+    setRows(std::move(document), stage, std::move(rows));
+}
+
+void HazardModel::showBarrier(DocumentPtr document, int stage, size_t barrier_node_index) {
+    const StageAnalysis& a = document->analyses[static_cast<size_t>(stage)];
+    std::vector<Row> rows;
+    if (const BarrierExplanation* b = a.barrier_at(barrier_node_index))
+        for (size_t h : b->forcing) rows.push_back({h, Direction::forcing});
+    setRows(std::move(document), stage, std::move(rows));
+}
+
+void HazardModel::clear() {
+    setRows(nullptr, 0, {});
+}
+
+int HazardModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+int HazardModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant HazardModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Row& row = rows_[static_cast<size_t>(index.row())];
+    const StageAnalysis& a = document_->analyses[static_cast<size_t>(stage_)];
+    const ComputeGraph& g = document_->stages[static_cast<size_t>(stage_)].graph;
+    const Hazard& h = a.hazards[row.hazard];
+    if (role == OtherNodeRole)
+        return qulonglong(row.direction == Direction::in ? h.earlier : h.later);
+    if (role == HazardIndexRole) return qulonglong(row.hazard);
+    if (role == Qt::DisplayRole) {
+        switch (index.column()) {
+            case Relation:
+                switch (row.direction) {
+                    case Direction::in:
+                        return tr("waits for");
+                    case Direction::out:
+                        return tr("waited on by");
+                    case Direction::forcing:
+                        return tr("forces barrier");
+                    case Direction::unsynchronised:
+                        return tr("UNSYNCHRONISED");
+                }
+                return {};
+            case Kind:
+                return hazardName(h.kind);
+            case Earlier:
+                return nodeTitle(g, h.earlier);
+            case Later:
+                return nodeTitle(g, h.later);
+            case Range:
+                return formatRange(g, h.overlap);
+            case Bytes:
+                return qulonglong(h.overlap.size());
+        }
+    }
+    if (role == Qt::DecorationRole && index.column() == Kind) return hazardColor(h.kind);
+    if (role == Qt::ToolTipRole) {
+        const QString verb = h.kind == HazardKind::raw   ? tr("reads bytes written by")
+                             : h.kind == HazardKind::war ? tr("overwrites bytes read by")
+                                                         : tr("overwrites bytes written by");
+        return QStringLiteral("%1 %2 %3: %4")
+            .arg(nodeTitle(g, h.later), verb, nodeTitle(g, h.earlier), formatRange(g, h.overlap));
+    }
+    return {};
+}
+
+QVariant HazardModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    switch (section) {
+        case Relation:
+            return tr("Relation");
+        case Kind:
+            return tr("Kind");
+        case Earlier:
+            return tr("Earlier");
+        case Later:
+            return tr("Later");
+        case Range:
+            return tr("Overlapping bytes");
+        case Bytes:
+            return tr("Bytes");
+    }
+    return {};
+}
+
+void FusionModel::setStage(DocumentPtr document, int stage, std::optional<NodeId> only) {
+    beginResetModel();
+    document_ = std::move(document);
+    rows_.clear();
+    if (document_) {
+        const size_t last =
+            std::min(static_cast<size_t>(std::max(stage, 0)) + 1, document_->stages.size());
+        for (size_t s = 0; s < last; ++s)
+            for (const FusionDiagnostic& d : document_->stages[s].fusions) {
+                const bool involved =
+                    !only || d.fused_id == *only ||
+                    std::find(d.nodes.begin(), d.nodes.end(), *only) != d.nodes.end();
+                if (involved) rows_.push_back(&d);
+            }
+    }
+    endResetModel();
+}
+
+int FusionModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+int FusionModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant FusionModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const FusionDiagnostic& d = *rows_[static_cast<size_t>(index.row())];
+    if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
+        switch (index.column()) {
+            case Pattern:
+                return QString::fromStdString(d.pattern);
+            case Applied:
+                return d.applied ? tr("fused") : tr("near miss");
+            case Nodes: {
+                QStringList ids;
+                for (NodeId id : d.nodes) ids << QString::number(id);
+                return ids.join(QStringLiteral(", "));
+            }
+            case Reason:
+                return QString::fromStdString(d.reason);
+        }
+    }
+    return {};
+}
+
+QVariant FusionModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    switch (section) {
+        case Pattern:
+            return tr("Pattern");
+        case Applied:
+            return tr("Result");
+        case Nodes:
+            return tr("Dispatch ids");
+        case Reason:
+            return tr("Reason");
+    }
+    return {};
+}
+
+}  // namespace graphlens::gui

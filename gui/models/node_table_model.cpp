@@ -1,0 +1,175 @@
+#include "models/node_table_model.h"
+
+#include "models/presentation.h"
+
+namespace graphlens::gui {
+
+void NodeTableModel::setStage(DocumentPtr document, int stage) {
+    beginResetModel();
+    document_ = std::move(document);
+    stage_ = stage;
+    gpu_ns_.clear();
+    if (document_ && document_->run)
+        for (const DispatchTiming& t : document_->run->per_dispatch)
+            gpu_ns_[t.node] = t.end_ns - t.start_ns;
+    endResetModel();
+}
+
+const ComputeGraph* NodeTableModel::graph() const {
+    if (!document_ || stage_ < 0 || static_cast<size_t>(stage_) >= document_->stages.size())
+        return nullptr;
+    return &document_->stages[static_cast<size_t>(stage_)].graph;
+}
+
+int NodeTableModel::rowCount(const QModelIndex& parent) const {
+    const ComputeGraph* g = graph();
+    return parent.isValid() || !g ? 0 : static_cast<int>(g->nodes.size());
+}
+
+int NodeTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QModelIndex NodeTableModel::indexOfNode(size_t node_index, int column) const {
+    return index(static_cast<int>(node_index), column);
+}
+
+QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const ComputeGraph& g = *graph();
+    const size_t row = static_cast<size_t>(index.row());
+    const Node& n = g.nodes[row];
+    const StageAnalysis& a = document_->analyses[static_cast<size_t>(stage_)];
+    if (role == NodeIndexRole) return qulonglong(row);
+    if (role == IsBarrierRole) return n.is_barrier();
+    if (role == FilterTextRole) {
+        if (n.is_barrier()) return QStringLiteral("barrier");
+        QString text = QString::fromStdString(n.label) + QLatin1Char(' ') + opName(n.op);
+        if (n.kernel < g.kernels.size())
+            text += QLatin1Char(' ') + QString::fromStdString(g.kernels[n.kernel].name);
+        for (const auto* list : {&n.reads, &n.writes})
+            for (const ByteRange& r : *list)
+                if (r.allocation < g.allocations.size())
+                    text +=
+                        QLatin1Char(' ') + QString::fromStdString(g.allocations[r.allocation].name);
+        return text;
+    }
+    if (n.is_barrier()) {
+        if (role == Qt::DisplayRole) {
+            switch (index.column()) {
+                case Index:
+                    return qulonglong(row);
+                case Label: {
+                    const BarrierExplanation* b = a.barrier_at(row);
+                    return b && b->redundant() ? tr("── barrier (redundant) ──")
+                                               : tr("── barrier ──");
+                }
+                case Op:
+                    return QStringLiteral("barrier");
+                default:
+                    return {};
+            }
+        }
+        if (role == SortRole)
+            return index.column() == Index ? QVariant(qulonglong(row)) : QVariant(QString());
+        if (role == Qt::ForegroundRole && index.column() == Label) {
+            const BarrierExplanation* b = a.barrier_at(row);
+            return b && b->redundant() ? redundantBarrierColor() : barrierColor();
+        }
+        return {};
+    }
+    if (role == Qt::DisplayRole || role == SortRole) {
+        const bool sort = role == SortRole;
+        switch (index.column()) {
+            case Index:
+                return qulonglong(row);
+            case Label:
+                return QString::fromStdString(n.label);
+            case Op:
+                return opName(n.op);
+            case Kernel:
+                return n.kernel < g.kernels.size()
+                           ? QString::fromStdString(g.kernels[n.kernel].name)
+                           : QString();
+            case Workgroups:
+                if (sort) return qulonglong(n.workgroups[0]) * n.workgroups[1] * n.workgroups[2];
+                return QStringLiteral("%1×%2×%3")
+                    .arg(n.workgroups[0])
+                    .arg(n.workgroups[1])
+                    .arg(n.workgroups[2]);
+            case Reads:
+                return n.ranges_known ? formatRanges(g, n.reads) : tr("unknown (fence)");
+            case Writes:
+                return n.ranges_known ? formatRanges(g, n.writes) : tr("unknown (fence)");
+            case Group:
+                return a.group[row];
+            case GpuTime: {
+                auto it = gpu_ns_.find(n.id);
+                if (it == gpu_ns_.end()) return sort ? QVariant(-1.0) : QVariant();
+                return sort ? QVariant(it->second) : QVariant(formatDuration(it->second));
+            }
+        }
+    }
+    if (role == Qt::DecorationRole && index.column() == Op) return opColor(n.op);
+    if (role == Qt::ToolTipRole && (index.column() == Reads || index.column() == Writes))
+        return data(index, Qt::DisplayRole)
+            .toString()
+            .replace(QStringLiteral("; "), QStringLiteral("\n"));
+    return {};
+}
+
+QVariant NodeTableModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    switch (section) {
+        case Index:
+            return tr("#");
+        case Label:
+            return tr("Label");
+        case Op:
+            return tr("Op kind");
+        case Kernel:
+            return tr("Kernel");
+        case Workgroups:
+            return tr("Workgroups");
+        case Reads:
+            return tr("Reads");
+        case Writes:
+            return tr("Writes");
+        case Group:
+            return tr("Group");
+        case GpuTime:
+            return tr("GPU time");
+    }
+    return {};
+}
+
+NodeFilterProxy::NodeFilterProxy(QObject* parent) : QSortFilterProxyModel(parent) {
+    setSortRole(NodeTableModel::SortRole);
+}
+
+void NodeFilterProxy::setText(const QString& text) {
+    if (text == text_) return;
+    text_ = text;
+    invalidateFilter();
+}
+
+void NodeFilterProxy::setShowBarriers(bool show) {
+    if (show == show_barriers_) return;
+    show_barriers_ = show;
+    invalidateFilter();
+}
+
+bool NodeFilterProxy::filterAcceptsRow(int row, const QModelIndex& parent) const {
+    const QModelIndex i = sourceModel()->index(row, 0, parent);
+    const bool barrier = i.data(NodeTableModel::IsBarrierRole).toBool();
+    if (barrier) return show_barriers_ && text_.isEmpty();
+    if (text_.isEmpty()) return true;
+    const QString hay = i.data(NodeTableModel::FilterTextRole).toString();
+    const auto words = text_.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    for (const QString& w : words)
+        if (!hay.contains(w, Qt::CaseInsensitive)) return false;
+    return true;
+}
+
+}  // namespace graphlens::gui

@@ -1,0 +1,60 @@
+#pragma once
+// Every node of one stage (dispatches and barriers) as a table, and the proxy that sorts it
+// and filters it by text (label, op kind, kernel, allocation names).
+#include <QAbstractTableModel>
+#include <QSortFilterProxyModel>
+#include <unordered_map>
+
+#include "models/document.h"
+
+namespace graphlens::gui {
+
+class NodeTableModel : public QAbstractTableModel {
+    Q_OBJECT
+  public:
+    enum Column {
+        Index,
+        Label,
+        Op,
+        Kernel,
+        Workgroups,
+        Reads,
+        Writes,
+        Group,
+        GpuTime,
+        ColumnCount
+    };
+    enum Role { NodeIndexRole = Qt::UserRole + 1, IsBarrierRole, SortRole, FilterTextRole };
+    using QAbstractTableModel::QAbstractTableModel;
+
+    void setStage(DocumentPtr document, int stage);
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
+    /// Row of a node index (rows are node indices).
+    QModelIndex indexOfNode(size_t node_index, int column = 0) const;
+
+  private:
+    const ComputeGraph* graph() const;
+    DocumentPtr document_;
+    int stage_ = 0;
+    std::unordered_map<NodeId, double> gpu_ns_;  ///< per dispatch id, from a profiled run
+};
+
+class NodeFilterProxy : public QSortFilterProxyModel {
+    Q_OBJECT
+  public:
+    explicit NodeFilterProxy(QObject* parent = nullptr);
+    void setText(const QString& text);
+    void setShowBarriers(bool show);
+
+  protected:
+    bool filterAcceptsRow(int row, const QModelIndex& parent) const override;
+
+  private:
+    QString text_;
+    bool show_barriers_ = true;
+};
+
+}  // namespace graphlens::gui

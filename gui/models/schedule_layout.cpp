@@ -1,0 +1,87 @@
+#include "models/schedule_layout.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace graphlens::gui {
+
+void ScheduleLayout::setGroups(std::vector<size_t> group_sizes) {
+    sizes_ = std::move(group_sizes);
+    max_size_ = sizes_.empty() ? 0 : *std::max_element(sizes_.begin(), sizes_.end());
+}
+
+void ScheduleLayout::setScale(double column_width, double box_height) {
+    column_width_ = std::clamp(column_width, kMinColumnWidth, kMaxColumnWidth);
+    box_height_ = std::clamp(box_height, kMinBoxHeight, kMaxBoxHeight);
+}
+
+// The barrier gap scales with the columns but never vanishes, so barriers stay visible.
+double ScheduleLayout::gap() const {
+    return std::max(1.0, column_width_ * 0.35);
+}
+
+double ScheduleLayout::width() const {
+    return static_cast<double>(sizes_.size()) * (column_width_ + gap()) + gap();
+}
+
+double ScheduleLayout::height() const {
+    return static_cast<double>(max_size_) * box_height_;
+}
+
+double ScheduleLayout::columnX(size_t group) const {
+    return gap() + static_cast<double>(group) * (column_width_ + gap());
+}
+
+double ScheduleLayout::barrierX(size_t group) const {
+    return columnX(group) - gap() / 2;
+}
+
+QRectF ScheduleLayout::boxRect(size_t group, size_t slot) const {
+    return {columnX(group), static_cast<double>(slot) * box_height_, column_width_, box_height_};
+}
+
+std::pair<size_t, size_t> ScheduleLayout::visibleGroups(double x0, double x1) const {
+    const double pitch = column_width_ + gap();
+    const double first = std::floor((x0 - gap()) / pitch);
+    const double last = std::ceil((x1 - gap()) / pitch) + 1;
+    const auto clampi = [&](double v) {
+        return static_cast<size_t>(std::clamp(v, 0.0, static_cast<double>(sizes_.size())));
+    };
+    return {clampi(first), clampi(last)};
+}
+
+ScheduleLayout::Hit ScheduleLayout::hitTest(QPointF p) const {
+    Hit hit;
+    if (sizes_.empty() || p.x() < 0 || p.y() < 0) return hit;
+    const double pitch = column_width_ + gap();
+    const double rel = p.x() - gap();
+    const auto g = static_cast<long>(std::floor(rel / pitch));
+    const double in_pitch = rel - static_cast<double>(g) * pitch;
+    // A barrier line is thin; accept clicks within 3 px of it (or the whole gap if wider).
+    const double tolerance = std::max(3.0, gap() / 2);
+    auto near_line = [&](size_t group) {
+        return group >= 1 && group < sizes_.size() &&
+               std::abs(p.x() - barrierX(group)) <= tolerance;
+    };
+    if (g + 1 >= 0 && near_line(static_cast<size_t>(g + 1)) && in_pitch >= column_width_) {
+        hit.kind = Hit::Kind::barrier;
+        hit.group = static_cast<size_t>(g + 1);
+        return hit;
+    }
+    if (g >= 0 && in_pitch < column_width_ && static_cast<size_t>(g) < sizes_.size()) {
+        const auto slot = static_cast<size_t>(p.y() / box_height_);
+        if (slot < sizes_[static_cast<size_t>(g)]) {
+            hit.kind = Hit::Kind::dispatch;
+            hit.group = static_cast<size_t>(g);
+            hit.slot = slot;
+            return hit;
+        }
+    }
+    if (g >= 0 && near_line(static_cast<size_t>(g))) {
+        hit.kind = Hit::Kind::barrier;
+        hit.group = static_cast<size_t>(g);
+    }
+    return hit;
+}
+
+}  // namespace graphlens::gui

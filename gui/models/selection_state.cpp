@@ -1,0 +1,157 @@
+#include "models/selection_state.h"
+
+#include <algorithm>
+
+namespace graphlens::gui {
+
+namespace {
+constexpr size_t kHistoryLimit = 200;
+}
+
+SelectionState::SelectionState(QObject* parent) : QObject(parent) {
+    history_.push_back(current_);
+}
+
+void SelectionState::setDocument(DocumentPtr document, int stage) {
+    document_ = std::move(document);
+    const int count = stageCount();
+    current_ = Selection{};
+    current_.stage = std::clamp(stage, 0, std::max(0, count - 1));
+    compare_stage_ = std::max(0, current_.stage - 1);
+    history_ = {current_};
+    position_ = 0;
+    emit documentChanged();
+    emit stageChanged(current_.stage);
+    emit compareStageChanged(compare_stage_);
+    emit selectionChanged();
+    emit historyChanged();
+}
+
+void SelectionState::updateDocument(DocumentPtr document) {
+    document_ = std::move(document);
+    emit documentChanged();
+    emit selectionChanged();
+}
+
+int SelectionState::stageCount() const {
+    return document_ ? static_cast<int>(document_->stages.size()) : 0;
+}
+
+const Snapshot* SelectionState::snapshot() const {
+    if (!document_ || current_.stage >= stageCount()) return nullptr;
+    return &document_->stages[static_cast<size_t>(current_.stage)];
+}
+
+const StageAnalysis* SelectionState::analysis() const {
+    if (!document_ || current_.stage >= stageCount()) return nullptr;
+    return &document_->analyses[static_cast<size_t>(current_.stage)];
+}
+
+std::optional<size_t> SelectionState::selectedNodeIndex() const {
+    if (current_.kind != Selection::Kind::node || !snapshot()) return std::nullopt;
+    return analysis()->find(snapshot()->graph, current_.node);
+}
+
+std::optional<size_t> SelectionState::selectedBarrierIndex() const {
+    if (current_.kind != Selection::Kind::barrier || !snapshot()) return std::nullopt;
+    if (!analysis()->barrier_at(current_.barrier_index)) return std::nullopt;
+    return current_.barrier_index;
+}
+
+std::vector<size_t> SelectionState::selectedNodeIndices() const {
+    std::vector<size_t> out;
+    if (auto i = selectedNodeIndex()) out.push_back(*i);
+    if (auto b = selectedBarrierIndex()) {
+        const BarrierExplanation* e = analysis()->barrier_at(*b);
+        for (int g : {e->group_before, e->group_after})
+            if (g >= 0)
+                for (size_t k : analysis()->group_nodes[static_cast<size_t>(g)]) out.push_back(k);
+    }
+    return out;
+}
+
+void SelectionState::setStage(int stage) {
+    if (!document_ || stage < 0 || stage >= stageCount() || stage == current_.stage) return;
+    Selection next = current_;
+    next.stage = stage;
+    // A barrier is a position in one stage's order; it means nothing in another stage.
+    if (next.kind == Selection::Kind::barrier) next = Selection{.stage = stage};
+    go(next);
+}
+
+void SelectionState::nextStage() {
+    setStage(current_.stage + 1);
+}
+void SelectionState::previousStage() {
+    setStage(current_.stage - 1);
+}
+
+void SelectionState::setCompareStage(int stage) {
+    if (stage < 0 || stage >= stageCount() || stage == compare_stage_) return;
+    compare_stage_ = stage;
+    emit compareStageChanged(stage);
+}
+
+void SelectionState::selectNodeIndex(size_t index) {
+    const Snapshot* s = snapshot();
+    if (!s || index >= s->graph.nodes.size()) return;
+    const Node& n = s->graph.nodes[index];
+    if (n.is_barrier())
+        selectBarrier(index);
+    else
+        selectNode(n.id);
+}
+
+void SelectionState::selectNode(NodeId id) {
+    Selection next{.kind = Selection::Kind::node, .node = id, .stage = current_.stage};
+    go(next);
+}
+
+void SelectionState::selectBarrier(size_t node_index) {
+    Selection next{
+        .kind = Selection::Kind::barrier, .barrier_index = node_index, .stage = current_.stage};
+    go(next);
+}
+
+void SelectionState::clearSelection() {
+    go(Selection{.stage = current_.stage});
+}
+
+void SelectionState::setFilter(const QString& text) {
+    if (text == filter_) return;
+    filter_ = text;
+    emit filterChanged(text);
+}
+
+void SelectionState::back() {
+    if (!canGoBack()) return;
+    --position_;
+    apply(history_[position_]);
+    emit historyChanged();
+}
+
+void SelectionState::forward() {
+    if (!canGoForward()) return;
+    ++position_;
+    apply(history_[position_]);
+    emit historyChanged();
+}
+
+void SelectionState::go(const Selection& next) {
+    if (next == current_) return;
+    history_.resize(position_ + 1);
+    history_.push_back(next);
+    if (history_.size() > kHistoryLimit) history_.erase(history_.begin());
+    position_ = history_.size() - 1;
+    apply(next);
+    emit historyChanged();
+}
+
+void SelectionState::apply(const Selection& next) {
+    const bool stage_changed = next.stage != current_.stage;
+    current_ = next;
+    if (stage_changed) emit stageChanged(current_.stage);
+    emit selectionChanged();
+}
+
+}  // namespace graphlens::gui

@@ -1,0 +1,89 @@
+#pragma once
+// The one selection and filter every view follows (like Hotspot's filter/zoom stack and
+// RenderDoc's current event): the document, the current stage, the stage it is compared
+// with, the selected dispatch (by NodeId, so it survives reordering and fusion) or barrier,
+// and the text filter. Every change of selection goes on a history for Back/Forward.
+#include <QObject>
+#include <QString>
+#include <optional>
+#include <vector>
+
+#include "models/document.h"
+
+namespace graphlens::gui {
+
+struct Selection {
+    enum class Kind { none, node, barrier };
+    Kind kind = Kind::none;
+    NodeId node = 0;           ///< for Kind::node: the dispatch id
+    size_t barrier_index = 0;  ///< for Kind::barrier: node index in the stage
+    int stage = 0;
+    friend bool operator==(const Selection&, const Selection&) = default;
+};
+
+class SelectionState : public QObject {
+    Q_OBJECT
+  public:
+    explicit SelectionState(QObject* parent = nullptr);
+
+    const DocumentPtr& document() const { return document_; }
+    /// Replaces the document; the selection and history start over on the given stage.
+    void setDocument(DocumentPtr document, int stage = 0);
+    /// Swaps in a newer analysis of the same document (e.g. a second run), keeping selection.
+    void updateDocument(DocumentPtr document);
+
+    int stage() const { return current_.stage; }
+    int stageCount() const;
+    const Snapshot* snapshot() const;
+    const StageAnalysis* analysis() const;
+    int compareStage() const { return compare_stage_; }
+
+    const Selection& selection() const { return current_; }
+    /// Node index of the selected dispatch in the current stage (following fusion).
+    std::optional<size_t> selectedNodeIndex() const;
+    std::optional<size_t> selectedBarrierIndex() const;
+    /// The node indices a "selection" covers: the selected dispatch, or the two groups around
+    /// a selected barrier.
+    std::vector<size_t> selectedNodeIndices() const;
+
+    QString filter() const { return filter_; }
+
+    bool canGoBack() const { return position_ > 0; }
+    bool canGoForward() const { return position_ + 1 < history_.size(); }
+
+  public slots:
+    void setStage(int stage);
+    void nextStage();
+    void previousStage();
+    void setCompareStage(int stage);
+    /// Selects the dispatch at this node index of the current stage (a barrier index selects
+    /// the barrier).
+    void selectNodeIndex(size_t index);
+    void selectNode(NodeId id);
+    void selectBarrier(size_t node_index);
+    void clearSelection();
+    void setFilter(const QString& text);
+    void back();
+    void forward();
+
+  signals:
+    void documentChanged();
+    void stageChanged(int stage);
+    void compareStageChanged(int stage);
+    void selectionChanged();
+    void filterChanged(const QString& text);
+    void historyChanged();
+
+  private:
+    void go(const Selection& next);
+    void apply(const Selection& next);
+
+    DocumentPtr document_;
+    Selection current_;
+    int compare_stage_ = 0;
+    QString filter_;
+    std::vector<Selection> history_;
+    size_t position_ = 0;
+};
+
+}  // namespace graphlens::gui

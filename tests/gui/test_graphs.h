@@ -1,0 +1,56 @@
+#pragma once
+// Small hand-built graphs for the GUI tests: dispatches state their byte ranges directly, so
+// each test reads as "this node reads these bytes, that one writes them".
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graphlens/compute_graph.h"
+#include "models/document.h"
+
+namespace graphlens::gui::testing {
+
+class GraphBuilder {
+  public:
+    GraphBuilder() {
+        KernelInfo k;
+        k.name = "k";
+        graph_.add_kernel(k);
+    }
+    AllocationId alloc(std::string name, uint64_t size) {
+        return graph_.add_allocation(std::move(name), size, AllocationUsage::activations);
+    }
+    GraphBuilder& dispatch(std::string label, OpKind op, std::initializer_list<ByteRange> reads,
+                           std::initializer_list<ByteRange> writes) {
+        Node n;
+        n.label = std::move(label);
+        n.op = op;
+        n.reads = reads;
+        n.writes = writes;
+        graph_.add_dispatch(std::move(n));
+        return *this;
+    }
+    GraphBuilder& barrier() {
+        graph_.add_barrier();
+        return *this;
+    }
+    const ComputeGraph& graph() const { return graph_; }
+
+  private:
+    ComputeGraph graph_;
+};
+
+inline Snapshot stage(std::string name, ComputeGraph graph) {
+    Snapshot s;
+    s.stage = std::move(name);
+    s.graph = std::move(graph);
+    return s;
+}
+
+inline DocumentPtr document(std::vector<Snapshot> stages) {
+    return std::make_shared<const Document>(
+        make_document(std::move(stages), "test", "hand-built test graph"));
+}
+
+}  // namespace graphlens::gui::testing

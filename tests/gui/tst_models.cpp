@@ -1,0 +1,407 @@
+// The gui/models library without widgets: analysis, shared selection, every item model
+// (checked with QAbstractItemModelTester), the schedule geometry, layer folding and the
+// worker's request queue.
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QtTest>
+#include <atomic>
+#include <thread>
+
+#include "models/graph_folding.h"
+#include "models/hazard_model.h"
+#include "models/node_table_model.h"
+#include "models/presentation.h"
+#include "models/request_queue.h"
+#include "models/schedule_layout.h"
+#include "models/selection_state.h"
+#include "models/stage_compare_model.h"
+#include "models/stage_list_model.h"
+#include "models/timing_model.h"
+#include "test_graphs.h"
+
+using namespace graphlens;
+using namespace graphlens::gui;
+using namespace graphlens::gui::testing;
+
+namespace {
+
+// a and b are independent; c reads what a wrote; d reads what b wrote. The barrier before c
+// is forced by a→c; the barrier before d is redundant (b→d is already ordered by the first).
+//   0 a | 1 b | 2 barrier | 3 c | 4 barrier | 5 d
+ComputeGraph twoChains() {
+    GraphBuilder b;
+    const auto x = b.alloc("x", 256), y = b.alloc("y", 256), z = b.alloc("z", 256);
+    b.dispatch("a", OpKind::add, {}, {{x, 0, 128}});
+    b.dispatch("b", OpKind::matmul, {}, {{y, 0, 128}});
+    b.barrier();
+    b.dispatch("c", OpKind::rms_norm, {{x, 0, 64}}, {{z, 0, 64}});
+    b.barrier();
+    b.dispatch("d", OpKind::silu, {{y, 0, 64}}, {{z, 128, 192}});
+    return b.graph();
+}
+
+// The same dispatches with the redundant barrier removed: 0 a | 1 b | 2 barrier | 3 c | 4 d
+ComputeGraph twoChainsPlanned() {
+    ComputeGraph g = twoChains();
+    g.nodes.erase(g.nodes.begin() + 4);
+    return g;
+}
+
+// The independent pair swapped: 0 b | 1 a | 2 barrier | 3 c | 4 d
+ComputeGraph twoChainsSwapped() {
+    ComputeGraph g = twoChainsPlanned();
+    std::swap(g.nodes[0], g.nodes[1]);
+    return g;
+}
+
+DocumentPtr sampleDocument() {
+    return document({stage("captured", twoChains()), stage("barriers planned", twoChainsPlanned()),
+                     stage("reordered", twoChainsSwapped())});
+}
+
+// A transformer-like graph: `layers` identical layers of norm → matmul, then an output.
+ComputeGraph layeredGraph(int layers) {
+    GraphBuilder b;
+    const auto act = b.alloc("act", 1024), scratch = b.alloc("scratch", 1024);
+    for (int l = 0; l < layers; ++l) {
+        const std::string blk = "blk." + std::to_string(l) + ".";
+        b.dispatch(blk + "norm", OpKind::rms_norm, {{act, 0, 256}}, {{scratch, 0, 256}});
+        b.barrier();
+        b.dispatch(blk + "mm", OpKind::matmul, {{scratch, 0, 256}}, {{act, 0, 256}});
+        b.barrier();
+    }
+    b.dispatch("output", OpKind::matmul, {{act, 0, 256}}, {{scratch, 512, 768}});
+    return b.graph();
+}
+
+}  // namespace
+
+class TestModels : public QObject {
+    Q_OBJECT
+  private slots:
+    void analysisFindsHazardsGroupsAndLevels() {
+        const StageAnalysis a = analyse_stage(twoChains());
+        QCOMPARE(a.group_nodes.size(), size_t(3));
+        QCOMPARE(a.group[0], 0);
+        QCOMPARE(a.group[1], 0);
+        QCOMPARE(a.group[2], -1);
+        QCOMPARE(a.hazards.size(), size_t(2));
+        QCOMPARE(a.hazards[0].kind, HazardKind::raw);
+        QCOMPARE(a.hazards[0].earlier, size_t(0));
+        QCOMPARE(a.hazards[0].later, size_t(3));
+        QCOMPARE(a.hazards[0].overlap, (ByteRange{0, 0, 64}));
+        QCOMPARE(a.level[3], 1);
+        QCOMPARE(a.level[5], 1);
+        QCOMPARE(a.level_count, 2);
+    }
+
+    void analysisExplainsEachBarrier() {
+        const StageAnalysis a = analyse_stage(twoChains());
+        QCOMPARE(a.barriers.size(), size_t(2));
+        const BarrierExplanation* first = a.barrier_at(2);
+        QVERIFY(first);
+        QVERIFY(!first->redundant());
+        QCOMPARE(first->forcing.size(), size_t(1));
+        QCOMPARE(a.hazards[first->forcing[0]].later, size_t(3));
+        const BarrierExplanation* second = a.barrier_at(4);
+        QVERIFY(second);
+        QVERIFY(second->redundant());
+        QCOMPARE(a.redundant_barriers(), size_t(1));
+        QVERIFY(a.unsynchronised.empty());
+    }
+
+    void analysisReportsHazardsInsideOneGroup() {
+        GraphBuilder b;
+        const auto x = b.alloc("x", 64);
+        b.dispatch("w", OpKind::add, {}, {{x, 0, 64}});
+        b.dispatch("r", OpKind::add, {{x, 32, 64}}, {});
+        b.dispatch("w2", OpKind::add, {}, {{x, 0, 16}});
+        const StageAnalysis a = analyse_stage(b.graph());
+        // r reads what w wrote (RAW); w2 overwrites bytes w wrote (WAW); r and w2 touch
+        // disjoint bytes.
+        QCOMPARE(a.hazards.size(), size_t(2));
+        QCOMPARE(a.unsynchronised.size(), size_t(2));
+        QCOMPARE(a.hazards[0].overlap, (ByteRange{x, 32, 64}));
+        QCOMPARE(a.hazards[1].kind, HazardKind::waw);
+    }
+
+    void analysisTreatsReadWriteOfOneNodeAsNoSelfHazard() {
+        GraphBuilder b;
+        const auto x = b.alloc("x", 64);
+        b.dispatch("inplace", OpKind::scale, {{x, 0, 64}}, {{x, 0, 64}});
+        b.barrier();
+        b.dispatch("reader", OpKind::add, {{x, 0, 8}}, {});
+        b.dispatch("writer", OpKind::add, {}, {{x, 8, 16}});
+        const StageAnalysis a = analyse_stage(b.graph());
+        QCOMPARE(a.hazards.size(), size_t(2));
+        QCOMPARE(a.hazards[0].earlier, size_t(0));
+        QCOMPARE(a.hazards[1].kind, HazardKind::waw);
+    }
+
+    void selectionFollowsNodesAcrossStagesAndKeepsHistory() {
+        SelectionState s;
+        QSignalSpy changed(&s, &SelectionState::selectionChanged);
+        s.setDocument(sampleDocument());
+        s.selectNodeIndex(0);  // "a"
+        QCOMPARE(*s.selectedNodeIndex(), size_t(0));
+        s.setStage(2);  // reordered: a is now at index 1
+        QCOMPARE(*s.selectedNodeIndex(), size_t(1));
+        s.selectNodeIndex(2);  // a barrier
+        QCOMPARE(s.selection().kind, Selection::Kind::barrier);
+        QCOMPARE(s.selectedNodeIndices().size(), size_t(4));  // groups on both sides
+        s.back();
+        QCOMPARE(s.selection().kind, Selection::Kind::node);
+        QCOMPARE(s.stage(), 2);
+        s.back();
+        QCOMPARE(s.stage(), 0);
+        QVERIFY(s.canGoForward());
+        s.forward();
+        s.forward();
+        QCOMPARE(s.selection().kind, Selection::Kind::barrier);
+        QVERIFY(!s.canGoForward());
+        QVERIFY(changed.count() >= 6);
+    }
+
+    void selectionFindsTheFusedNodeThatAbsorbedADispatch() {
+        ComputeGraph fused = twoChainsPlanned();
+        Node& c = fused.nodes[3];
+        const NodeId d_id = fused.nodes[4].id;
+        c.origin.push_back(d_id);
+        c.id = 100;
+        fused.nodes.erase(fused.nodes.begin() + 4);
+        SelectionState s;
+        s.setDocument(document({stage("captured", twoChains()), stage("fused", fused)}));
+        s.selectNode(d_id);
+        s.setStage(1);
+        QCOMPARE(*s.selectedNodeIndex(), size_t(3));
+    }
+
+    void stageListModel() {
+        StageListModel model;
+        QAbstractItemModelTester tester(&model);
+        model.setDocument(sampleDocument());
+        QCOMPARE(model.rowCount(), 3);
+        auto cell = [&](int row, int col) { return model.index(row, col).data(); };
+        QCOMPARE(cell(0, StageListModel::Stage).toString(), QStringLiteral("captured"));
+        QCOMPARE(cell(0, StageListModel::Barriers).toULongLong(), 2ull);
+        QCOMPARE(cell(0, StageListModel::Redundant).toULongLong(), 1ull);
+        QCOMPARE(cell(1, StageListModel::Barriers).toULongLong(), 1ull);
+        QCOMPARE(cell(1, StageListModel::Redundant).toULongLong(), 0ull);
+        QCOMPARE(cell(1, StageListModel::LowerBound).toULongLong(), 1ull);
+        model.setDocument(nullptr);
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void nodeTableFiltersAndCopiesAsTsv() {
+        NodeTableModel model;
+        NodeFilterProxy proxy;
+        QAbstractItemModelTester tester(&model);
+        QAbstractItemModelTester proxyTester(&proxy);
+        proxy.setSourceModel(&model);
+        model.setStage(sampleDocument(), 0);
+        QCOMPARE(model.rowCount(), 6);
+        QCOMPARE(model.index(3, NodeTableModel::Reads).data().toString(),
+                 QStringLiteral("x [0x0, 0x40) 64 B"));
+        QCOMPARE(model.index(3, NodeTableModel::Group).data().toInt(), 1);
+        QVERIFY(model.index(4, NodeTableModel::Label).data().toString().contains("redundant"));
+        proxy.setText(QStringLiteral("y"));  // by allocation name: b writes y, d reads it
+        QCOMPARE(proxy.rowCount(), 2);
+        proxy.setText(QStringLiteral("rms_norm"));  // by op kind
+        QCOMPARE(proxy.rowCount(), 1);
+        QCOMPARE(proxy.index(0, NodeTableModel::Label).data().toString(), QStringLiteral("c"));
+        proxy.setText({});
+        proxy.setShowBarriers(false);
+        QCOMPARE(proxy.rowCount(), 4);
+        proxy.sort(NodeTableModel::Label, Qt::DescendingOrder);
+        QCOMPARE(proxy.index(0, NodeTableModel::Label).data().toString(), QStringLiteral("d"));
+
+        const QModelIndexList cells = {
+            model.index(0, NodeTableModel::Label), model.index(0, NodeTableModel::Op),
+            model.index(3, NodeTableModel::Label), model.index(3, NodeTableModel::Op)};
+        QCOMPARE(rowsAsTsv(model, cells), QStringLiteral("Label\tOp kind\na\tadd\nc\trms_norm\n"));
+    }
+
+    void hazardModelShowsNodeAndBarrierHazards() {
+        HazardModel model;
+        QAbstractItemModelTester tester(&model);
+        const DocumentPtr doc = sampleDocument();
+        model.showNode(doc, 0, 3);
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(model.index(0, HazardModel::Kind).data().toString(), QStringLiteral("RAW"));
+        QCOMPARE(model.index(0, HazardModel::Earlier).data().toString(), QStringLiteral("#0 a"));
+        QCOMPARE(model.index(0, 0).data(HazardModel::OtherNodeRole).toULongLong(), 0ull);
+        model.showBarrier(doc, 0, 2);
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(model.index(0, HazardModel::Relation).data().toString(),
+                 QStringLiteral("forces barrier"));
+        model.showBarrier(doc, 0, 4);
+        QCOMPARE(model.rowCount(), 0);
+        model.clear();
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void fusionModelListsNearMissesWithReasons() {
+        Snapshot fused = stage("fused", twoChains());
+        fused.fusions.push_back(
+            {"rms_norm→mul", {3, 4}, false, 0, "intermediate z read by node 9"});
+        fused.fusions.push_back({"add chain", {0, 1}, true, 7, ""});
+        const DocumentPtr doc = document({stage("captured", twoChains()), fused});
+        FusionModel model;
+        QAbstractItemModelTester tester(&model);
+        model.setStage(doc, 0);
+        QCOMPARE(model.rowCount(), 0);
+        model.setStage(doc, 1);
+        QCOMPARE(model.rowCount(), 2);
+        model.setStage(doc, 1, NodeId(4));
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(model.index(0, FusionModel::Reason).data().toString(),
+                 QStringLiteral("intermediate z read by node 9"));
+        QCOMPARE(model.index(0, FusionModel::Applied).data().toString(),
+                 QStringLiteral("near miss"));
+    }
+
+    void timingModelShowsDeltasAgainstASecondRun() {
+        auto mode = [](std::string name, std::vector<double> gpu) {
+            ModeResult m;
+            m.mode = std::move(name);
+            m.gpu_ns = TimingSummary::from_samples(std::move(gpu));
+            m.comparison = "bitwise";
+            return m;
+        };
+        RunResult first, second;
+        first.modes = {mode("serial", {1000, 1200, 1100}), mode("elided", {800, 900, 1000})};
+        second.modes = {mode("elided", {450, 450, 450})};
+        TimingModel model;
+        QAbstractItemModelTester tester(&model);
+        model.setRuns(first, second);
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.index(0, TimingModel::Gpu).data(TimingModel::NanosecondsRole).toDouble(),
+                 1100.0);
+        QCOMPARE(model.index(0, TimingModel::GpuSpread).data().toString(),
+                 QStringLiteral("1.0 µs – 1.2 µs"));
+        QVERIFY(!model.index(0, TimingModel::Delta).data().isValid());
+        QCOMPARE(model.index(1, TimingModel::Delta).data().toString(), QStringLiteral("-50.0%"));
+        model.setRuns(std::nullopt);
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void stageCompareMarksMovedNodesAndBarrierChanges() {
+        const DocumentPtr doc = sampleDocument();
+        StageCompareModel left, right;
+        QAbstractItemModelTester t1(&left), t2(&right);
+        left.setStages(doc, 0, 1);
+        right.setStages(doc, 1, 0);
+        auto change = [](const StageCompareModel& m, int row) {
+            return static_cast<NodeChange>(
+                m.index(row).data(StageCompareModel::ChangeRole).toInt());
+        };
+        QCOMPARE(change(left, 4), NodeChange::barrier_removed);
+        QCOMPARE(change(left, 2), NodeChange::none);
+        for (int r = 0; r < right.rowCount(); ++r) QCOMPARE(change(right, r), NodeChange::none);
+
+        StageCompareModel reordered;
+        reordered.setStages(doc, 2, 1);
+        const int moved = int(change(reordered, 0) == NodeChange::moved) +
+                          int(change(reordered, 1) == NodeChange::moved);
+        QCOMPARE(moved, 1);
+        QCOMPARE(change(reordered, 3), NodeChange::none);
+
+        // Going from one group (no barriers) to planned barriers marks the barrier as added.
+        ComputeGraph none = twoChainsPlanned().without_barriers();
+        const DocumentPtr planned =
+            document({stage("captured", none), stage("barriers planned", twoChainsPlanned())});
+        StageCompareModel added;
+        added.setStages(planned, 1, 0);
+        QCOMPARE(change(added, 2), NodeChange::barrier_added);
+    }
+
+    void scheduleLayoutMapsPixelsToBoxesAndBarriers() {
+        ScheduleLayout layout;
+        layout.setGroups({2, 1, 3});
+        layout.setScale(20, 10);
+        QCOMPARE(layout.height(), 30.0);
+        const QRectF box = layout.boxRect(2, 1);
+        auto hit = layout.hitTest(box.center());
+        QCOMPARE(hit.kind, ScheduleLayout::Hit::Kind::dispatch);
+        QCOMPARE(hit.group, size_t(2));
+        QCOMPARE(hit.slot, size_t(1));
+        hit = layout.hitTest({layout.barrierX(1), 5});
+        QCOMPARE(hit.kind, ScheduleLayout::Hit::Kind::barrier);
+        QCOMPARE(hit.group, size_t(1));
+        // Below the last box of a short column there is nothing.
+        hit = layout.hitTest(layout.boxRect(1, 2).center());
+        QCOMPARE(hit.kind, ScheduleLayout::Hit::Kind::none);
+        // Only the columns on screen are visited.
+        auto [first, last] = layout.visibleGroups(layout.columnX(1) + 1, layout.columnX(1) + 5);
+        QVERIFY(first <= 1 && last >= 2 && last - first <= 3);
+        QVERIFY(layout.detailed());
+        layout.setScale(0.5, 0.5);
+        QVERIFY(!layout.detailed());
+        QVERIFY(layout.width() < 10);
+    }
+
+    void scheduleLayoutStaysCheapAtAHundredThousandGroups() {
+        ScheduleLayout layout;
+        layout.setGroups(std::vector<size_t>(100000, 3));
+        layout.setScale(10, 10);
+        auto [first, last] = layout.visibleGroups(500000, 501000);
+        QVERIFY(last - first < 120);
+        QVERIFY(first > 30000);
+    }
+
+    void foldingFoldsRepeatedLayersAndOpensOnDemand() {
+        const ComputeGraph g = layeredGraph(6);
+        const StageAnalysis a = analyse_stage(g);
+        const auto runs = repeated_layer_runs(g);
+        QCOMPARE(runs.size(), size_t(1));
+        QCOMPARE(runs[0], (std::pair<int, int>{0, 6}));
+        const FoldedGraph folded = fold_graph(g, a, {});
+        QCOMPARE(folded.items.size(), size_t(2));  // the ×6 block and "output"
+        QVERIFY(folded.items[0].folded);
+        QVERIFY(folded.items[0].label.contains(QStringLiteral("×6")));
+        QCOMPARE(folded.items[0].nodes.size(), size_t(12));
+        QCOMPARE(folded.edges.size(), size_t(1));
+        QCOMPARE(folded.items[1].level, 1);
+        const FoldedGraph open = fold_graph(g, a, {0});
+        QCOMPARE(open.items.size(), size_t(13));
+        QCOMPARE(open.levels, 13);  // a chain: norm → mm → norm → ... → output
+    }
+
+    void requestQueueReplacesOlderRequestsWithTheSameTag() {
+        RequestQueue q;
+        std::vector<int> ran;
+        const uint64_t g1 = q.push("stage", [&] { ran.push_back(1); });
+        q.push("run", [&] { ran.push_back(2); });
+        const uint64_t g3 = q.push("stage", [&] { ran.push_back(3); });
+        QVERIFY(g3 > g1);
+        QCOMPARE(q.pending(), size_t(2));
+        QCOMPARE(q.latest("stage"), g3);
+        while (q.pending() > 0) q.pop()->work();
+        QCOMPARE(ran, (std::vector<int>{3, 2}));  // the newer "stage" kept its tag's place
+
+        std::atomic<int> done{0};
+        std::thread worker([&] {
+            while (auto r = q.pop()) {
+                r->work();
+                ++done;
+            }
+        });
+        q.push("a", [] {});
+        QTRY_COMPARE(done.load(), 1);
+        q.close();
+        worker.join();
+    }
+
+    void presentationFormatsValues() {
+        QCOMPARE(formatBytes(512), QStringLiteral("512 B"));
+        QCOMPARE(formatBytes(4096), QStringLiteral("4.00 KiB"));
+        QCOMPARE(formatDuration(870), QStringLiteral("870 ns"));
+        QCOMPARE(formatDuration(12345), QStringLiteral("12.3 µs"));
+        QCOMPARE(formatDuration(4.56e6), QStringLiteral("4.56 ms"));
+        QVERIFY(opColor(OpKind::matmul) != opColor(OpKind::rms_norm));
+        QCOMPARE(opColor(OpKind::matmul), opColor(OpKind::quantized_matmul));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestModels)
+#include "tst_models.moc"
