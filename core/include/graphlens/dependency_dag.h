@@ -35,7 +35,7 @@ class DependencyDag {
     std::span<const uint32_t> successors(size_t node) const;
     size_t edge_count() const { return preds_.size(); }
 
-    /// ASAP level per node index; barrier nodes get the level of the next dispatch (unused).
+    /// ASAP level per node index (0 for barrier nodes).
     const std::vector<uint32_t>& levels() const { return level_; }
     /// Number of levels = longest path counted in dispatches (0 for an empty graph).
     size_t depth() const { return depth_; }

@@ -35,7 +35,7 @@ class HazardIndex {
     HazardIndex() = default;
     explicit HazardIndex(const ComputeGraph& graph);
 
-    /// Every listed hazard, sorted by (later, earlier, allocation, begin).
+    /// Every listed hazard, sorted by (later, earlier, allocation, kind, begin).
     const std::vector<Hazard>& hazards() const { return hazards_; }
     size_t size() const { return hazards_.size(); }
     /// Number of nodes of the analysed graph (barriers included).

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "graphlens/compute_graph.h"
+#include "graphlens/hazard_index.h"
 
 namespace graphlens {
 
@@ -51,6 +52,13 @@ struct VerificationReport {
 };
 
 VerificationReport verify_transformation(const ComputeGraph& original,
+                                         const ComputeGraph& transformed,
+                                         const VerifyOptions& options = {});
+
+/// The same with the original's HazardIndex already computed (the pipeline verifies every
+/// stage against one captured graph).
+VerificationReport verify_transformation(const ComputeGraph& original,
+                                         const HazardIndex& original_hazards,
                                          const ComputeGraph& transformed,
                                          const VerifyOptions& options = {});
 

@@ -1,0 +1,246 @@
+#include "graphlens/fusion.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "graphlens/hazard_index.h"
+
+namespace graphlens {
+
+std::vector<FusionRecipe> default_fusion_recipes() {
+    std::vector<FusionRecipe> r;
+    r.push_back({"rms_norm→mul→add",
+                 {OpKind::rms_norm, OpKind::mul, OpKind::add},
+                 OpKind::rms_norm_mul_add,
+                 "rms_norm_mul_add_f32",
+                 {}});
+    r.push_back({"rms_norm→mul",
+                 {OpKind::rms_norm, OpKind::mul},
+                 OpKind::rms_norm_mul,
+                 "rms_norm_mul_f32",
+                 {}});
+    for (size_t n = 8; n >= 2; --n) {
+        std::string pattern = "add";
+        for (size_t i = 1; i < n; ++i) pattern += "→add";
+        r.push_back(
+            {pattern, std::vector<OpKind>(n, OpKind::add), OpKind::multi_add, "multi_add_f32", {}});
+    }
+    r.push_back({"gelu→mul", {OpKind::gelu, OpKind::mul}, OpKind::gelu_mul, "gelu_mul_f32", {}});
+    r.push_back({"silu→mul", {OpKind::silu, OpKind::mul}, OpKind::silu_mul, "silu_mul_f32", {}});
+    return r;
+}
+
+namespace {
+
+std::string name_of(const ComputeGraph& g, size_t i) {
+    const Node& n = g.nodes[i];
+    return n.label.empty() ? fmt::format("node {}", i) : n.label;
+}
+
+/// "node 12 (blk.0.attn_q)"
+std::string node_ref(const ComputeGraph& g, size_t i) {
+    return fmt::format("node {} ({})", i, name_of(g, i));
+}
+
+/// The binding of `node` whose view covers exactly `range` and whose access matches.
+const BoundView* find_view(const ComputeGraph& g, const Node& node, const ByteRange& range,
+                           bool writing) {
+    if (node.kernel >= g.kernels.size()) return nullptr;
+    for (const BoundView& b : node.bindings) {
+        const KernelBinding* kb = g.kernels[node.kernel].find_binding(b.binding);
+        const BindingAccess access = kb ? kb->access : BindingAccess::read_write;
+        if ((writing ? access_writes(access) : access_reads(access)) && b.view.range() == range)
+            return &b;
+    }
+    return nullptr;
+}
+
+bool same_layout(const TensorView& a, const TensorView& b) {
+    if (a.dtype != b.dtype || a.rank != b.rank) return false;
+    for (uint8_t i = 0; i < a.rank; ++i)
+        if (a.shape[i] != b.shape[i]) return false;
+    return true;
+}
+
+class ChainMatcher {
+  public:
+    ChainMatcher(const ComputeGraph& g, const HazardIndex& hazards) : g_(g), hazards_(hazards) {}
+
+    /// Empty when the chain qualifies, else the reason it does not.
+    std::string check(std::span<const size_t> chain) const {
+        for (size_t i : chain)
+            if (g_.nodes[i].is_fence())
+                return fmt::format("{} is a fence (its ranges are unknown or it is marked so)",
+                                   node_ref(g_, i));
+        const TensorView* first_out = nullptr;
+        for (size_t k = 0; k < chain.size(); ++k) {
+            const size_t p = chain[k];
+            const Node& producer = g_.nodes[p];
+            if (producer.writes.size() != 1 || producer.writes[0].empty())
+                return fmt::format("{} writes {} ranges, a chain member must write one",
+                                   node_ref(g_, p), producer.writes.size());
+            const ByteRange out = producer.writes[0];
+            const BoundView* out_view = find_view(g_, producer, out, true);
+            if (!out_view)
+                return fmt::format("{} has no binding for its output, shapes cannot be checked",
+                                   node_ref(g_, p));
+            if (!first_out) first_out = &out_view->view;
+            if (!same_layout(*first_out, out_view->view))
+                return fmt::format("output of {} has another shape or dtype than output of {}",
+                                   node_ref(g_, p), node_ref(g_, chain[0]));
+            if (k + 1 == chain.size()) break;
+            const size_t c = chain[k + 1];
+            const Node& consumer = g_.nodes[c];
+            const BoundView* in_view = find_view(g_, consumer, out, false);
+            if (!in_view) {
+                const bool partial =
+                    std::any_of(consumer.reads.begin(), consumer.reads.end(),
+                                [&](const ByteRange& r) { return r.overlaps(out); });
+                return partial ? fmt::format(
+                                     "{} reads part of the output of {}: ranges do not "
+                                     "line up",
+                                     node_ref(g_, c), node_ref(g_, p))
+                               : fmt::format("{} does not read the output of {}", node_ref(g_, c),
+                                             node_ref(g_, p));
+            }
+            if (!same_layout(in_view->view, out_view->view))
+                return fmt::format("{} reads the output of {} with another shape or dtype",
+                                   node_ref(g_, c), node_ref(g_, p));
+            for (const Hazard& h : hazards_.out_of(p))
+                if (h.kind == HazardKind::raw && h.later != c && h.overlap.overlaps(out))
+                    return fmt::format("output of {} also read by {}", name_of(g_, p),
+                                       node_ref(g_, h.later));
+            const AllocationUsage usage = out.allocation < g_.allocations.size()
+                                              ? g_.allocations[out.allocation].usage
+                                              : AllocationUsage::scratch;
+            const bool overwritten_by_chain = std::any_of(
+                chain.begin() + static_cast<ptrdiff_t>(k) + 1, chain.end(), [&](size_t m) {
+                    return std::any_of(g_.nodes[m].writes.begin(), g_.nodes[m].writes.end(),
+                                       [&](const ByteRange& w) {
+                                           return w.allocation == out.allocation &&
+                                                  w.begin <= out.begin && out.end <= w.end;
+                                       });
+                });
+            if (!overwritten_by_chain &&
+                (usage == AllocationUsage::output || usage == AllocationUsage::kv_cache ||
+                 usage == AllocationUsage::input))
+                return fmt::format(
+                    "output of {} lies in allocation '{}' ({}), needed after the "
+                    "graph",
+                    name_of(g_, p), g_.allocations[out.allocation].name,
+                    allocation_usage_name(usage));
+        }
+        return {};
+    }
+
+  private:
+    const ComputeGraph& g_;
+    const HazardIndex& hazards_;
+};
+
+}  // namespace
+
+FusionResult fuse(const ComputeGraph& graph, std::span<const FusionRecipe> recipes) {
+    FusionResult result;
+    result.graph.allocations = graph.allocations;
+    result.graph.kernels = graph.kernels;
+    result.graph.metadata = graph.metadata;
+    const HazardIndex hazards(graph);
+    const ChainMatcher matcher(graph, hazards);
+
+    std::vector<size_t> dispatches;  // node indices of the dispatches
+    for (size_t i = 0; i < graph.nodes.size(); ++i)
+        if (graph.nodes[i].is_dispatch()) dispatches.push_back(i);
+
+    // Decide the fusions first: fused[k] = the fused node replacing the chain starting at
+    // dispatch position k, covering `length` dispatches.
+    struct Applied {
+        size_t length;
+        Node node;
+    };
+    std::vector<std::optional<Applied>> applied(dispatches.size());
+    NodeId next_id = graph.next_node_id();
+    std::vector<size_t> chain;
+    for (size_t p = 0; p < dispatches.size();) {
+        std::optional<FusionDiagnostic> near_miss;
+        size_t advance = 1;
+        for (const FusionRecipe& recipe : recipes) {
+            const size_t len = recipe.chain.size();
+            if (len == 0 || p + len > dispatches.size()) continue;
+            bool ops_match = true;
+            for (size_t k = 0; k < len && ops_match; ++k)
+                ops_match = graph.nodes[dispatches[p + k]].op == recipe.chain[k];
+            if (!ops_match) continue;
+            chain.assign(dispatches.begin() + static_cast<ptrdiff_t>(p),
+                         dispatches.begin() + static_cast<ptrdiff_t>(p + len));
+            FusionDiagnostic d;
+            d.pattern = recipe.pattern;
+            for (size_t i : chain) d.nodes.push_back(graph.nodes[i].id);
+            d.reason = matcher.check(chain);
+            if (d.reason.empty() && !recipe.build)
+                d.reason =
+                    fmt::format("matched, fused kernel {} not available", recipe.fused_kernel);
+            if (d.reason.empty()) {
+                FusionBuildResult built = recipe.build(graph, chain);
+                if (!built.fused) {
+                    d.reason =
+                        built.reason.empty() ? "the fused kernel's builder declined" : built.reason;
+                } else {
+                    Node node = std::move(built.fused->node);
+                    node.kind = NodeKind::dispatch;
+                    node.kernel = result.graph.add_kernel(built.fused->kernel);
+                    if (node.op == OpKind::other) node.op = recipe.fused_op;
+                    node.id = next_id++;
+                    node.origin.clear();
+                    for (size_t i : chain)
+                        node.origin.insert(node.origin.end(), graph.nodes[i].origin.begin(),
+                                           graph.nodes[i].origin.end());
+                    if (node.label.empty()) {
+                        for (size_t i : chain)
+                            node.label += (node.label.empty() ? "" : "+") + graph.nodes[i].label;
+                    }
+                    node.ranges_known = true;
+                    node.fence = false;
+                    result.graph.derive_ranges(node);
+                    d.applied = true;
+                    d.fused_id = node.id;
+                    applied[p] = Applied{len, std::move(node)};
+                    advance = len;
+                    result.diagnostics.push_back(std::move(d));
+                    ++result.applied;
+                    near_miss.reset();
+                    break;
+                }
+            }
+            // Report the longest near miss at this position only, unless something applies.
+            if (!near_miss) near_miss = std::move(d);
+        }
+        if (near_miss) result.diagnostics.push_back(std::move(*near_miss));
+        p += advance;
+    }
+
+    // Emit: barriers between chain members are dropped, the rest kept in place.
+    result.graph.nodes.reserve(graph.nodes.size());
+    size_t p = 0;     // dispatch position
+    size_t skip = 0;  // dispatches of the current chain still to swallow
+    for (const Node& node : graph.nodes) {
+        if (node.is_barrier()) {
+            if (skip == 0) result.graph.nodes.push_back(node);
+            continue;
+        }
+        if (skip > 0) {
+            --skip;
+        } else if (applied[p]) {
+            result.graph.nodes.push_back(std::move(applied[p]->node));
+            skip = applied[p]->length - 1;
+        } else {
+            result.graph.nodes.push_back(node);
+        }
+        ++p;
+    }
+    return result;
+}
+
+}  // namespace graphlens

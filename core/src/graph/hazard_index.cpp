@@ -1,0 +1,200 @@
+#include "graphlens/hazard_index.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace graphlens {
+namespace {
+
+constexpr uint32_t kNoWriter = UINT32_MAX;
+
+/// The state of a run of bytes: who wrote it last and who read it since.
+struct Segment {
+    uint64_t end = 0;
+    uint32_t writer = kNoWriter;
+    std::vector<uint32_t> readers;  ///< node indices, ascending, since the last write
+};
+
+/// Non-overlapping segments keyed by begin; bytes never touched have no segment.
+using SegmentMap = std::map<uint64_t, Segment>;
+
+/// Splits the segment containing `pos` (if pos lies strictly inside one) at `pos`.
+void split_at(SegmentMap& map, uint64_t pos) {
+    auto it = map.upper_bound(pos);
+    if (it == map.begin()) return;
+    --it;
+    if (it->first < pos && pos < it->second.end) {
+        Segment right = it->second;
+        it->second.end = pos;
+        map.emplace_hint(std::next(it), pos, std::move(right));
+    }
+}
+
+/// Makes segments tile [begin, end) exactly (gaps become fresh segments).
+void cover(SegmentMap& map, uint64_t begin, uint64_t end) {
+    split_at(map, begin);
+    split_at(map, end);
+    uint64_t pos = begin;
+    auto it = map.lower_bound(begin);
+    while (pos < end) {
+        if (it == map.end() || it->first > pos) {
+            const uint64_t gap_end = (it == map.end()) ? end : std::min(end, it->first);
+            it = map.emplace_hint(it, pos, Segment{gap_end, kNoWriter, {}});
+        }
+        pos = it->second.end;
+        ++it;
+    }
+}
+
+template <typename F>
+void for_each_segment(SegmentMap& map, uint64_t begin, uint64_t end, F&& f) {
+    for (auto it = map.lower_bound(begin); it != map.end() && it->first < end; ++it)
+        f(it->first, it->second);
+}
+
+bool hazard_order(const Hazard& a, const Hazard& b) {
+    return std::tie(a.later, a.earlier, a.overlap.allocation, a.kind, a.overlap.begin) <
+           std::tie(b.later, b.earlier, b.overlap.allocation, b.kind, b.overlap.begin);
+}
+
+/// Sorts one node's hazards and merges adjacent or overlapping pieces of the same pair.
+void merge_pieces(std::vector<Hazard>& pieces, std::vector<Hazard>& out) {
+    std::sort(pieces.begin(), pieces.end(), hazard_order);
+    for (const Hazard& h : pieces) {
+        if (!out.empty()) {
+            Hazard& prev = out.back();
+            if (prev.later == h.later && prev.earlier == h.earlier && prev.kind == h.kind &&
+                prev.overlap.allocation == h.overlap.allocation &&
+                h.overlap.begin <= prev.overlap.end) {
+                prev.overlap.end = std::max(prev.overlap.end, h.overlap.end);
+                continue;
+            }
+        }
+        out.push_back(h);
+    }
+    pieces.clear();
+}
+
+}  // namespace
+
+HazardIndex::HazardIndex(const ComputeGraph& graph) {
+    const size_t n = graph.nodes.size();
+    std::vector<SegmentMap> maps(graph.allocations.size());
+    auto map_of = [&](AllocationId a) -> SegmentMap& {
+        if (a >= maps.size()) maps.resize(size_t{a} + 1);
+        return maps[a];
+    };
+    std::vector<Hazard> pieces;
+    into_begin_.assign(n + 1, 0);
+    for (size_t i = 0; i < n; ++i) {
+        into_begin_[i] = hazards_.size();
+        const Node& node = graph.nodes[i];
+        if (!node.is_dispatch()) continue;
+        const auto self = static_cast<uint32_t>(i);
+        for (const ByteRange& r : node.reads)
+            if (!r.empty()) cover(map_of(r.allocation), r.begin, r.end);
+        for (const ByteRange& w : node.writes)
+            if (!w.empty()) cover(map_of(w.allocation), w.begin, w.end);
+        // Find the hazards against the state before this node...
+        for (const ByteRange& r : node.reads) {
+            if (r.empty()) continue;
+            for_each_segment(maps[r.allocation], r.begin, r.end, [&](uint64_t b, Segment& s) {
+                if (s.writer != kNoWriter)
+                    pieces.push_back(
+                        {HazardKind::raw,
+                         s.writer,
+                         i,
+                         {r.allocation, std::max(b, r.begin), std::min(s.end, r.end)}});
+            });
+        }
+        for (const ByteRange& w : node.writes) {
+            if (w.empty()) continue;
+            for_each_segment(maps[w.allocation], w.begin, w.end, [&](uint64_t b, Segment& s) {
+                const ByteRange overlap{w.allocation, std::max(b, w.begin), std::min(s.end, w.end)};
+                if (!s.readers.empty()) {
+                    for (uint32_t reader : s.readers)
+                        pieces.push_back({HazardKind::war, reader, i, overlap});
+                } else if (s.writer != kNoWriter) {
+                    pieces.push_back({HazardKind::waw, s.writer, i, overlap});
+                }
+            });
+        }
+        merge_pieces(pieces, hazards_);
+        // ...then record this node's accesses: reads first, so that a read-write binding
+        // leaves the bytes written by this node with no reader since.
+        for (const ByteRange& r : node.reads) {
+            if (r.empty()) continue;
+            for_each_segment(maps[r.allocation], r.begin, r.end, [&](uint64_t, Segment& s) {
+                if (s.readers.empty() || s.readers.back() != self) s.readers.push_back(self);
+            });
+        }
+        for (const ByteRange& w : node.writes) {
+            if (w.empty()) continue;
+            SegmentMap& map = maps[w.allocation];
+            // cover() above made segments tile the range; an earlier write of this node may have
+            // merged across its ends, so cut there again before replacing them by one.
+            split_at(map, w.begin);
+            split_at(map, w.end);
+            map.erase(map.lower_bound(w.begin), map.lower_bound(w.end));
+            map.emplace(w.begin, Segment{w.end, self, {}});
+        }
+    }
+    into_begin_[n] = hazards_.size();
+
+    out_order_.resize(hazards_.size());
+    out_begin_.assign(n + 1, 0);
+    for (const Hazard& h : hazards_) ++out_begin_[h.earlier + 1];
+    for (size_t i = 0; i < n; ++i) out_begin_[i + 1] += out_begin_[i];
+    std::vector<size_t> fill(out_begin_.begin(), out_begin_.end() - 1);
+    // hazards_ is sorted by later, so each node's out-list comes out sorted by later.
+    for (size_t k = 0; k < hazards_.size(); ++k)
+        out_order_[fill[hazards_[k].earlier]++] = static_cast<uint32_t>(k);
+}
+
+std::span<const Hazard> HazardIndex::into(size_t node) const {
+    if (node + 1 >= into_begin_.size()) return {};
+    return std::span<const Hazard>(hazards_).subspan(into_begin_[node],
+                                                     into_begin_[node + 1] - into_begin_[node]);
+}
+
+std::vector<Hazard> HazardIndex::out_of(size_t node) const {
+    std::vector<Hazard> out;
+    if (node + 1 >= out_begin_.size()) return out;
+    for (size_t k = out_begin_[node]; k < out_begin_[node + 1]; ++k)
+        out.push_back(hazards_[out_order_[k]]);
+    return out;
+}
+
+std::vector<Hazard> HazardIndex::between(size_t a, size_t b) const {
+    if (a > b) std::swap(a, b);
+    std::vector<Hazard> out;
+    const auto in = into(b);
+    auto it = std::lower_bound(in.begin(), in.end(), a,
+                               [](const Hazard& h, size_t e) { return h.earlier < e; });
+    for (; it != in.end() && it->earlier == a; ++it) out.push_back(*it);
+    return out;
+}
+
+std::vector<Hazard> brute_force_hazards(const ComputeGraph& graph) {
+    std::vector<Hazard> out;
+    const auto& nodes = graph.nodes;
+    for (size_t l = 0; l < nodes.size(); ++l) {
+        if (!nodes[l].is_dispatch()) continue;
+        for (size_t e = 0; e < l; ++e) {
+            if (!nodes[e].is_dispatch()) continue;
+            auto add = [&](HazardKind kind, const std::vector<ByteRange>& a,
+                           const std::vector<ByteRange>& b) {
+                for (const auto& x : a)
+                    for (const auto& y : b)
+                        if (x.overlaps(y)) out.push_back({kind, e, l, x.intersect(y)});
+            };
+            add(HazardKind::raw, nodes[e].writes, nodes[l].reads);
+            add(HazardKind::war, nodes[e].reads, nodes[l].writes);
+            add(HazardKind::waw, nodes[e].writes, nodes[l].writes);
+        }
+    }
+    return out;
+}
+
+}  // namespace graphlens

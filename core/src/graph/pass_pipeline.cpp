@@ -1,0 +1,194 @@
+#include "graphlens/pass_pipeline.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include "graphlens/barrier_planner.h"
+#include "graphlens/dependency_dag.h"
+#include "graphlens/hazard_index.h"
+#include "graphlens/reorder_greedy.h"
+#include "graphlens/reorder_levels.h"
+#include "graphlens/schedule_analysis.h"
+#include "graphlens/verifier.h"
+
+namespace graphlens {
+
+std::string_view reorder_mode_name(ReorderMode m) {
+    switch (m) {
+        case ReorderMode::none:
+            return "none";
+        case ReorderMode::greedy:
+            return "greedy";
+        case ReorderMode::levels:
+            return "levels";
+    }
+    return "none";
+}
+
+std::optional<ReorderMode> reorder_mode_from_name(std::string_view name) {
+    for (ReorderMode m : {ReorderMode::none, ReorderMode::greedy, ReorderMode::levels})
+        if (reorder_mode_name(m) == name) return m;
+    return std::nullopt;
+}
+
+StageDiff diff_stages(const ComputeGraph& before, const ComputeGraph& after) {
+    StageDiff d;
+    const NodeId ids = std::max(before.next_node_id(), after.next_node_id());
+    std::vector<char> in_before(ids, 0), in_after(ids, 0);
+    for (const Node& n : before.nodes)
+        if (n.is_dispatch()) in_before[n.id] = 1;
+    for (const Node& n : after.nodes)
+        if (n.is_dispatch()) in_after[n.id] = 1;
+    for (const Node& n : after.nodes)
+        if (n.is_dispatch() && !in_before[n.id]) d.fused.push_back(n.id);
+    for (const Node& n : before.nodes)
+        if (n.is_dispatch() && !in_after[n.id]) d.removed.push_back(n.id);
+    // Moved: surviving dispatches whose rank among the survivors changed.
+    std::vector<NodeId> order_before, order_after;
+    for (const Node& n : before.nodes)
+        if (n.is_dispatch() && in_after[n.id]) order_before.push_back(n.id);
+    for (const Node& n : after.nodes)
+        if (n.is_dispatch() && in_before[n.id]) order_after.push_back(n.id);
+    for (size_t i = 0; i < order_after.size() && i < order_before.size(); ++i)
+        if (order_after[i] != order_before[i]) d.moved.push_back(order_after[i]);
+    const size_t b0 = before.barrier_count(), b1 = after.barrier_count();
+    d.barriers_added = b1 > b0 ? b1 - b0 : 0;
+    d.barriers_removed = b0 > b1 ? b0 - b1 : 0;
+    return d;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+/// Stats whose dependency part (depth, bound, hazards) comes from an analysis of the same
+/// dispatches; reorders and planning keep the dispatches, so one analysis serves them all.
+ScheduleStats stats_with(const ComputeGraph& graph, const ScheduleStats& dependency_part) {
+    ScheduleStats s = dependency_part;
+    const ScheduleStats own = [&] {
+        ScheduleStats t;
+        t.dispatches = graph.dispatch_count();
+        t.barriers = graph.barrier_count();
+        for (const auto& grp : concurrency_groups(graph)) {
+            if (t.group_size_histogram.size() <= grp.dispatches.size())
+                t.group_size_histogram.resize(grp.dispatches.size() + 1, 0);
+            ++t.group_size_histogram[grp.dispatches.size()];
+            ++t.groups;
+        }
+        t.mean_group_size = t.groups ? double(t.dispatches) / double(t.groups) : 0.0;
+        return t;
+    }();
+    s.dispatches = own.dispatches;
+    s.barriers = own.barriers;
+    s.groups = own.groups;
+    s.mean_group_size = own.mean_group_size;
+    s.group_size_histogram = own.group_size_histogram;
+    return s;
+}
+
+ScheduleStats analyse(const ComputeGraph& graph, const HazardIndex& hazards) {
+    return schedule_stats(graph, hazards, DependencyDag(graph, hazards));
+}
+
+}  // namespace
+
+std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const PassOptions& options) {
+    if (options.reorder != ReorderMode::none && options.unknown_ranges == UnknownRanges::refuse) {
+        for (size_t i = 0; i < captured.nodes.size(); ++i) {
+            const Node& n = captured.nodes[i];
+            if (n.is_dispatch() && !n.ranges_known)
+                throw std::invalid_argument(fmt::format(
+                    "cannot reorder: node {} '{}' (id {}) has unknown ranges; capture its ranges "
+                    "or run with reorder none",
+                    i, n.label, n.id));
+        }
+    }
+    std::vector<Snapshot> out;
+    const HazardIndex captured_hazards(captured);
+
+    auto verify = [&](const Snapshot& s) {
+        if (!options.verify) return;
+        const VerificationReport r = verify_transformation(captured, captured_hazards, s.graph);
+        if (!r.ok())
+            throw std::logic_error(
+                fmt::format("pass '{}' produced an invalid schedule: {}", s.stage, r.summary()));
+    };
+
+    {
+        const auto t0 = Clock::now();
+        Snapshot s;
+        s.stage = "captured";
+        s.graph = captured;
+        s.stats = analyse(captured, captured_hazards);
+        s.diagnostics = captured.validate();
+        s.pass_ms = ms_since(t0);
+        out.push_back(std::move(s));
+    }
+    auto push_stage = [&](Snapshot s, Clock::time_point t0) {
+        s.diff = diff_stages(out.back().graph, s.graph);
+        s.reordered = s.diff.moved.size();
+        s.pass_ms = ms_since(t0);
+        verify(s);
+        out.push_back(std::move(s));
+    };
+
+    ScheduleStats dependency_part = out.back().stats;
+    if (options.fuse) {
+        const auto t0 = Clock::now();
+        FusionResult fused = fuse(out.back().graph, options.recipes);
+        Snapshot s;
+        s.stage = "fused";
+        s.graph = std::move(fused.graph);
+        s.fusions = std::move(fused.diagnostics);
+        s.diagnostics.push_back(fmt::format("{} fusion(s) applied, {} near miss(es)", fused.applied,
+                                            s.fusions.size() - fused.applied));
+        s.stats = fused.applied ? analyse(s.graph, HazardIndex(s.graph))
+                                : stats_with(s.graph, dependency_part);
+        dependency_part = s.stats;
+        push_stage(std::move(s), t0);
+    }
+    if (options.reorder != ReorderMode::none) {
+        const auto t0 = Clock::now();
+        ReorderResult r = options.reorder == ReorderMode::greedy
+                              ? reorder_greedy(out.back().graph, {options.window})
+                              : reorder_levels(out.back().graph);
+        Snapshot s;
+        s.stage = fmt::format("reordered ({})", reorder_mode_name(options.reorder));
+        s.graph = std::move(r.graph);
+        s.diagnostics = std::move(r.diagnostics);
+        s.diagnostics.push_back(fmt::format("{} dispatch(es) moved", r.moved));
+        s.stats = stats_with(s.graph, dependency_part);
+        push_stage(std::move(s), t0);
+    }
+    {
+        const auto t0 = Clock::now();
+        Snapshot s;
+        s.stage = "barriers planned";
+        s.graph = plan_barriers(out.back().graph);
+        s.stats = stats_with(s.graph, dependency_part);
+        push_stage(std::move(s), t0);
+    }
+    {
+        const auto t0 = Clock::now();
+        Snapshot s;
+        s.stage = "split";
+        s.graph = out.back().graph;
+        const SplitPoint p = split_point(s.graph, options.split);
+        s.split_first_dispatches = p.first_dispatches;
+        s.diagnostics.push_back(
+            fmt::format("first command buffer: {} dispatch(es); second starts at node {}",
+                        p.first_dispatches, p.second_begin_node));
+        s.stats = stats_with(s.graph, dependency_part);
+        push_stage(std::move(s), t0);
+    }
+    return out;
+}
+
+}  // namespace graphlens

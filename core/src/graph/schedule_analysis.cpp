@@ -1,0 +1,106 @@
+#include "graphlens/schedule_analysis.h"
+
+#include <algorithm>
+
+namespace graphlens {
+
+std::vector<ConcurrencyGroup> concurrency_groups(const ComputeGraph& graph) {
+    std::vector<ConcurrencyGroup> groups;
+    bool open = false;
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+        if (graph.nodes[i].is_barrier()) {
+            open = false;
+            continue;
+        }
+        if (!open) {
+            groups.push_back({i, i, {}});
+            open = true;
+        }
+        groups.back().dispatches.push_back(i);
+        groups.back().end_node = i + 1;
+    }
+    return groups;
+}
+
+namespace {
+void fill_group_stats(const ComputeGraph& graph, ScheduleStats& s) {
+    s.dispatches = graph.dispatch_count();
+    s.barriers = graph.barrier_count();
+    s.group_size_histogram.clear();
+    s.groups = 0;
+    size_t run = 0;
+    auto close = [&] {
+        if (run == 0) return;
+        if (s.group_size_histogram.size() <= run) s.group_size_histogram.resize(run + 1, 0);
+        ++s.group_size_histogram[run];
+        ++s.groups;
+        run = 0;
+    };
+    for (const Node& n : graph.nodes) {
+        if (n.is_barrier())
+            close();
+        else
+            ++run;
+    }
+    close();
+    s.mean_group_size =
+        s.groups ? static_cast<double>(s.dispatches) / static_cast<double>(s.groups) : 0.0;
+}
+}  // namespace
+
+ScheduleStats schedule_stats(const ComputeGraph& graph, const HazardIndex& hazards,
+                             const DependencyDag& dag) {
+    ScheduleStats s;
+    fill_group_stats(graph, s);
+    s.dag_depth = dag.depth();
+    s.barrier_lower_bound = dag.barrier_lower_bound();
+    s.fences = dag.fence_count();
+    s.hazards = hazards.size();
+    return s;
+}
+
+ScheduleStats schedule_stats(const ComputeGraph& graph) {
+    const HazardIndex hazards(graph);
+    return schedule_stats(graph, hazards, DependencyDag(graph, hazards));
+}
+
+std::vector<BarrierExplanation> explain_barriers(const ComputeGraph& graph,
+                                                 const HazardIndex& hazards) {
+    const size_t n = graph.nodes.size();
+    // group_of[i] = number of barriers before node i, so a barrier b separates group
+    // group_of[b] (before) from group_of[b] + 1 (after).
+    std::vector<size_t> group_of(n, 0);
+    std::vector<size_t> barrier_nodes;
+    for (size_t i = 0; i < n; ++i) {
+        group_of[i] = barrier_nodes.size();
+        if (graph.nodes[i].is_barrier()) barrier_nodes.push_back(i);
+    }
+    std::vector<BarrierExplanation> out(barrier_nodes.size());
+    for (size_t k = 0; k < barrier_nodes.size(); ++k) out[k].barrier = barrier_nodes[k];
+    for (const Hazard& h : hazards.hazards()) {
+        const size_t before = group_of[h.earlier];
+        if (group_of[h.later] == before + 1) out[before].hazards.push_back(h);
+    }
+    for (size_t i = 0; i < n; ++i) {
+        if (!graph.nodes[i].is_fence()) continue;
+        const size_t g = group_of[i];
+        // The fence's group is g: it forces the barrier before it (index g - 1) and after (g),
+        // when the group on the other side holds a dispatch.
+        auto other_side_has_dispatch = [&](size_t barrier_idx, bool after) {
+            const size_t b = barrier_nodes[barrier_idx];
+            const size_t j = after ? b + 1 : b - 1;  // b > 0 before, as the fence precedes it
+            return j < n && graph.nodes[j].is_dispatch();
+        };
+        if (g > 0 && other_side_has_dispatch(g - 1, false)) out[g - 1].fences.push_back(i);
+        if (g < barrier_nodes.size() && other_side_has_dispatch(g, true))
+            out[g].fences.push_back(i);
+    }
+    for (auto& e : out) e.redundant = e.hazards.empty() && e.fences.empty();
+    return out;
+}
+
+std::vector<BarrierExplanation> explain_barriers(const ComputeGraph& graph) {
+    return explain_barriers(graph, HazardIndex(graph));
+}
+
+}  // namespace graphlens

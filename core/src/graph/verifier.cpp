@@ -1,0 +1,229 @@
+#include "graphlens/verifier.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "graphlens/hazard_index.h"
+
+namespace graphlens {
+namespace {
+
+constexpr size_t kNone = SIZE_MAX;
+
+std::string describe(const ComputeGraph& g, size_t index) {
+    const Node& n = g.nodes[index];
+    return fmt::format("node {} '{}' (id {})", index, n.label, n.id);
+}
+
+std::string describe_range(const ComputeGraph& g, const ByteRange& r) {
+    const std::string name =
+        r.allocation < g.allocations.size() ? g.allocations[r.allocation].name : "?";
+    return fmt::format("allocation {} '{}' bytes [{}, {})", r.allocation, name, r.begin, r.end);
+}
+
+bool touches(const std::vector<ByteRange>& ranges, const ByteRange& bytes) {
+    return std::any_of(ranges.begin(), ranges.end(),
+                       [&](const ByteRange& r) { return r.overlaps(bytes); });
+}
+
+/// Whether the transformed ends still conflict on the hazard's bytes.
+bool still_conflicts(const Node& e, const Node& l, const Hazard& h) {
+    switch (h.kind) {
+        case HazardKind::raw:
+            return touches(e.writes, h.overlap) && touches(l.reads, h.overlap);
+        case HazardKind::war:
+            return touches(e.reads, h.overlap) && touches(l.writes, h.overlap);
+        case HazardKind::waw:
+            return touches(e.writes, h.overlap) && touches(l.writes, h.overlap);
+    }
+    return true;
+}
+
+class Checker {
+  public:
+    Checker(const ComputeGraph& original, const ComputeGraph& transformed,
+            const VerifyOptions& options, VerificationReport& report)
+        : o_(original), t_(transformed), options_(options), report_(report) {}
+
+    bool full() const { return report_.violations.size() >= options_.max_violations; }
+
+    void add(ViolationKind kind, std::string message) {
+        if (!full()) report_.violations.push_back({kind, std::move(message)});
+    }
+
+    /// 1. Conservation: maps every original dispatch to the transformed node holding it.
+    void map_nodes() {
+        NodeId max_id = 0;
+        for (const Node& n : o_.nodes)
+            if (n.is_dispatch()) max_id = std::max(max_id, n.id);
+        original_index_.assign(size_t{max_id} + 1, kNone);
+        for (size_t i = 0; i < o_.nodes.size(); ++i)
+            if (o_.nodes[i].is_dispatch()) original_index_[o_.nodes[i].id] = i;
+        holder_.assign(o_.nodes.size(), kNone);
+        group_.assign(t_.nodes.size(), 0);
+        size_t barriers = 0;
+        for (size_t t = 0; t < t_.nodes.size(); ++t) {
+            const Node& n = t_.nodes[t];
+            group_[t] = barriers;
+            if (n.is_barrier()) {
+                ++barriers;
+                continue;
+            }
+            const std::vector<NodeId> self{n.id};
+            for (NodeId id : n.origin.empty() ? self : n.origin) {
+                const size_t oi = id < original_index_.size() ? original_index_[id] : kNone;
+                if (oi == kNone) {
+                    add(ViolationKind::unknown,
+                        fmt::format("{} of the transformed graph names original id {}, which the "
+                                    "original graph does not have",
+                                    describe(t_, t), id));
+                } else if (holder_[oi] != kNone) {
+                    add(ViolationKind::duplicated,
+                        fmt::format("{} survives twice: in transformed {} and {}", describe(o_, oi),
+                                    describe(t_, holder_[oi]), describe(t_, t)));
+                } else {
+                    holder_[oi] = t;
+                }
+            }
+        }
+        for (size_t i = 0; i < o_.nodes.size(); ++i)
+            if (o_.nodes[i].is_dispatch() && holder_[i] == kNone)
+                add(ViolationKind::lost,
+                    fmt::format("{} is missing from the transformed graph", describe(o_, i)));
+    }
+
+    /// Order plus a barrier between two transformed nodes; `what` says why they must be.
+    void require_before(size_t te, size_t tl, const std::function<std::string()>& what) {
+        if (te > tl) {
+            add(ViolationKind::order, fmt::format("{}: order swapped, transformed {} now runs "
+                                                  "after {}",
+                                                  what(), describe(t_, te), describe(t_, tl)));
+        } else if (group_[te] == group_[tl]) {
+            add(ViolationKind::missing_barrier,
+                fmt::format("{}: no barrier between transformed {} and {} (both in concurrency "
+                            "group {})",
+                            what(), describe(t_, te), describe(t_, tl), group_[te]));
+        }
+    }
+
+    /// 2. Every hazard of the original keeps its order with a barrier between.
+    void check_hazards(const HazardIndex& hazards) {
+        for (const Hazard& h : hazards.hazards()) {
+            if (full()) return;
+            const size_t te = holder_[h.earlier];
+            const size_t tl = holder_[h.later];
+            if (te == kNone || tl == kNone || te == tl) continue;
+            ++report_.hazards_checked;
+            const Node& ne = t_.nodes[te];
+            const Node& nl = t_.nodes[tl];
+            auto what = [&] {
+                return fmt::format("{} hazard from original {} to {} on {}",
+                                   hazard_kind_name(h.kind), describe(o_, h.earlier),
+                                   describe(o_, h.later), describe_range(o_, h.overlap));
+            };
+            const bool fused = ne.origin.size() > 1 || nl.origin.size() > 1;
+            if (fused && !still_conflicts(ne, nl, h)) {
+                // The fused node no longer touches these bytes (its internal intermediate);
+                // harmless unless a reader outside lost the value it read.
+                if (h.kind == HazardKind::raw && ne.origin.size() > 1 && nl.origin.size() <= 1 &&
+                    touches(nl.reads, h.overlap))
+                    add(ViolationKind::lost_value,
+                        fmt::format("{}: fused {} no longer writes these bytes, which {} reads",
+                                    what(), describe(t_, te), describe(t_, tl)));
+                continue;
+            }
+            require_before(te, tl, what);
+        }
+    }
+
+    /// 3. Fences: every dispatch of a fenced segment stays between the same fences.
+    void check_fences() {
+        size_t last_fence = kNone;
+        std::vector<size_t> segment;
+        for (size_t i = 0; i < o_.nodes.size() && !full(); ++i) {
+            const Node& n = o_.nodes[i];
+            if (!n.is_dispatch()) continue;
+            if (last_fence != kNone) check_fence_pair(last_fence, i);
+            if (n.is_fence()) {
+                for (size_t d : segment) check_fence_pair(d, i);
+                segment.clear();
+                last_fence = i;
+            } else {
+                segment.push_back(i);
+            }
+        }
+    }
+
+    /// 4. The transformed schedule is valid in its own order (new ranges of fused nodes).
+    void check_self_hazards() {
+        const HazardIndex own(t_);
+        for (const Hazard& h : own.hazards()) {
+            if (full()) return;
+            if (group_[h.earlier] == group_[h.later])
+                add(ViolationKind::missing_barrier,
+                    fmt::format("{} hazard inside the transformed schedule between {} and {} on "
+                                "{}: both in concurrency group {}",
+                                hazard_kind_name(h.kind), describe(t_, h.earlier),
+                                describe(t_, h.later), describe_range(t_, h.overlap),
+                                group_[h.earlier]));
+        }
+    }
+
+  private:
+    void check_fence_pair(size_t oe, size_t ol) {
+        const size_t te = holder_[oe];
+        const size_t tl = holder_[ol];
+        if (te == kNone || tl == kNone || te == tl) return;
+        const size_t before = report_.violations.size();
+        require_before(te, tl, [&] {
+            return fmt::format("fence order between original {} and {}", describe(o_, oe),
+                               describe(o_, ol));
+        });
+        for (size_t k = before; k < report_.violations.size(); ++k)
+            report_.violations[k].kind = ViolationKind::fence;
+    }
+
+    const ComputeGraph& o_;
+    const ComputeGraph& t_;
+    const VerifyOptions& options_;
+    VerificationReport& report_;
+    std::vector<size_t> original_index_;  ///< NodeId -> original node index
+    std::vector<size_t> holder_;          ///< original node index -> transformed node index
+    std::vector<size_t> group_;           ///< transformed node index -> concurrency group
+};
+
+}  // namespace
+
+std::string VerificationReport::summary() const {
+    if (ok()) return fmt::format("ok ({} hazards checked)", hazards_checked);
+    std::string s = fmt::format("{} violation(s):", violations.size());
+    for (const auto& v : violations) s += "\n  " + v.message;
+    return s;
+}
+
+VerificationReport verify_transformation(const ComputeGraph& original,
+                                         const HazardIndex& original_hazards,
+                                         const ComputeGraph& transformed,
+                                         const VerifyOptions& options) {
+    VerificationReport report;
+    Checker checker(original, transformed, options, report);
+    checker.map_nodes();
+    checker.check_hazards(original_hazards);
+    checker.check_fences();
+    const bool has_fused = std::any_of(transformed.nodes.begin(), transformed.nodes.end(),
+                                       [](const Node& n) { return n.origin.size() > 1; });
+    // Without fused nodes the transformed dispatches have the original ranges, and every
+    // conflicting pair of its order is one of the original's: check 2 already covers it.
+    if (has_fused) checker.check_self_hazards();
+    return report;
+}
+
+VerificationReport verify_transformation(const ComputeGraph& original,
+                                         const ComputeGraph& transformed,
+                                         const VerifyOptions& options) {
+    return verify_transformation(original, HazardIndex(original), transformed, options);
+}
+
+}  // namespace graphlens

@@ -1,0 +1,75 @@
+#pragma once
+// Helpers shared by the graph-pass tests: tiny graphs written by hand, and the quadratic
+// reference facts (reachability, brute-force conflicts) the fast analyses must agree with.
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "graphlens/compute_graph.h"
+#include "graphlens/hazard_index.h"
+
+namespace graphlens::testing {
+
+/// Builds graphs from explicit ranges: dispatch("a", {R(0, 0, 16)}, {R(0, 16, 32)}).
+class TinyGraph {
+  public:
+    explicit TinyGraph(size_t allocations = 2, uint64_t size = 1024) {
+        for (size_t a = 0; a < allocations; ++a)
+            graph.add_allocation("buf" + std::to_string(a), size, AllocationUsage::scratch);
+        KernelInfo k;
+        k.name = "k";
+        graph.add_kernel(k);
+    }
+    size_t dispatch(std::string label, std::vector<ByteRange> reads, std::vector<ByteRange> writes,
+                    OpKind op = OpKind::other) {
+        Node n;
+        n.label = std::move(label);
+        n.op = op;
+        n.reads = std::move(reads);
+        n.writes = std::move(writes);
+        return graph.add_dispatch(std::move(n));
+    }
+    size_t fence(std::string label) {
+        Node n;
+        n.label = std::move(label);
+        n.ranges_known = false;
+        return graph.add_dispatch(std::move(n));
+    }
+    size_t barrier() { return graph.add_barrier(); }
+    ComputeGraph graph;
+};
+
+inline ByteRange R(AllocationId a, uint64_t begin, uint64_t end) {
+    return {a, begin, end};
+}
+
+/// True when two dispatches must stay ordered with a barrier between (fences conflict with
+/// every dispatch).
+inline bool must_separate(const Node& a, const Node& b) {
+    if (!a.is_dispatch() || !b.is_dispatch()) return false;
+    if (a.is_fence() || b.is_fence()) return true;
+    auto any = [](const std::vector<ByteRange>& x, const std::vector<ByteRange>& y) {
+        for (const auto& r : x)
+            for (const auto& s : y)
+                if (r.overlaps(s)) return true;
+        return false;
+    };
+    return any(a.writes, b.reads) || any(a.reads, b.writes) || any(a.writes, b.writes);
+}
+
+/// reach[i][j]: j is reachable from i along the given edges (i < j), by dynamic programming.
+inline std::vector<std::vector<bool>> reachability(
+    size_t n, const std::vector<std::pair<size_t, size_t>>& edges) {
+    std::vector<std::vector<bool>> reach(n, std::vector<bool>(n, false));
+    std::vector<std::vector<size_t>> succ(n);
+    for (auto [a, b] : edges) succ[a].push_back(b);
+    for (size_t i = n; i-- > 0;)
+        for (size_t s : succ[i]) {
+            reach[i][s] = true;
+            for (size_t j = 0; j < n; ++j)
+                if (reach[s][j]) reach[i][j] = true;
+        }
+    return reach;
+}
+
+}  // namespace graphlens::testing

@@ -1,0 +1,151 @@
+// Specification of HazardIndex: which hazards are listed, and that they imply every
+// conflicting pair the quadratic brute force finds.
+#include "graphlens/hazard_index.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "graph_test_support.h"
+#include "graphlens/synthetic_graphs.h"
+
+namespace graphlens {
+namespace {
+using testing::R;
+using testing::TinyGraph;
+
+TEST(HazardIndexTest, ListsRawWarWawWithTheOverlappingBytes) {
+    TinyGraph t;
+    const size_t w = t.dispatch("w", {}, {R(0, 0, 64)});
+    const size_t r = t.dispatch("r", {R(0, 32, 96)}, {R(1, 0, 16)});
+    const size_t w2 = t.dispatch("w2", {}, {R(0, 48, 56)});
+    const HazardIndex h(t.graph);
+    ASSERT_EQ(h.size(), 2u);
+    EXPECT_EQ(h.hazards()[0], (Hazard{HazardKind::raw, w, r, R(0, 32, 64)}));
+    // w2 overwrites bytes r read since w wrote them: WAR with the reader; the WAW with w is
+    // implied through w -> r -> w2 and not listed.
+    EXPECT_EQ(h.hazards()[1], (Hazard{HazardKind::war, r, w2, R(0, 48, 56)}));
+    EXPECT_TRUE(h.between(w, w2).empty());
+    EXPECT_EQ(h.between(w2, r).size(), 1u);
+}
+
+TEST(HazardIndexTest, WawWhenNobodyReadSinceTheLastWrite) {
+    TinyGraph t;
+    t.dispatch("a", {}, {R(0, 0, 16)});
+    t.dispatch("b", {}, {R(0, 8, 24)});
+    const HazardIndex h(t.graph);
+    ASSERT_EQ(h.size(), 1u);
+    EXPECT_EQ(h.hazards()[0], (Hazard{HazardKind::waw, 0, 1, R(0, 8, 16)}));
+}
+
+TEST(HazardIndexTest, ReadReadZeroLengthOffsetsAndOtherAllocationsNeverConflict) {
+    TinyGraph t;
+    t.dispatch("r1", {R(0, 0, 64)}, {});
+    t.dispatch("r2", {R(0, 0, 64)}, {});
+    t.dispatch("empty", {R(0, 10, 10)}, {R(0, 20, 20)});
+    t.dispatch("disjoint", {}, {R(0, 64, 128)});
+    t.dispatch("other_allocation", {}, {R(1, 0, 64)});
+    EXPECT_EQ(HazardIndex(t.graph).size(), 0u);
+}
+
+TEST(HazardIndexTest, OnlyTheLatestWriterOfEachByteIsListed) {
+    TinyGraph t;
+    t.dispatch("w_all", {}, {R(0, 0, 32)});
+    t.dispatch("w_half", {R(1, 0, 4)}, {R(0, 16, 32)});
+    const size_t r = t.dispatch("r", {R(0, 0, 32)}, {});
+    const HazardIndex h(t.graph);
+    const auto in = h.into(r);
+    ASSERT_EQ(in.size(), 2u);
+    EXPECT_EQ(in[0], (Hazard{HazardKind::raw, 0, r, R(0, 0, 16)}));
+    EXPECT_EQ(in[1], (Hazard{HazardKind::raw, 1, r, R(0, 16, 32)}));
+}
+
+TEST(HazardIndexTest, ReadWriteBindingLeavesTheBytesWrittenByItself) {
+    TinyGraph t;
+    t.dispatch("w", {}, {R(0, 0, 16)});
+    t.dispatch("in_place", {R(0, 0, 16)}, {R(0, 0, 16)});
+    t.dispatch("r", {R(0, 0, 16)}, {});
+    const HazardIndex h(t.graph);
+    // The in-place node reads and overwrites w's bytes: RAW and WAW with w; the reader after
+    // it depends on it alone.
+    const auto pair = h.between(0, 1);
+    ASSERT_EQ(pair.size(), 2u);
+    EXPECT_EQ(pair[0].kind, HazardKind::raw);
+    EXPECT_EQ(pair[1].kind, HazardKind::waw);
+    ASSERT_EQ(h.into(2).size(), 1u);
+    EXPECT_EQ(h.into(2)[0], (Hazard{HazardKind::raw, 1, 2, R(0, 0, 16)}));
+}
+
+TEST(HazardIndexTest, ReusedScratchGivesHazardsWithThePreviousLayerOnly) {
+    TinyGraph t;
+    const size_t layers = 1000;
+    for (size_t l = 0; l < layers; ++l) {
+        t.dispatch("produce", {R(1, 0, 16)}, {R(0, 0, 64)});
+        t.dispatch("consume", {R(0, 0, 64)}, {R(1, 0, 16)});
+    }
+    const HazardIndex h(t.graph);
+    // Per layer: RAW produce->consume, WAR consume->next produce, WAR produce->consume on
+    // buf1, RAW consume->next produce on buf1: linear, not quadratic.
+    EXPECT_LE(h.size(), 4 * layers);
+    EXPECT_EQ(h.out_of(0).size(), 2u);
+}
+
+TEST(HazardIndexTest, QueriesIntoOutOfAndBetweenAgree) {
+    const ComputeGraph g = random_graph({.seed = 7, .dispatches = 60, .allocations = 2});
+    const HazardIndex h(g);
+    size_t total_in = 0, total_out = 0;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        for (const Hazard& x : h.into(i)) EXPECT_EQ(x.later, i);
+        for (const Hazard& x : h.out_of(i)) EXPECT_EQ(x.earlier, i);
+        total_in += h.into(i).size();
+        total_out += h.out_of(i).size();
+    }
+    EXPECT_EQ(total_in, h.size());
+    EXPECT_EQ(total_out, h.size());
+    for (const Hazard& x : h.hazards()) EXPECT_FALSE(h.between(x.later, x.earlier).empty());
+}
+
+// The listed hazards are a subset of the brute-force conflicts, and their transitive closure
+// contains every brute-force conflicting pair: the order/barrier constraints are equivalent.
+TEST(HazardIndexProperty, ListedHazardsImplyExactlyTheBruteForcePairs) {
+    for (uint64_t seed = 1; seed <= 2000; ++seed) {
+        RandomGraphOptions o;
+        o.seed = seed;
+        o.dispatches = 4 + seed % 20;
+        o.allocations = 1 + seed % 3;
+        o.allocation_size = 128;
+        o.barrier_probability = 0.1;
+        const ComputeGraph g = random_graph(o);
+        const HazardIndex h(g);
+        const size_t n = g.nodes.size();
+        std::vector<std::pair<size_t, size_t>> edges;
+        for (const Hazard& x : h.hazards()) {
+            ASSERT_LT(x.earlier, x.later);
+            ASSERT_TRUE(testing::must_separate(g.nodes[x.earlier], g.nodes[x.later]))
+                << "seed " << seed << ": listed hazard " << x.earlier << "->" << x.later
+                << " is not a conflict";
+            edges.emplace_back(x.earlier, x.later);
+        }
+        const auto reach = testing::reachability(n, edges);
+        for (const Hazard& b : brute_force_hazards(g))
+            ASSERT_TRUE(reach[b.earlier][b.later])
+                << "seed " << seed << ": conflict " << b.earlier << "->" << b.later
+                << " not implied by the listed hazards";
+    }
+}
+
+TEST(HazardIndexPerformance, HundredThousandDispatchesInWellUnderASecond) {
+    TransformerGraphOptions o;
+    o.layers = 100000 / kTransformerDispatchesPerLayer;
+    const ComputeGraph g = transformer_graph(o);
+    const auto t0 = std::chrono::steady_clock::now();
+    const HazardIndex h(g);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_GT(h.size(), g.dispatch_count());
+    // Generous for sanitizer builds; the benchmark tracks the real figure.
+    EXPECT_LT(s, 5.0);
+    RecordProperty("seconds", std::to_string(s));
+}
+
+}  // namespace
+}  // namespace graphlens
