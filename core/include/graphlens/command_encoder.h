@@ -1,0 +1,202 @@
+#pragma once
+// Recording dispatches and barriers.
+//
+// CommandRecorder wraps one reusable VkCommandBuffer (own pool, fence, timestamp queries and,
+// without push descriptors, a descriptor pool). CommandEncoder is what ops talk to: in
+// direct mode it records into a CommandRecorder, in capture mode it appends nodes to a
+// ComputeGraph (reads/writes derived from the kernel's reflected binding access). Both
+// modes validate a dispatch identically. The encode_* functions replay a ComputeGraph.
+#include <vulkan/vulkan.h>
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "graphlens/compute_graph.h"
+#include "graphlens/conflict_tracker.h"
+#include "graphlens/kernel_info.h"
+#include "graphlens/op_kind.h"
+#include "graphlens/tensor_view.h"
+
+namespace graphlens {
+
+class Device;
+class DeviceMemory;
+
+/// Everything one dispatch needs; reads and writes follow from the kernel's bindings.
+struct DispatchDesc {
+    std::string kernel;                   ///< embedded kernel name, e.g. "add_f32"
+    std::vector<BoundView> bindings;      ///< binding number -> view; every declared binding
+    std::vector<uint8_t> push_constants;  ///< exactly the kernel's push-constant size
+    std::array<uint32_t, 3> workgroups{1, 1, 1};
+    OpKind op = OpKind::other;
+    std::string label;  ///< model position, e.g. "blk.3.attn_q"
+};
+
+/// Checks a dispatch against its kernel: every declared binding bound exactly once, no
+/// unknown binding, push-constant size, non-zero workgroup counts within the device limits
+/// (when `facts_limits` is non-null), views inside their allocations. Throws
+/// std::invalid_argument / std::out_of_range with a message naming kernel, binding and label.
+void validate_dispatch(const KernelInfo& kernel, const std::vector<BoundView>& bindings,
+                       const std::vector<uint8_t>& push_constants,
+                       const std::array<uint32_t, 3>& workgroups, std::string_view label,
+                       const std::vector<AllocationInfo>& allocations,
+                       const uint32_t* max_workgroups = nullptr);
+
+/// One reusable primary command buffer for the compute queue.
+class CommandRecorder {
+  public:
+    CommandRecorder(Device& device, DeviceMemory& memory);
+    ~CommandRecorder();
+    CommandRecorder(const CommandRecorder&) = delete;
+    CommandRecorder& operator=(const CommandRecorder&) = delete;
+
+    /// Resets and begins recording. `timestamps`: write a timestamp at begin and at end.
+    /// `profile_dispatches`: additionally a barrier + timestamp after every dispatch, which
+    /// serialises the GPU (per-dispatch profiling).
+    void begin(bool timestamps, bool profile_dispatches = false, size_t expected_dispatches = 0);
+    /// Records one dispatch (no validation here: CommandEncoder and the replay functions
+    /// validate first). `node` is remembered for per-dispatch profiles.
+    void dispatch(std::string_view kernel, const std::vector<BoundView>& bindings,
+                  const std::vector<uint8_t>& push_constants,
+                  const std::array<uint32_t, 3>& workgroups, std::string_view label,
+                  NodeId node = 0);
+    /// A compute->compute memory barrier (shader writes -> shader reads/writes).
+    void barrier();
+    /// Ends recording. Appends the submission barrier that makes this command buffer's writes
+    /// visible to later submissions, transfers and the host.
+    void end();
+    void submit();  ///< submits (fence signalled on completion); does not wait
+    void wait();    ///< waits for the fence; no-op when nothing is in flight
+    bool in_flight() const { return in_flight_; }
+
+    /// After wait(): GPU ns between the begin and end timestamps (0 without timestamps).
+    uint64_t gpu_ns() const;
+    /// After wait(), with profile_dispatches: per dispatch its node id and GPU interval
+    /// relative to the begin timestamp.
+    struct DispatchInterval {
+        NodeId node;
+        std::string label;
+        uint64_t start_ns, end_ns;
+    };
+    std::vector<DispatchInterval> dispatch_intervals() const;
+    /// Raw begin timestamp in ns (device clock), for aligning several command buffers.
+    uint64_t begin_timestamp_ns() const;
+    uint64_t end_timestamp_ns() const;
+
+    size_t dispatch_count() const { return dispatches_; }
+    size_t barrier_count() const { return barriers_; }
+    VkCommandBuffer handle() const { return cmd_; }
+    Device& device() const { return device_; }
+    DeviceMemory& memory() const { return memory_; }
+
+  private:
+    void write_timestamp(VkPipelineStageFlagBits stage);
+    void ensure_query_capacity(uint32_t n);
+    std::vector<uint64_t> read_timestamps() const;
+
+    Device& device_;
+    DeviceMemory& memory_;
+    VkCommandPool pool_ = VK_NULL_HANDLE;
+    VkCommandBuffer cmd_ = VK_NULL_HANDLE;
+    VkFence fence_ = VK_NULL_HANDLE;
+    VkQueryPool queries_ = VK_NULL_HANDLE;
+    uint32_t query_capacity_ = 0;
+    uint32_t queries_used_ = 0;
+    VkDescriptorPool descriptor_pool_ = VK_NULL_HANDLE;  // fallback without push descriptors
+    uint32_t descriptor_pool_sets_ = 0;
+    uint32_t descriptor_sets_used_ = 0;
+    std::vector<VkDescriptorPool> retired_pools_;
+    bool timestamps_ = false;
+    bool profile_ = false;
+    bool in_flight_ = false;
+    bool recording_ = false;
+    size_t dispatches_ = 0;
+    size_t barriers_ = 0;
+    std::vector<std::pair<NodeId, std::string>> profiled_;
+    VkPipeline bound_pipeline_ = VK_NULL_HANDLE;
+};
+
+/// The target ops record into: a command buffer (direct) or a ComputeGraph (capture).
+class CommandEncoder {
+  public:
+    /// Direct mode: dispatches are validated against `memory` and recorded into `recorder`.
+    explicit CommandEncoder(CommandRecorder& recorder);
+    /// Capture mode: dispatches become nodes of `graph`; views are checked against
+    /// graph.allocations, which the caller keeps in sync with its DeviceMemory.
+    explicit CommandEncoder(ComputeGraph& graph);
+
+    bool is_capture() const { return graph_ != nullptr; }
+    /// Validates and records one dispatch: record(prepare(desc)).
+    const Node& dispatch(const DispatchDesc& desc) { return record(prepare(desc)); }
+    /// Validates a dispatch and builds its node (kernel id, bindings sorted, reads and writes
+    /// derived from the reflected access) without recording it, so a caller can decide on a
+    /// barrier first. Throws with kernel, binding and label on invalid input.
+    Node prepare(const DispatchDesc& desc);
+    /// Records a node made by prepare() of this encoder. Returns the recorded node.
+    const Node& record(Node node);
+    void barrier();
+    size_t dispatch_count() const { return dispatches_; }
+    size_t barrier_count() const { return barriers_; }
+    ComputeGraph* graph() const { return graph_; }
+    CommandRecorder* recorder() const { return recorder_; }
+
+  private:
+    CommandRecorder* recorder_ = nullptr;
+    ComputeGraph* graph_ = nullptr;
+    ComputeGraph direct_kernels_;  // direct mode: kernels + derived ranges of the last node
+    Node last_;
+    size_t dispatches_ = 0;
+    size_t barriers_ = 0;
+};
+
+// --- Replay of a ComputeGraph -------------------------------------------------------------
+
+inline constexpr size_t kAllNodes = std::numeric_limits<size_t>::max();
+
+struct ReplayCounts {
+    size_t dispatches = 0;
+    size_t barriers = 0;
+};
+
+/// Checks that `graph` can run on `memory`: kernels exist in the catalog with the same
+/// bindings, allocations exist and are large enough, every dispatch validates. Throws with
+/// the node index and label of the first problem.
+void validate_for_replay(const ComputeGraph& graph, const DeviceMemory& memory);
+
+/// Nodes [first, last) as recorded: a dispatch per dispatch node, a barrier per barrier node.
+ReplayCounts encode_sequential(const ComputeGraph& graph, CommandRecorder& rec, size_t first = 0,
+                               size_t last = kAllNodes);
+/// Nodes [first, last) ignoring recorded barriers: a barrier is emitted exactly when the next
+/// dispatch conflicts with the current group (`tracker`, carried across calls so a split
+/// graph plans like an unsplit one).
+ReplayCounts encode_with_barriers(const ComputeGraph& graph, CommandRecorder& rec,
+                                  ConflictTracker& tracker, size_t first = 0,
+                                  size_t last = kAllNodes);
+/// A barrier after every dispatch (the `serial` mode); recorded barriers are ignored.
+ReplayCounts encode_serial(const ComputeGraph& graph, CommandRecorder& rec, size_t first = 0,
+                           size_t last = kAllNodes);
+/// No barriers at all. Wrong on purpose: only for proving that synchronization validation
+/// catches a missing barrier.
+ReplayCounts encode_without_barriers(const ComputeGraph& graph, CommandRecorder& rec);
+
+/// Dispatches in the first command buffer of a dual-buffer encode: max(min_first,
+/// dispatches / divisor), at most `dispatches` (llama.cpp's split).
+size_t dual_buffer_split(size_t dispatches, size_t min_first = 64, size_t divisor = 10);
+/// Index of the node just after the `first_dispatches`-th dispatch.
+size_t node_index_after_dispatches(const ComputeGraph& graph, size_t first_dispatches);
+
+struct DualBufferOptions {
+    size_t first_dispatches = 0;  ///< 0 = dual_buffer_split(dispatches)
+    bool recompute_barriers = false;
+    bool timestamps = true;
+};
+/// Encodes the first part into `first`, submits it at once (the GPU starts while the CPU
+/// encodes the rest), encodes the rest into `second` and submits it. The caller waits on
+/// both. Returns the counts of both parts together.
+ReplayCounts encode_dual_buffer(const ComputeGraph& graph, CommandRecorder& first,
+                                CommandRecorder& second, const DualBufferOptions& options = {});
+
+}  // namespace graphlens

@@ -1,0 +1,121 @@
+#pragma once
+// A Vulkan instance, one physical device and one compute queue.
+//
+// Selection: discrete > integrated > virtual > CPU, unless GRAPHLENS_DEVICE=<index|name
+// substring> (or Device::Options::selector) names one. With GRAPHLENS_VALIDATION=1 (or
+// Options::validation) the Khronos validation layer runs with synchronization validation;
+// every warning and error it reports is collected and counted, so tests can fail on them.
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graphlens/device_facts.h"
+
+namespace graphlens {
+
+class KernelRegistry;
+
+/// Every physical device the Vulkan loader reports, in enumeration order. Creates (and
+/// destroys) a temporary instance; throws std::runtime_error when Vulkan is unavailable.
+std::vector<DeviceFacts> list_devices();
+
+struct ValidationMessage {
+    bool error = false;  ///< severity ERROR (else WARNING)
+    std::string id;      ///< message id name, e.g. "SYNC-HAZARD-READ-AFTER-WRITE"
+    std::string text;
+};
+
+/// Extension entry points, null when the extension is absent.
+struct DeviceFunctions {
+    PFN_vkCmdPushDescriptorSetKHR push_descriptor_set = nullptr;
+    PFN_vkCmdPipelineBarrier2KHR pipeline_barrier2 = nullptr;
+    PFN_vkCmdBeginDebugUtilsLabelEXT begin_label = nullptr;
+    PFN_vkCmdEndDebugUtilsLabelEXT end_label = nullptr;
+};
+
+class Device {
+  public:
+    struct Options {
+        /// Index or case-insensitive name substring; empty = GRAPHLENS_DEVICE, else best.
+        std::optional<std::string> selector;
+        /// Empty = GRAPHLENS_VALIDATION=1.
+        std::optional<bool> validation;
+        /// Debug-utils labels around every dispatch (when the extension exists), so
+        /// RenderDoc and Nsight show op labels. Empty = on unless GRAPHLENS_LABELS=0.
+        std::optional<bool> labels;
+        /// Use VK_KHR_push_descriptor when present (false forces pooled descriptor sets).
+        bool allow_push_descriptor = true;
+        /// Use synchronization2 barriers when present.
+        bool allow_synchronization2 = true;
+    };
+
+    Device();
+    explicit Device(const Options& options);
+    ~Device();
+    Device(const Device&) = delete;
+    Device& operator=(const Device&) = delete;
+
+    const DeviceFacts& facts() const { return facts_; }
+    VkInstance instance() const { return instance_; }
+    VkPhysicalDevice physical_device() const { return physical_; }
+    VkDevice handle() const { return device_; }
+    VkQueue queue() const { return queue_; }
+    uint32_t queue_family() const { return queue_family_; }
+    const DeviceFunctions& functions() const { return fn_; }
+    /// True when dispatches bind buffers with vkCmdPushDescriptorSetKHR.
+    bool uses_push_descriptor() const { return fn_.push_descriptor_set != nullptr; }
+    bool uses_synchronization2() const { return fn_.pipeline_barrier2 != nullptr; }
+    bool labels_enabled() const { return fn_.begin_label != nullptr; }
+
+    /// Pipelines of this device, created on first use.
+    KernelRegistry& kernels();
+
+    // --- validation ---
+    bool validation_enabled() const { return validation_; }
+    size_t validation_errors() const;
+    size_t validation_warnings() const;
+    std::vector<ValidationMessage> validation_messages() const;
+    void clear_validation_messages();
+
+    /// Submits one command buffer and waits for it (throws on device loss / timeout).
+    void submit_and_wait(VkCommandBuffer cmd) const;
+    /// Submits one command buffer signalling `fence` (may be null); the queue is guarded by
+    /// a mutex, so several threads may submit.
+    void submit(VkCommandBuffer cmd, VkFence fence) const;
+
+    /// Called by the debug messenger; public only for the C callback.
+    void record_validation_message(ValidationMessage m);
+
+  private:
+    void create_instance(bool validation);
+    void pick_and_create_device(const Options& options);
+    void release();
+
+    VkInstance instance_ = VK_NULL_HANDLE;
+    VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+    VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+    VkDevice device_ = VK_NULL_HANDLE;
+    VkQueue queue_ = VK_NULL_HANDLE;
+    uint32_t queue_family_ = 0;
+    DeviceFacts facts_;
+    DeviceFunctions fn_;
+    bool validation_ = false;
+    bool instance_debug_utils_ = false;
+    std::unique_ptr<KernelRegistry> kernels_;
+
+    mutable std::mutex queue_mutex_;
+    mutable std::mutex messages_mutex_;
+    std::vector<ValidationMessage> messages_;
+    size_t errors_ = 0;
+    size_t warnings_ = 0;
+};
+
+/// Throws std::runtime_error naming `what` when `r` is not VK_SUCCESS.
+void vk_check(VkResult r, const char* what);
+
+}  // namespace graphlens

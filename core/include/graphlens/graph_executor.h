@@ -1,0 +1,82 @@
+#pragma once
+// GraphExecutor: owns the command recorders of one Device + DeviceMemory pair, starts
+// GraphSessions, and executes ComputeGraphs in the ways the Runner's modes need. The
+// executor must outlive its sessions.
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "graphlens/command_encoder.h"
+#include "graphlens/compute_graph.h"
+#include "graphlens/graph_session.h"
+#include "graphlens/run_result.h"
+
+namespace graphlens {
+
+class Device;
+class DeviceMemory;
+
+enum class BarrierSource : uint8_t {
+    recorded,        ///< the graph's barrier nodes (encode_sequential)
+    recompute,       ///< only where ranges conflict (encode_with_barriers)
+    every_dispatch,  ///< after every dispatch (serial)
+    none,            ///< none at all: wrong on purpose, proves the validation oracle
+};
+
+enum class SubmitMode : uint8_t {
+    single,        ///< one command buffer
+    dual_buffer,   ///< first part submitted early, rest in a second command buffer
+    per_dispatch,  ///< a command buffer, a submit and a wait per dispatch
+};
+
+struct ExecuteOptions {
+    BarrierSource barriers = BarrierSource::recorded;
+    SubmitMode submit = SubmitMode::single;
+    size_t first_dispatches = 0;  ///< dual buffer: 0 = max(64, n/10)
+    bool timestamps = true;
+    /// Barrier + timestamp after every dispatch (serialises the GPU).
+    bool profile_dispatches = false;
+};
+
+struct ExecutionTiming {
+    uint64_t encode_ns = 0;  ///< CPU time recording command buffers (sum over buffers)
+    uint64_t gpu_ns = 0;     ///< GPU time from timestamps: sum over command buffers
+    uint64_t wall_ns = 0;    ///< from the start of encoding to the last fence signalled
+    size_t dispatches = 0;
+    size_t barriers = 0;  ///< barriers between dispatches (submission barriers excluded)
+    size_t command_buffers = 0;
+    std::vector<DispatchTiming> per_dispatch;  ///< with profile_dispatches
+};
+
+class GraphExecutor {
+  public:
+    GraphExecutor(Device& device, DeviceMemory& memory);
+    ~GraphExecutor();
+    GraphExecutor(const GraphExecutor&) = delete;
+    GraphExecutor& operator=(const GraphExecutor&) = delete;
+
+    /// Direct mode: ops record straight into a command buffer.
+    GraphSession begin(const SessionOptions& options = {});
+    /// Capture mode: ops become nodes of a ComputeGraph, replayed at finish.
+    GraphSession begin_recorded(const SessionOptions& options = {});
+
+    /// Validates `graph` against the memory (validate_for_replay), encodes it as `options`
+    /// say, submits, waits and measures. Outputs stay in the DeviceMemory.
+    ExecutionTiming execute(const ComputeGraph& graph, const ExecuteOptions& options = {});
+
+    Device& device() const { return device_; }
+    DeviceMemory& memory() const { return memory_; }
+
+    /// A reset recorder from the free list (or a new one); return it with release().
+    std::unique_ptr<CommandRecorder> acquire();
+    void release(std::unique_ptr<CommandRecorder> recorder);
+
+  private:
+    Device& device_;
+    DeviceMemory& memory_;
+    std::mutex mutex_;
+    std::vector<std::unique_ptr<CommandRecorder>> free_;
+};
+
+}  // namespace graphlens

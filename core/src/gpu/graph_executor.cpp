@@ -1,0 +1,159 @@
+// GraphExecutor: sessions and the execution of ComputeGraphs with timing.
+#include "graphlens/graph_executor.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "graphlens/device.h"
+#include "graphlens/device_memory.h"
+
+namespace graphlens {
+namespace {
+using Clock = std::chrono::steady_clock;
+uint64_t ns_between(Clock::time_point a, Clock::time_point b) {
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
+}
+}  // namespace
+
+GraphExecutor::GraphExecutor(Device& device, DeviceMemory& memory)
+    : device_(device), memory_(memory) {}
+GraphExecutor::~GraphExecutor() = default;
+
+GraphSession GraphExecutor::begin(const SessionOptions& options) {
+    return GraphSession(*this, false, options);
+}
+GraphSession GraphExecutor::begin_recorded(const SessionOptions& options) {
+    return GraphSession(*this, true, options);
+}
+
+std::unique_ptr<CommandRecorder> GraphExecutor::acquire() {
+    {
+        std::lock_guard lock(mutex_);
+        if (!free_.empty()) {
+            auto r = std::move(free_.back());
+            free_.pop_back();
+            return r;
+        }
+    }
+    return std::make_unique<CommandRecorder>(device_, memory_);
+}
+
+void GraphExecutor::release(std::unique_ptr<CommandRecorder> recorder) {
+    if (!recorder) return;
+    recorder->wait();
+    std::lock_guard lock(mutex_);
+    free_.push_back(std::move(recorder));
+}
+
+ExecutionTiming GraphExecutor::execute(const ComputeGraph& graph, const ExecuteOptions& options) {
+    validate_for_replay(graph, memory_);
+    ExecutionTiming t;
+    auto encode = [&](CommandRecorder& rec, ConflictTracker& tracker) -> ReplayCounts {
+        switch (options.barriers) {
+            case BarrierSource::recorded:
+                return encode_sequential(graph, rec);
+            case BarrierSource::recompute:
+                return encode_with_barriers(graph, rec, tracker);
+            case BarrierSource::every_dispatch:
+                return encode_serial(graph, rec);
+            case BarrierSource::none:
+                return encode_without_barriers(graph, rec);
+        }
+        return {};
+    };
+
+    if (options.submit == SubmitMode::single) {
+        auto rec = acquire();
+        ConflictTracker tracker;
+        const auto t0 = Clock::now();
+        rec->begin(options.timestamps, options.profile_dispatches, graph.dispatch_count());
+        const ReplayCounts c = encode(*rec, tracker);
+        rec->end();
+        const auto t1 = Clock::now();
+        rec->submit();
+        rec->wait();
+        const auto t2 = Clock::now();
+        t.encode_ns = ns_between(t0, t1);
+        t.wall_ns = ns_between(t0, t2);
+        t.gpu_ns = rec->gpu_ns();
+        t.dispatches = c.dispatches;
+        t.barriers = c.barriers;
+        t.command_buffers = 1;
+        if (options.profile_dispatches) {
+            std::unordered_map<NodeId, const Node*> by_id;
+            for (const auto& n : graph.nodes)
+                if (n.is_dispatch()) by_id[n.id] = &n;
+            for (const auto& iv : rec->dispatch_intervals()) {
+                DispatchTiming d;
+                d.node = iv.node;
+                d.label = iv.label;
+                if (auto it = by_id.find(iv.node); it != by_id.end()) d.op = it->second->op;
+                d.start_ns = static_cast<double>(iv.start_ns);
+                d.end_ns = static_cast<double>(iv.end_ns);
+                t.per_dispatch.push_back(std::move(d));
+            }
+        }
+        release(std::move(rec));
+        return t;
+    }
+
+    if (options.profile_dispatches)
+        throw std::invalid_argument("per-dispatch profiling needs SubmitMode::single");
+
+    if (options.submit == SubmitMode::dual_buffer) {
+        if (options.barriers == BarrierSource::every_dispatch ||
+            options.barriers == BarrierSource::none)
+            throw std::invalid_argument("dual buffer encodes recorded or recomputed barriers only");
+        auto first = acquire();
+        auto second = acquire();
+        DualBufferOptions d;
+        d.first_dispatches = options.first_dispatches;
+        d.recompute_barriers = options.barriers == BarrierSource::recompute;
+        d.timestamps = options.timestamps;
+        const auto t0 = Clock::now();
+        const ReplayCounts c = encode_dual_buffer(graph, *first, *second, d);
+        const auto t1 = Clock::now();
+        first->wait();
+        second->wait();
+        const auto t2 = Clock::now();
+        t.encode_ns = ns_between(t0, t1);
+        t.wall_ns = ns_between(t0, t2);
+        // One device clock: the span from the first buffer's start to the second's end.
+        const uint64_t b = first->begin_timestamp_ns(), e = second->end_timestamp_ns();
+        t.gpu_ns = e > b ? e - b : 0;
+        t.dispatches = c.dispatches;
+        t.barriers = c.barriers;
+        t.command_buffers = 2;
+        release(std::move(first));
+        release(std::move(second));
+        return t;
+    }
+
+    // per_dispatch: one command buffer, submit and wait per dispatch; the submission boundary
+    // orders everything, so no barriers are recorded.
+    auto rec = acquire();
+    const auto t0 = Clock::now();
+    for (const Node& n : graph.nodes) {
+        if (!n.is_dispatch()) continue;
+        const auto e0 = Clock::now();
+        rec->begin(options.timestamps);
+        rec->dispatch(graph.kernels[n.kernel].name, n.bindings, n.push_constants, n.workgroups,
+                      n.label, n.id);
+        rec->end();
+        t.encode_ns += ns_between(e0, Clock::now());
+        rec->submit();
+        rec->wait();
+        t.gpu_ns += rec->gpu_ns();
+        ++t.dispatches;
+        ++t.command_buffers;
+    }
+    t.wall_ns = ns_between(t0, Clock::now());
+    release(std::move(rec));
+    return t;
+}
+
+}  // namespace graphlens

@@ -1,0 +1,97 @@
+#include "graphlens/kernel_registry.h"
+#include "gpu/vk_struct.h"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "graphlens/device.h"
+#include "graphlens/kernel_catalog.h"
+
+namespace graphlens {
+
+KernelRegistry::KernelRegistry(Device& device) : device_(device) {}
+
+KernelRegistry::~KernelRegistry() {
+    VkDevice dev = device_.handle();
+    for (auto& [name, p] : pipelines_) {
+        vkDestroyPipeline(dev, p->pipeline, nullptr);
+        vkDestroyPipelineLayout(dev, p->layout, nullptr);
+        vkDestroyDescriptorSetLayout(dev, p->set_layout, nullptr);
+        vkDestroyShaderModule(dev, p->module, nullptr);
+    }
+}
+
+size_t KernelRegistry::size() const {
+    std::lock_guard lock(mutex_);
+    return pipelines_.size();
+}
+
+const KernelPipeline& KernelRegistry::get(std::string_view name) {
+    std::lock_guard lock(mutex_);
+    if (auto it = pipelines_.find(std::string(name)); it != pipelines_.end()) return *it->second;
+
+    const KernelCatalog& catalog = KernelCatalog::embedded();
+    const KernelInfo& info = catalog.get(name);
+    const auto spirv = catalog.spirv(name);
+    VkDevice dev = device_.handle();
+    auto p = std::make_unique<KernelPipeline>();
+    p->info = &info;
+    try {
+        VkShaderModuleCreateInfo mi =
+            vk_struct<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
+        mi.codeSize = spirv.size() * sizeof(uint32_t);
+        mi.pCode = spirv.data();
+        vk_check(vkCreateShaderModule(dev, &mi, nullptr, &p->module), "vkCreateShaderModule");
+
+        std::vector<VkDescriptorSetLayoutBinding> bindings;
+        for (const auto& b : info.bindings) {
+            VkDescriptorSetLayoutBinding lb{};
+            lb.binding = b.binding;
+            lb.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+            lb.descriptorCount = 1;
+            lb.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+            bindings.push_back(lb);
+        }
+        VkDescriptorSetLayoutCreateInfo li = vk_struct<VkDescriptorSetLayoutCreateInfo>(
+            VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
+        if (device_.uses_push_descriptor())
+            li.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+        li.bindingCount = static_cast<uint32_t>(bindings.size());
+        li.pBindings = bindings.data();
+        vk_check(vkCreateDescriptorSetLayout(dev, &li, nullptr, &p->set_layout),
+                 "vkCreateDescriptorSetLayout");
+
+        VkPushConstantRange pc{VK_SHADER_STAGE_COMPUTE_BIT, 0, info.push_constant_size};
+        VkPipelineLayoutCreateInfo pli =
+            vk_struct<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
+        pli.setLayoutCount = 1;
+        pli.pSetLayouts = &p->set_layout;
+        pli.pushConstantRangeCount = info.push_constant_size > 0 ? 1 : 0;
+        pli.pPushConstantRanges = &pc;
+        vk_check(vkCreatePipelineLayout(dev, &pli, nullptr, &p->layout), "vkCreatePipelineLayout");
+
+        VkComputePipelineCreateInfo ci =
+            vk_struct<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
+        ci.stage = vk_struct<VkPipelineShaderStageCreateInfo>(
+            VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
+        ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+        ci.stage.module = p->module;
+        ci.stage.pName = info.entry_point.c_str();
+        ci.layout = p->layout;
+        vk_check(vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &ci, nullptr, &p->pipeline),
+                 "vkCreateComputePipelines");
+    } catch (const std::exception& e) {
+        vkDestroyPipeline(dev, p->pipeline, nullptr);
+        vkDestroyPipelineLayout(dev, p->layout, nullptr);
+        vkDestroyDescriptorSetLayout(dev, p->set_layout, nullptr);
+        vkDestroyShaderModule(dev, p->module, nullptr);
+        throw std::runtime_error(
+            fmt::format("kernel '{}': pipeline creation failed: {}", name, e.what()));
+    }
+    auto& ref = *p;
+    pipelines_.emplace(std::string(name), std::move(p));
+    return ref;
+}
+
+}  // namespace graphlens
