@@ -5,7 +5,10 @@
 // the recipe. It fuses only when:
 //   - each member writes exactly one range and the next member reads that range as one of its
 //     bindings, byte for byte (the intermediate; "ranges line up");
-//   - every member's views have the chain's shape and dtype;
+//   - every member's output has the chain's shape and dtype, and is read with it;
+//   - no member reads an earlier member's output through any other binding (the fused kernel
+//     reads its inputs before that output exists); in-place writes over a member's own
+//     inputs are allowed, as the fused kernels are elementwise;
 //   - no dispatch other than the next member reads an intermediate before it is overwritten,
 //     and no intermediate lies in an allocation with usage output / input / kv_cache (it
 //     would be needed after the graph ends);

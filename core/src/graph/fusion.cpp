@@ -105,6 +105,23 @@ class ChainMatcher {
                                : fmt::format("{} does not read the output of {}", node_ref(g_, c),
                                              node_ref(g_, p));
             }
+            // Other inputs of the consumer must not overlap an earlier member's output: the
+            // fused kernel reads them before that output exists.
+            for (size_t m = 0; m <= k; ++m) {
+                const ByteRange earlier_out = g_.nodes[chain[m]].writes[0];
+                for (const BoundView& b : consumer.bindings) {
+                    if (&b == in_view || !b.view.range().overlaps(earlier_out)) continue;
+                    const KernelBinding* kb =
+                        consumer.kernel < g_.kernels.size()
+                            ? g_.kernels[consumer.kernel].find_binding(b.binding)
+                            : nullptr;
+                    if (!kb || access_reads(kb->access))
+                        return fmt::format(
+                            "{} reads bytes of the output of {} through another "
+                            "binding ({})",
+                            node_ref(g_, c), node_ref(g_, chain[m]), b.binding);
+                }
+            }
             if (!same_layout(in_view->view, out_view->view))
                 return fmt::format("{} reads the output of {} with another shape or dtype",
                                    node_ref(g_, c), node_ref(g_, p));

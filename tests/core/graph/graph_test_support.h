@@ -73,3 +73,45 @@ inline std::vector<std::vector<bool>> reachability(
 }
 
 }  // namespace graphlens::testing
+
+#include <span>
+
+#include "graphlens/fusion.h"
+
+namespace graphlens::testing {
+
+/// A stand-in for the kernel library's builders: the fused kernel binds every input of the
+/// chain except the intermediates, and the last member's output.
+inline FusionBuildResult concatenating_builder(const ComputeGraph& g,
+                                               std::span<const size_t> chain) {
+    FusedDispatch f;
+    const Node& first = g.nodes[chain.front()];
+    f.node.op = OpKind::other;
+    f.node.workgroups = first.workgroups;
+    f.kernel.name = "fused";
+    for (size_t k = 0; k < chain.size(); ++k) {
+        const Node& m = g.nodes[chain[k]];
+        f.kernel.name += "_" + std::string(op_kind_name(m.op));
+        const KernelInfo& mk = g.kernels[m.kernel];
+        for (const BoundView& b : m.bindings) {
+            const KernelBinding* kb = mk.find_binding(b.binding);
+            const BindingAccess access = kb ? kb->access : BindingAccess::read_write;
+            const bool intermediate_in = k > 0 && b.view.range() == g.nodes[chain[k - 1]].writes[0];
+            const bool intermediate_out = k + 1 < chain.size() && access_writes(access);
+            if (intermediate_in || intermediate_out) continue;
+            const auto slot = static_cast<uint32_t>(f.node.bindings.size());
+            f.node.bindings.push_back({slot, b.view});
+            f.kernel.bindings.push_back({slot, access, ""});
+        }
+    }
+    return {std::move(f), {}};
+}
+
+/// The default recipes with the stand-in builder.
+inline std::vector<FusionRecipe> recipes_with_test_builders() {
+    auto recipes = default_fusion_recipes();
+    for (auto& r : recipes) r.build = concatenating_builder;
+    return recipes;
+}
+
+}  // namespace graphlens::testing

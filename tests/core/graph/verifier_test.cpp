@@ -1,0 +1,134 @@
+// Specification of the verifier: it accepts valid schedules and rejects broken ones with a
+// message that names the nodes, the allocation and the bytes.
+#include "graphlens/verifier.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "graph_test_support.h"
+#include "graphlens/barrier_planner.h"
+#include "graphlens/schedule_analysis.h"
+#include "graphlens/synthetic_graphs.h"
+
+namespace graphlens {
+namespace {
+using testing::R;
+using testing::TinyGraph;
+
+class VerifierTest : public ::testing::Test {
+  protected:
+    VerifierTest() {
+        t.dispatch("blk.0.attn_q", {R(1, 0, 64)}, {R(0, 0, 64)});
+        t.dispatch("blk.0.rope_q", {R(0, 0, 64)}, {R(0, 64, 128)});
+        t.dispatch("blk.0.other", {}, {R(1, 512, 576)});
+        planned = plan_barriers(t.graph);
+    }
+    bool has(const VerificationReport& r, ViolationKind k) {
+        return std::any_of(r.violations.begin(), r.violations.end(),
+                           [&](const Violation& v) { return v.kind == k; });
+    }
+    TinyGraph t;
+    ComputeGraph planned;
+};
+
+TEST_F(VerifierTest, AcceptsThePlannedSchedule) {
+    const auto r = verify_transformation(t.graph, planned);
+    EXPECT_TRUE(r.ok()) << r.summary();
+    EXPECT_EQ(r.hazards_checked, 1u);
+}
+
+TEST_F(VerifierTest, DroppedBarrierIsReportedWithNodesAllocationAndBytes) {
+    const auto r = verify_transformation(t.graph, t.graph.without_barriers());
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.violations[0].kind, ViolationKind::missing_barrier);
+    const std::string& m = r.violations[0].message;
+    EXPECT_NE(m.find("RAW"), std::string::npos) << m;
+    EXPECT_NE(m.find("'blk.0.attn_q'"), std::string::npos) << m;
+    EXPECT_NE(m.find("'blk.0.rope_q'"), std::string::npos) << m;
+    EXPECT_NE(m.find("'buf0' bytes [0, 64)"), std::string::npos) << m;
+}
+
+TEST_F(VerifierTest, SwappedDependentPairIsAnOrderViolation) {
+    ComputeGraph swapped = planned;
+    std::swap(swapped.nodes[0], swapped.nodes[2]);  // rope before attn_q, barrier between
+    const auto r = verify_transformation(t.graph, swapped);
+    EXPECT_TRUE(has(r, ViolationKind::order)) << r.summary();
+}
+
+TEST_F(VerifierTest, DuplicatedLostAndUnknownNodesAreReported) {
+    ComputeGraph dup = planned;
+    dup.nodes.push_back(Node::barrier());
+    dup.nodes.push_back(planned.nodes.back());
+    EXPECT_TRUE(has(verify_transformation(t.graph, dup), ViolationKind::duplicated));
+
+    ComputeGraph lost = planned;
+    lost.nodes.pop_back();
+    const auto r = verify_transformation(t.graph, lost);
+    ASSERT_TRUE(has(r, ViolationKind::lost));
+    EXPECT_NE(r.summary().find("'blk.0.other'"), std::string::npos) << r.summary();
+
+    ComputeGraph unknown = planned;
+    unknown.nodes.back().origin = {99};
+    EXPECT_TRUE(has(verify_transformation(t.graph, unknown), ViolationKind::unknown));
+}
+
+TEST_F(VerifierTest, ADispatchMovedAcrossAFenceIsReported) {
+    TinyGraph f;
+    f.dispatch("a", {}, {R(0, 0, 16)});
+    f.fence("foreign");
+    f.dispatch("b", {}, {R(1, 0, 16)});
+    ComputeGraph moved = plan_barriers(f.graph);  // a | fence | b
+    std::swap(moved.nodes[0], moved.nodes[4]);    // b | fence | a
+    const auto r = verify_transformation(f.graph, moved);
+    EXPECT_TRUE(has(r, ViolationKind::fence)) << r.summary();
+}
+
+/// Random graphs, planned, then broken in each of the four ways: every break is caught.
+TEST(VerifierProperty, RejectsEveryDeliberatelyBrokenSchedule) {
+    size_t dropped = 0, swapped = 0;
+    for (uint64_t seed = 1; seed <= 1500; ++seed) {
+        const ComputeGraph g = random_graph({.seed = seed,
+                                             .dispatches = 2 + seed % 25,
+                                             .allocations = 2,
+                                             .allocation_size = 128,
+                                             .fence_probability = seed % 5 == 0 ? 0.1 : 0});
+        const HazardIndex hazards(g);
+        const ComputeGraph planned = plan_barriers(g);
+        ASSERT_TRUE(verify_transformation(g, hazards, planned).ok());
+
+        // Drop a barrier that some hazard or fence needs.
+        for (const auto& e : explain_barriers(planned)) {
+            if (e.redundant) continue;
+            ComputeGraph broken = planned;
+            broken.nodes.erase(broken.nodes.begin() + static_cast<ptrdiff_t>(e.barrier));
+            ASSERT_FALSE(verify_transformation(g, hazards, broken).ok()) << "seed " << seed;
+            ++dropped;
+            break;
+        }
+        // Swap the two ends of a hazard.
+        if (!hazards.hazards().empty()) {
+            const Hazard& h = hazards.hazards()[seed % hazards.size()];
+            ComputeGraph broken = g;
+            std::swap(broken.nodes[h.earlier], broken.nodes[h.later]);
+            ASSERT_FALSE(verify_transformation(g, hazards, plan_barriers(broken)).ok())
+                << "seed " << seed;
+            ++swapped;
+        }
+        // Duplicate a dispatch, lose a dispatch.
+        ComputeGraph dup = planned;
+        dup.nodes.push_back(Node::barrier());
+        dup.nodes.push_back(*std::find_if(planned.nodes.begin(), planned.nodes.end(),
+                                          [](const Node& n) { return n.is_dispatch(); }));
+        ASSERT_FALSE(verify_transformation(g, hazards, dup).ok()) << "seed " << seed;
+        ComputeGraph lost = planned;
+        lost.nodes.erase(std::find_if(lost.nodes.begin(), lost.nodes.end(),
+                                      [](const Node& n) { return n.is_dispatch(); }));
+        ASSERT_FALSE(verify_transformation(g, hazards, lost).ok()) << "seed " << seed;
+    }
+    EXPECT_GT(dropped, 500u);
+    EXPECT_GT(swapped, 500u);
+}
+
+}  // namespace
+}  // namespace graphlens
