@@ -1,0 +1,118 @@
+// Attention: sdpa (prefill, causal GQA) and flash_attn_vec + flash_attn_reduce (decode).
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "graphlens/graph_session.h"
+#include "graphlens/op_support.h"
+#include "op_common.h"
+
+namespace graphlens {
+
+using namespace ops_detail;
+
+void GraphSession::sdpa(const TensorView& q, const TensorView& k, const TensorView& v,
+                        const TensorView& out, const SdpaParams& p, std::string label) {
+    constexpr std::string_view op = "sdpa";
+    require_subgroups(device(), op);
+    for (auto [name, t] : {std::pair{"q", &q}, {"k", &k}, {"v", &v}, {"out", &out}}) {
+        require_dtype(op, label, name, *t, DType::f32);
+        require_consistent(op, label, name, *t);
+    }
+    if (p.head_dim == 0 || p.head_dim > 256 || p.n_kv_heads == 0 || p.n_heads % p.n_kv_heads ||
+        p.seq_q == 0 || p.seq_q > p.seq_kv)
+        fail(op, label,
+             fmt::format("head_dim {} (1..256), heads {} / kv heads {} (must divide), "
+                         "seq_q {} <= seq_kv {}",
+                         p.head_dim, p.n_heads, p.n_kv_heads, p.seq_q, p.seq_kv));
+    require_elements(op, label, "q", q, int64_t(p.head_dim) * p.n_heads * p.seq_q);
+    require_elements(op, label, "out", out, int64_t(p.head_dim) * p.n_heads * p.seq_q);
+    require_elements(op, label, "k", k, int64_t(p.head_dim) * p.n_kv_heads * p.seq_kv);
+    require_elements(op, label, "v", v, int64_t(p.head_dim) * p.n_kv_heads * p.seq_kv);
+    struct {
+        uint32_t head_dim, n_heads, n_kv_heads, seq_q, seq_kv;
+        float scale;
+        uint32_t causal;
+    } params{p.head_dim,        p.n_heads,
+             p.n_kv_heads,      p.seq_q,
+             p.seq_kv,          p.scale != 0 ? p.scale : 1.0f / std::sqrt(float(p.head_dim)),
+             p.causal ? 1u : 0u};
+    DispatchDesc d;
+    d.kernel = "sdpa_f32";
+    d.bindings = {{0, q}, {1, k}, {2, v}, {3, out}};
+    d.push_constants = push_constant_bytes(params);
+    d.workgroups = {p.seq_q, p.n_heads, 1};
+    d.op = OpKind::sdpa;
+    d.label = std::move(label);
+    dispatch(d);
+}
+
+void GraphSession::flash_attn_vec(const TensorView& q, const TensorView& k_cache,
+                                  const TensorView& v_cache, const TensorView& out,
+                                  const TensorView& tmp, const FlashAttnVecParams& p,
+                                  std::string label) {
+    constexpr std::string_view op = "flash_attn_vec";
+    require_subgroups(device(), op);
+    require_dtype(op, label, "q", q, DType::f32);
+    require_dtype(op, label, "out", out, DType::f32);
+    require_dtype(op, label, "tmp", tmp, DType::f32);
+    require_dtype_of(op, label, "k_cache", k_cache, DType::f32, DType::f16);
+    if (v_cache.dtype != k_cache.dtype)
+        fail(op, label,
+             fmt::format("v_cache is {} but k_cache is {}", dtype_name(v_cache.dtype),
+                         dtype_name(k_cache.dtype)));
+    if (p.head_dim == 0 || p.head_dim % 4 || p.head_dim > 256 || p.n_kv_heads == 0 ||
+        p.n_heads % p.n_kv_heads || p.kv_len == 0)
+        fail(op, label,
+             fmt::format("head_dim {} (multiple of 4, <= 256), heads {} / kv heads {} "
+                         "(must divide), kv_len {} (> 0)",
+                         p.head_dim, p.n_heads, p.n_kv_heads, p.kv_len));
+    require_elements(op, label, "q", q, int64_t(p.head_dim) * p.n_heads);
+    require_elements(op, label, "out", out, int64_t(p.head_dim) * p.n_heads);
+    const int64_t token = int64_t(p.head_dim) * p.n_kv_heads;
+    for (auto [name, c] : {std::pair{"k_cache", &k_cache}, {"v_cache", &v_cache}})
+        if (c->elements() < token * p.kv_len || c->elements() % token != 0)
+            fail(op, label,
+                 fmt::format("{} has {} elements: not whole tokens of {} covering "
+                             "kv_len {}",
+                             name, c->elements(), token, p.kv_len));
+    FlashAttnVecParams fp = p;
+    if (fp.split_len == 0) fp.split_len = 256;
+    const uint32_t splits = flash_attn_vec_splits(fp);
+    require_elements(op, label, "tmp", tmp, int64_t(flash_attn_vec_tmp_elements(fp)));
+    struct {
+        uint32_t head_dim, n_heads, n_kv_heads, kv_len, split_len, n_splits;
+        float scale, softcap;
+        uint32_t window;
+    } params{fp.head_dim,
+             fp.n_heads,
+             fp.n_kv_heads,
+             fp.kv_len,
+             fp.split_len,
+             splits,
+             fp.scale != 0 ? fp.scale : 1.0f / std::sqrt(float(fp.head_dim)),
+             fp.softcap,
+             fp.window};
+    DispatchDesc d;
+    d.kernel = k_cache.dtype == DType::f16 ? "flash_attn_vec_f16" : "flash_attn_vec_f32";
+    d.bindings = {{0, q}, {1, k_cache}, {2, v_cache}, {3, tmp}};
+    d.push_constants = push_constant_bytes(params);
+    d.workgroups = {splits, fp.n_heads, 1};
+    d.op = OpKind::flash_attn_vec;
+    d.label = label;
+    dispatch(d);
+
+    struct {
+        uint32_t head_dim, n_heads, n_splits;
+    } rp{fp.head_dim, fp.n_heads, splits};
+    DispatchDesc r;
+    r.kernel = "flash_attn_reduce_f32";
+    r.bindings = {{0, tmp}, {1, out}};
+    r.push_constants = push_constant_bytes(rp);
+    r.workgroups = {fp.n_heads, 1, 1};
+    r.op = OpKind::flash_attn_reduce;
+    r.label = std::move(label) + ".reduce";
+    dispatch(r);
+}
+
+}  // namespace graphlens

@@ -1,0 +1,226 @@
+// Matrix products: f32/f16 weights, MLX affine-quantised weights, ggml block weights and
+// expert-routed ggml weights (matvec.comp / matmul.comp variants), plus MoE top-k routing.
+// Mat-vec kernel (one weight pass for up to 8 columns per workgroup) for m <= kMatvecMaxCols,
+// the tiled mat-mat kernel above.
+#include <fmt/format.h>
+
+#include "graphlens/device.h"
+#include "graphlens/graph_session.h"
+#include "graphlens/op_support.h"
+#include "op_common.h"
+
+namespace graphlens {
+namespace {
+
+using namespace ops_detail;
+
+constexpr uint32_t kMatvecRowsPerGroup = 4;  // matvec.comp: WG_SIZE 128 / TPR 32
+constexpr uint32_t kMatvecCols = 8;          // matvec.comp: MAX_COLS
+constexpr uint32_t kMatvecMaxCols = 8;       // beyond this the tiled kernel reuses weights better
+constexpr uint32_t kTile = 64;               // matmul.comp: BN = BM
+
+// matmul_params.glsl
+struct MatmulParams {
+    uint32_t n = 0, k = 0, m = 0, row_bytes = 0, x_stride = 0, y_stride = 0, bits = 0,
+             group_size = 0, expert_bytes = 0, n_ids = 0, x_slot_stride = 0;
+};
+
+struct Shape {
+    uint32_t n, k, m;
+};
+
+// Checks x [k, m] and out [n, m] against a weight of n rows of k; returns m.
+uint32_t check_x_out(std::string_view op, std::string_view label, const TensorView& x,
+                     const TensorView& out, uint32_t n, uint32_t k) {
+    require_dtype(op, label, "x", x, DType::f32);
+    require_dtype(op, label, "out", out, DType::f32);
+    require_consistent(op, label, "x", x);
+    require_consistent(op, label, "out", out);
+    if (k == 0 || n == 0) fail(op, label, "empty weight");
+    if (x.shape[0] != k)
+        fail(op, label,
+             fmt::format("x rows have {} elements but weight rows have {}", x.shape[0], k));
+    const uint32_t m = checked_u32(op, label, "columns of x", x.elements() / k);
+    require_elements(op, label, "out", out, int64_t(n) * m);
+    return m;
+}
+
+DispatchDesc product(std::string_view op, std::string_view format, const Shape& s,
+                     MatmulParams params, std::vector<BoundView> bindings, OpKind kind,
+                     std::string label, bool vec_ok) {
+    params.n = s.n;
+    params.k = s.k;
+    params.m = s.m;
+    params.x_stride = s.k;
+    params.y_stride = s.n;
+    DispatchDesc d;
+    if (s.m <= kMatvecMaxCols) {
+        d.kernel = fmt::format("matvec_{}{}", format, vec_ok ? "_vec" : "");
+        d.workgroups = {(s.n + kMatvecRowsPerGroup - 1) / kMatvecRowsPerGroup,
+                        (s.m + kMatvecCols - 1) / kMatvecCols, 1};
+    } else {
+        d.kernel = fmt::format("matmul_{}", format);
+        d.workgroups = {(s.n + kTile - 1) / kTile, (s.m + kTile - 1) / kTile, 1};
+    }
+    if (d.workgroups[0] > 65535 || d.workgroups[1] > 65535)
+        fail(op, label, fmt::format("{} x {} outputs exceed one dispatch", s.n, s.m));
+    d.bindings = std::move(bindings);
+    d.push_constants = push_constant_bytes(params);
+    d.op = kind;
+    d.label = std::move(label);
+    return d;
+}
+
+}  // namespace
+
+void GraphSession::matmul(const TensorView& weight, const TensorView& x, const TensorView& out,
+                          std::string label) {
+    constexpr std::string_view op = "matmul";
+    require_subgroups(device(), op);
+    require_dtype_of(op, label, "weight", weight, DType::f32, DType::f16);
+    require_consistent(op, label, "weight", weight);
+    const uint32_t k = checked_u32(op, label, "k", weight.shape[0]);
+    const uint32_t n = checked_u32(op, label, "n", k ? weight.elements() / k : 0);
+    const uint32_t m = check_x_out(op, label, x, out, n, k);
+    MatmulParams params;
+    params.row_bytes = checked_u32(op, label, "row bytes", int64_t(row_bytes(weight.dtype, k)));
+    // f16 rows read 8 halves at a time when rows and the view are 16-byte aligned.
+    const bool vec = weight.dtype == DType::f16 && k % 8 == 0 && weight.offset % 16 == 0;
+    dispatch(product(op, weight.dtype == DType::f16 ? "f16" : "f32", {n, k, m}, params,
+                     {{0, weight}, {1, x}, {2, out}}, OpKind::matmul, std::move(label),
+                     vec && m <= kMatvecMaxCols));
+}
+
+void GraphSession::quantized_matmul(const TensorView& x, const TensorView& weight,
+                                    const TensorView& scales, const TensorView& biases,
+                                    const TensorView& out, const AffineQuantParams& p,
+                                    std::string label) {
+    constexpr std::string_view op = "quantized_matmul";
+    require_subgroups(device(), op);
+    if ((p.bits != 4 && p.bits != 8) || (p.group_size != 32 && p.group_size != 64))
+        fail(op, label,
+             fmt::format("bits {} / group_size {}: supported are 4 or 8 bits, groups "
+                         "of 32 or 64",
+                         p.bits, p.group_size));
+    if (p.k % 32 != 0 || p.k % p.group_size != 0)
+        fail(op, label, fmt::format("k = {} must be a multiple of 32 and of the group size", p.k));
+    require_dtype(op, label, "weight", weight, DType::u32);
+    require_dtype(op, label, "scales", scales, DType::f16);
+    require_dtype(op, label, "biases", biases, DType::f16);
+    require_elements(op, label, "weight", weight, int64_t(p.n) * p.k * p.bits / 32);
+    require_elements(op, label, "scales", scales, int64_t(p.n) * p.k / p.group_size);
+    require_elements(op, label, "biases", biases, int64_t(p.n) * p.k / p.group_size);
+    const uint32_t m = check_x_out(op, label, x, out, p.n, p.k);
+    MatmulParams params;
+    params.row_bytes = p.k * p.bits / 8;
+    params.bits = p.bits;
+    params.group_size = p.group_size;
+    dispatch(product(op, "affine", {p.n, p.k, m}, params,
+                     {{0, weight}, {1, x}, {2, out}, {3, scales}, {4, biases}},
+                     OpKind::quantized_matmul, std::move(label), false));
+}
+
+void GraphSession::quantized_matmul_ggml(const TensorView& x, const TensorView& weight,
+                                         const TensorView& out, std::string label) {
+    constexpr std::string_view op = "quantized_matmul_ggml";
+    require_subgroups(device(), op);
+    if (!dtype_is_quantized(weight.dtype))
+        fail(op, label,
+             fmt::format("weight must be q4_0, q8_0, q4_k or q6_k, is {}",
+                         dtype_name(weight.dtype)));
+    const auto suffix = weight_suffix(op, label, weight.dtype);
+    require_consistent(op, label, "weight", weight);
+    const uint32_t k = checked_u32(op, label, "k", weight.shape[0]);
+    if (k % dtype_block_elements(weight.dtype) != 0)
+        fail(op, label,
+             fmt::format("rows of {} elements are not whole {} blocks", k,
+                         dtype_name(weight.dtype)));
+    const uint32_t n = checked_u32(op, label, "n", k ? weight.elements() / k : 0);
+    const uint32_t m = check_x_out(op, label, x, out, n, k);
+    MatmulParams params;
+    params.row_bytes = checked_u32(op, label, "row bytes", int64_t(row_bytes(weight.dtype, k)));
+    dispatch(product(op, suffix, {n, k, m}, params, {{0, weight}, {1, x}, {2, out}},
+                     OpKind::quantized_matmul_ggml, std::move(label), false));
+}
+
+void GraphSession::quantized_matmul_id_ggml(const TensorView& x, const TensorView& weight,
+                                            const TensorView& ids, const TensorView& out,
+                                            const MatmulIdParams& p, std::string label) {
+    constexpr std::string_view op = "quantized_matmul_id_ggml";
+    require_subgroups(device(), op);
+    if (!dtype_is_quantized(weight.dtype))
+        fail(op, label,
+             fmt::format("weight must be q4_0, q8_0, q4_k or q6_k, is {}",
+                         dtype_name(weight.dtype)));
+    const auto suffix = weight_suffix(op, label, weight.dtype);
+    require_consistent(op, label, "weight", weight);
+    require_dtype(op, label, "ids", ids, DType::i32);
+    require_dtype(op, label, "x", x, DType::f32);
+    require_dtype(op, label, "out", out, DType::f32);
+    if (p.n_experts == 0 || p.n_ids == 0 || p.n_tokens == 0)
+        fail(op, label, "n_experts, n_ids and n_tokens must be > 0");
+    const uint32_t k = checked_u32(op, label, "k", weight.shape[0]);
+    if (k == 0 || k % dtype_block_elements(weight.dtype) != 0)
+        fail(op, label,
+             fmt::format("rows of {} elements are not whole {} blocks", k,
+                         dtype_name(weight.dtype)));
+    const int64_t per_expert = weight.elements() / p.n_experts;
+    if (per_expert * p.n_experts != weight.elements() || per_expert % k != 0)
+        fail(op, label,
+             fmt::format("weight of {} elements is not {} experts of rows of {}", weight.elements(),
+                         p.n_experts, k));
+    const uint32_t n = checked_u32(op, label, "n", per_expert / k);
+    require_elements(op, label, "ids", ids, int64_t(p.n_ids) * p.n_tokens);
+    require_elements(op, label, "out", out, int64_t(n) * p.n_ids * p.n_tokens);
+    const int64_t x_slots = x.elements() / (int64_t(k) * p.n_tokens);
+    if ((x_slots != 1 && x_slots != p.n_ids) || x_slots * k * p.n_tokens != x.elements())
+        fail(op, label,
+             fmt::format("x has {} elements: expected k x (1 or n_ids) x n_tokens", x.elements()));
+    MatmulParams params;
+    params.n = n;
+    params.k = k;
+    params.m = 1;
+    params.row_bytes = checked_u32(op, label, "row bytes", int64_t(row_bytes(weight.dtype, k)));
+    params.x_stride = checked_u32(op, label, "x stride", int64_t(k) * x_slots);
+    params.y_stride = n;
+    params.expert_bytes = checked_u32(op, label, "expert bytes", int64_t(params.row_bytes) * n);
+    params.n_ids = p.n_ids;
+    params.x_slot_stride = x_slots == 1 ? 0 : k;
+    DispatchDesc d;
+    d.kernel = fmt::format("matvec_id_{}", suffix);
+    d.bindings = {{0, weight}, {1, x}, {2, out}, {5, ids}};
+    d.push_constants = push_constant_bytes(params);
+    d.workgroups = {(n + kMatvecRowsPerGroup - 1) / kMatvecRowsPerGroup, 1, p.n_ids * p.n_tokens};
+    d.op = OpKind::quantized_matmul_id_ggml;
+    d.label = std::move(label);
+    dispatch(d);
+}
+
+void GraphSession::topk(const TensorView& logits, const TensorView& ids, const TensorView& weights,
+                        uint32_t k, bool normalize, std::string label) {
+    constexpr std::string_view op = "topk";
+    require_dtype(op, label, "logits", logits, DType::f32);
+    require_dtype(op, label, "ids", ids, DType::i32);
+    require_dtype(op, label, "weights", weights, DType::f32);
+    const uint32_t n_experts = checked_u32(op, label, "experts", logits.shape[0]);
+    if (n_experts == 0 || n_experts > 256 || k == 0 || k > 8 || k > n_experts)
+        fail(
+            op, label,
+            fmt::format("{} experts, k = {}: need 1 <= k <= 8, k <= experts <= 256", n_experts, k));
+    const uint32_t tokens = checked_u32(op, label, "tokens", logits.elements() / n_experts);
+    require_elements(op, label, "ids", ids, int64_t(k) * tokens);
+    require_elements(op, label, "weights", weights, int64_t(k) * tokens);
+    struct {
+        uint32_t n_experts, n_tokens, k, normalize;
+    } params{n_experts, tokens, k, normalize ? 1u : 0u};
+    DispatchDesc d;
+    d.kernel = "topk";
+    d.bindings = {{0, logits}, {1, ids}, {2, weights}};
+    d.push_constants = push_constant_bytes(params);
+    d.workgroups = grid_1d(tokens, 64);
+    d.op = OpKind::topk;
+    d.label = std::move(label);
+    dispatch(d);
+}
+
+}  // namespace graphlens

@@ -1,0 +1,35 @@
+#pragma once
+// Checks and helpers shared by the op families in core/src/ops (private to the layer).
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "graphlens/dtype.h"
+#include "graphlens/tensor_view.h"
+
+namespace graphlens {
+class Device;
+}
+
+namespace graphlens::ops_detail {
+
+/// Throws std::invalid_argument "<op> '<label>': <message>".
+[[noreturn]] void fail(std::string_view op, std::string_view label, const std::string& message);
+/// v as u32, or throws naming what overflowed.
+uint32_t checked_u32(std::string_view op, std::string_view label, std::string_view what, int64_t v);
+/// Throws unless the view's element count is exactly `n`.
+void require_elements(std::string_view op, std::string_view label, std::string_view operand,
+                      const TensorView& v, int64_t n);
+/// Throws unless v.dtype is one of the two.
+void require_dtype_of(std::string_view op, std::string_view label, std::string_view operand,
+                      const TensorView& v, DType a, DType b);
+/// The subgroup-reducing kernels need subgroup arithmetic in compute shaders and a subgroup
+/// size between 4 and 32 (the mat-vec kernel gives each row 32 threads). Checked once per
+/// device; throws std::runtime_error naming the op when the device lacks it.
+void require_subgroups(Device& device, std::string_view op);
+/// Bytes of one row of k elements of a weight dtype.
+uint64_t row_bytes(DType t, uint64_t k);
+/// Kernel-name suffix of a weight dtype: "f32", "f16", "q4_0", "q8_0", "q4_k", "q6_k".
+std::string_view weight_suffix(std::string_view op, std::string_view label, DType t);
+
+}  // namespace graphlens::ops_detail
