@@ -29,6 +29,9 @@ class GgufWriter {
     /// `type` (f32, f16, q8_0, q4_0, q4_k or q6_k).
     void add_tensor_from_floats(const std::string& name, std::vector<uint64_t> dims, DType type,
                                 std::span<const float> values);
+    /// Adds a tensor info without data: only for metadata-only files (bytes() throws
+    /// std::logic_error for such a tensor unless omit_tensor_data(true)).
+    void add_tensor_shape(const std::string& name, std::vector<uint64_t> dims, GgmlType type);
     /// Writes tensor infos but no data section: a "metadata-only" file (see
     /// GgufFile::has_tensor_data). Off by default.
     void omit_tensor_data(bool omit) { omit_data_ = omit; }
@@ -41,8 +44,11 @@ class GgufWriter {
         std::string name;
         std::vector<uint64_t> dims;
         GgmlType type;
-        std::vector<uint8_t> bytes;
+        uint64_t size;               ///< bytes the data takes
+        std::vector<uint8_t> bytes;  ///< empty for a shape-only tensor
     };
+    void add_pending(const std::string& name, std::vector<uint64_t> dims, GgmlType type,
+                     uint64_t size, std::vector<uint8_t> bytes);
     uint32_t version_;
     uint32_t alignment_ = kGgufDefaultAlignment;
     bool omit_data_ = false;

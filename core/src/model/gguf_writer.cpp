@@ -107,21 +107,43 @@ void GgufWriter::set(const std::string& key, GgufValue value) {
     metadata_.push_back({key, std::move(value)});
 }
 
-void GgufWriter::add_tensor(const std::string& name, std::vector<uint64_t> dims, GgmlType type,
-                            std::vector<uint8_t> bytes) {
+void GgufWriter::add_pending(const std::string& name, std::vector<uint64_t> dims, GgmlType type,
+                             uint64_t size, std::vector<uint8_t> bytes) {
     for (const auto& t : tensors_)
         if (t.name == name) throw std::invalid_argument("duplicate tensor '" + name + "'");
     if (dims.empty() || dims.size() > 4)
         throw std::invalid_argument(fmt::format("tensor '{}' has {} dims", name, dims.size()));
-    uint64_t elements = 1;
-    for (uint64_t d : dims) elements *= d;
+    tensors_.push_back({name, std::move(dims), type, size, std::move(bytes)});
+}
+
+namespace {
+uint64_t element_count(const std::vector<uint64_t>& dims) {
+    uint64_t n = 1;
+    for (uint64_t d : dims) n *= d;
+    return n;
+}
+}  // namespace
+
+void GgufWriter::add_tensor(const std::string& name, std::vector<uint64_t> dims, GgmlType type,
+                            std::vector<uint8_t> bytes) {
     if (const auto dt = ggml_type_to_dtype(type)) {
-        const uint64_t expected = dtype_bytes_for(*dt, elements);
+        const uint64_t expected = dtype_bytes_for(*dt, element_count(dims));
         if (bytes.size() != expected)
             throw std::invalid_argument(fmt::format("tensor '{}': {} bytes given, {} expected",
                                                     name, bytes.size(), expected));
     }
-    tensors_.push_back({name, std::move(dims), type, std::move(bytes)});
+    const uint64_t size = bytes.size();
+    add_pending(name, std::move(dims), type, size, std::move(bytes));
+}
+
+void GgufWriter::add_tensor_shape(const std::string& name, std::vector<uint64_t> dims,
+                                  GgmlType type) {
+    const auto dt = ggml_type_to_dtype(type);
+    if (!dt)
+        throw std::invalid_argument(
+            fmt::format("tensor '{}': type {} cannot be sized", name, static_cast<uint32_t>(type)));
+    const uint64_t size = dtype_bytes_for(*dt, element_count(dims));
+    add_pending(name, std::move(dims), type, size, {});
 }
 
 void GgufWriter::add_tensor_from_floats(const std::string& name, std::vector<uint64_t> dims,
@@ -153,11 +175,14 @@ std::vector<uint8_t> GgufWriter::bytes() const {
         for (uint64_t d : t.dims) out.put<uint64_t>(d);
         out.put<uint32_t>(static_cast<uint32_t>(t.type));
         out.put<uint64_t>(offset);
-        offset = align_up(offset + t.bytes.size(), alignment_);
+        offset = align_up(offset + t.size, alignment_);
     }
     if (omit_data_ || tensors_.empty()) return out.take();
     out.pad_to(alignment_);
     for (const auto& t : tensors_) {
+        if (t.bytes.size() != t.size)
+            throw std::logic_error("tensor '" + t.name +
+                                   "' has no data: only a metadata-only file can hold it");
         out.put_bytes(t.bytes);
         out.pad_to(alignment_);
     }

@@ -188,6 +188,18 @@ TEST(GgufTest, MetadataOnlyFileKeepsShapesWithoutData) {
     EXPECT_TRUE(f.tensor_data(f.tensors()[0]).empty());
 }
 
+TEST(GgufTest, ShapeOnlyTensorsNeedAMetadataOnlyFile) {
+    GgufWriter w;
+    w.add_tensor_shape("big", {4096, 128256}, GgmlType::q4_0);
+    EXPECT_THROW(w.bytes(), std::logic_error);
+    w.omit_tensor_data(true);
+    const auto bytes = w.bytes();
+    const GgufFile f = GgufFile::parse(bytes);
+    EXPECT_EQ(f.tensors().at(0).size, dtype_bytes_for(DType::q4_0, 4096ull * 128256));
+    EXPECT_THROW(w.add_tensor("wrong", {32}, GgmlType::q8_0, std::vector<uint8_t>(33)),
+                 std::invalid_argument);
+}
+
 // --- corrupt, truncated and unsupported files: each error names its field and offset
 
 TEST(GgufErrorTest, BadMagic) {

@@ -1,0 +1,69 @@
+#pragma once
+// A straightforward CPU forward pass of a transformer (double accumulation, weights
+// dequantized once to float), the truth the GPU graph's logits are compared against in the
+// end-to-end tests. It follows the same arithmetic as the graph TransformerBuilder records
+// (see docs/models.md), op by op, but shares no code with it. Meant for tiny models: it
+// keeps every weight as floats.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "graphlens/dtype.h"
+#include "graphlens/model_config.h"
+#include "graphlens/model_weights.h"
+
+namespace graphlens {
+
+class CpuReferenceModel {
+  public:
+    /// `kv_type` is the KV cache's element type on the GPU: f16 rounds every cached key and
+    /// value through f16 exactly as the GPU cache stores it.
+    explicit CpuReferenceModel(const ModelWeights& weights, DType kv_type = DType::f32);
+
+    /// Replaces the cache of one layer with `length` positions; `keys` and `values` hold
+    /// length × kv_dim values (position-major, then head, then dimension).
+    void set_cache(uint32_t layer, uint32_t length, std::span<const float> keys,
+                   std::span<const float> values);
+    uint32_t kv_length() const { return kv_length_; }
+
+    /// Runs `tokens` at positions kv_length() ... kv_length() + n - 1, appends their keys
+    /// and values to the cache and returns the logits of the last token (n_vocab values).
+    std::vector<float> forward(std::span<const int32_t> tokens);
+
+    /// Cached keys of one layer (kv_length() × kv_dim), for comparing caches.
+    const std::vector<float>& keys(uint32_t layer) const { return k_cache_.at(layer); }
+    const std::vector<float>& values(uint32_t layer) const { return v_cache_.at(layer); }
+
+  private:
+    struct Matrix {
+        std::vector<float> w;  ///< rows × cols, row-major: row r = output r
+        uint32_t rows = 0, cols = 0;
+    };
+    struct Layer {
+        std::vector<float> attn_norm, q_norm, k_norm, post_attn_norm, ffn_norm, post_ffw_norm;
+        std::vector<float> q_bias, k_bias, v_bias;
+        Matrix wq, wk, wv, wo;
+        Matrix gate, up, down;  // dense FFN
+        Matrix router;          // MoE
+        std::vector<Matrix> gate_e, up_e, down_e;
+    };
+    std::vector<double> matvec(const Matrix& m, const std::vector<double>& x) const;
+    std::vector<double> rms_norm(const std::vector<double>& x, const std::vector<float>& w,
+                                 size_t row) const;
+    std::vector<double> ffn(const Layer& L, const std::vector<double>& h) const;
+    std::vector<double> dense_ffn(const Matrix& gate, const Matrix& up, const Matrix& down,
+                                  const std::vector<double>& h) const;
+    void rope(std::vector<double>& x, uint32_t heads, uint32_t pos, float base) const;
+    double store_kv(double v) const;
+
+    ModelConfig config_;
+    DType kv_type_;
+    std::vector<float> token_embd_;  ///< n_vocab × n_embd
+    std::vector<float> output_norm_;
+    Matrix output_;
+    std::vector<Layer> layers_;
+    std::vector<std::vector<float>> k_cache_, v_cache_;
+    uint32_t kv_length_ = 0;
+};
+
+}  // namespace graphlens
