@@ -153,7 +153,7 @@ bool GraphSession::barrier_between(std::span<const ByteRange> reads,
                                    std::span<const ByteRange> writes) {
     require_open("barrier_between");
     const auto t0 = std::chrono::steady_clock::now();
-    const bool conflict = open_group_ > 0 && tracker_.conflicts(reads, writes);
+    const bool conflict = tracker_.conflicts(reads, writes);
     tracker_ns_ += ns_since(t0);
     if (conflict) barrier();
     tracker_.add(reads, writes);

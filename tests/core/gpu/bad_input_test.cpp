@@ -1,0 +1,103 @@
+// Bad input gives a clear error (naming what and where), never a crash.
+#include <gtest/gtest.h>
+
+#include "gpu_fixture.h"
+#include "graphlens/graph_session.h"
+
+namespace graphlens::test {
+namespace {
+
+// Runs `f`, expects an exception of type E whose message contains every fragment.
+template <class E, class F>
+void expect_error(F&& f, std::initializer_list<const char*> fragments) {
+    try {
+        f();
+        ADD_FAILURE() << "expected an exception";
+    } catch (const E& e) {
+        for (const char* frag : fragments)
+            EXPECT_NE(std::string(e.what()).find(frag), std::string::npos)
+                << "message '" << e.what() << "' lacks '" << frag << "'";
+    }
+}
+
+class BadInputTest : public GpuTest {
+  protected:
+    void SetUp() override {
+        GpuTest::SetUp();
+        buf = memory->allocate("activations", 1024);
+        x = f32(buf, 64, 0);
+        y = f32(buf, 64, 256);
+        z = f32(buf, 64, 512);
+    }
+    AllocationId buf = 0;
+    TensorView x, y, z;
+};
+
+TEST_F(BadInputTest, ViewOutsideItsAllocation) {
+    expect_error<std::out_of_range>([&] { memory->view(buf, DType::f32, {64}, 1000); },
+                                    {"activations", "1024"});
+    TensorView beyond = x;
+    beyond.offset = 1008;  // 16-aligned, but 256 bytes from there leave the 1024
+    for (bool recording : {false, true}) {
+        auto s = recording ? executor->begin_recorded() : executor->begin();
+        expect_error<std::out_of_range>(
+            [&] { s.dispatch(binary_dispatch("add_f32", x, y, beyond, "blk.0.bad_out")); },
+            {"blk.0.bad_out", "add_f32", "binding 2", "activations"});
+    }
+}
+
+TEST_F(BadInputTest, MissingBinding) {
+    for (bool recording : {false, true}) {
+        auto s = recording ? executor->begin_recorded() : executor->begin();
+        DispatchDesc d = binary_dispatch("mul_f32", x, y, z, "blk.1.ffn_mul");
+        d.bindings.pop_back();
+        expect_error<std::invalid_argument>([&] { s.dispatch(d); },
+                                            {"mul_f32", "binding 2", "blk.1.ffn_mul", "not bound"});
+        // The failed dispatch left nothing behind.
+        EXPECT_EQ(s.dispatch_count(), 0u);
+        EXPECT_EQ(s.barrier_count(), 0u);
+    }
+}
+
+TEST_F(BadInputTest, WrongPushConstantSizeAndUnknownKernel) {
+    auto s = executor->begin();
+    DispatchDesc d = binary_dispatch("add_f32", x, y, z, "blk.2.add");
+    d.push_constants.resize(4);
+    expect_error<std::invalid_argument>([&] { s.dispatch(d); }, {"blk.2.add", "push constants"});
+    d = binary_dispatch("add_f32", x, y, z, "blk.2.add");
+    d.kernel = "no_such_kernel";
+    expect_error<std::out_of_range>([&] { s.dispatch(d); }, {"no_such_kernel"});
+}
+
+TEST_F(BadInputTest, TooLargeAllocation) {
+    const uint64_t too_big = device().facts().max_allocation_size + 1;
+    expect_error<std::length_error>([&] { memory->allocate("kv_cache_huge", too_big); },
+                                    {"kv_cache_huge", std::to_string(too_big).c_str()});
+    expect_error<std::length_error>([&] { memory->allocate("empty", 0); }, {"empty"});
+    EXPECT_EQ(memory->allocation_count(), 1u);  // only the fixture's
+}
+
+TEST_F(BadInputTest, MisalignedViewOffset) {
+    const uint64_t align = device().facts().storage_offset_alignment;
+    if (align <= 1) GTEST_SKIP() << "device has no offset alignment";
+    expect_error<std::invalid_argument>([&] { memory->view(buf, DType::f32, {4}, 4); },
+                                        {"alignment", "activations"});
+}
+
+TEST_F(BadInputTest, ReplayOfAGraphWithUnknownAllocation) {
+    auto s = executor->begin_recorded();
+    s.dispatch(binary_dispatch("add_f32", x, y, z, "ok"));
+    ComputeGraph g = s.finish_recording();
+    g.nodes[0].bindings[2].view.allocation = 7;
+    expect_error<std::invalid_argument>([&] { executor->execute(g); }, {"node 0", "allocation 7"});
+}
+
+TEST_F(BadInputTest, UploadAndDownloadOutOfRange) {
+    std::vector<uint8_t> bytes(64);
+    expect_error<std::out_of_range>([&] { memory->upload(buf, bytes, 1000); }, {"activations"});
+    expect_error<std::out_of_range>([&] { memory->download(buf, 1000, 64); }, {"activations"});
+    expect_error<std::out_of_range>([&] { memory->download(5, 0, 4); }, {"allocation id 5"});
+}
+
+}  // namespace
+}  // namespace graphlens::test
