@@ -36,10 +36,11 @@ struct TransformerGraphOptions {
     bool reuse_scratch = true;
 };
 
-/// One decode step of a llama-style model: per layer attn_norm (rms_norm→mul), q/k/v
-/// mat-vecs, rope q/k, kv-cache copies, attention, o projection, residual add, ffn_norm
-/// (rms_norm→mul), gate/up mat-vecs, silu→mul, down, residual add; then output_norm and
-/// lm_head. Labels like "blk.3.attn_q". 20 dispatches per layer + 4.
+/// One decode step of a llama-style model, in the depth-first order a ggml graph has: per
+/// layer attn_norm (rms_norm→mul), q + rope, k + rope + cache store, v + cache store,
+/// attention, o projection, residual add, ffn_norm (rms_norm→mul), up, gate, silu, mul,
+/// down, residual add; then output_norm (rms_norm→mul) and lm_head, after a get_rows
+/// embedding. Labels like "blk.3.attn_q". 20 dispatches per layer + 4.
 ComputeGraph transformer_graph(const TransformerGraphOptions& options);
 /// Dispatches per layer of transformer_graph and the fixed rest, to size a graph.
 inline constexpr size_t kTransformerDispatchesPerLayer = 20;

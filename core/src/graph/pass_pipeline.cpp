@@ -113,8 +113,15 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
     std::vector<Snapshot> out;
     const HazardIndex captured_hazards(captured);
 
-    auto verify = [&](const Snapshot& s) {
+    // A capture without barriers (a foreign one, a synthetic one) is not a valid schedule;
+    // the fused stage keeps its barriers, so it is verified only when the capture is valid.
+    bool captured_valid = true;
+    auto verify = [&](Snapshot& s) {
         if (!options.verify) return;
+        if (s.stage == "fused" && !captured_valid) {
+            s.diagnostics.push_back("not verified: the captured schedule itself lacks barriers");
+            return;
+        }
         const VerificationReport r = verify_transformation(captured, captured_hazards, s.graph);
         if (!r.ok())
             throw std::logic_error(
@@ -128,6 +135,11 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
         s.graph = captured;
         s.stats = analyse(captured, captured_hazards);
         s.diagnostics = captured.validate();
+        const VerificationReport self = verify_transformation(captured, captured_hazards, captured);
+        captured_valid = self.ok();
+        if (!captured_valid)
+            s.diagnostics.push_back(
+                fmt::format("the captured schedule is not barrier-complete: {}", self.summary()));
         s.pass_ms = ms_since(t0);
         out.push_back(std::move(s));
     }

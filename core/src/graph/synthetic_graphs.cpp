@@ -201,19 +201,19 @@ ComputeGraph transformer_graph(const TransformerGraphOptions& o) {
                  wg(H));
         dispatch(k_mv, OpKind::quantized_matmul, blk + "attn_q",
                  {mat(w[l].q, H, H), vec(scratch, s + s_normed, H), vec(act, act_q, H)}, wg(H));
+        dispatch(k_rope, OpKind::rope, blk + "attn_q_rope",
+                 {vec(act, act_q, H), vec(inputs, 4, 1, DType::i32), vec(act, act_qr, H)}, wg(H));
         dispatch(k_mv, OpKind::quantized_matmul, blk + "attn_k",
                  {mat(w[l].k, H, kv_dim), vec(scratch, s + s_normed, H), vec(act, act_k, kv_dim)},
                  wg(kv_dim));
-        dispatch(k_mv, OpKind::quantized_matmul, blk + "attn_v",
-                 {mat(w[l].v, H, kv_dim), vec(scratch, s + s_normed, H), vec(act, act_v, kv_dim)},
-                 wg(kv_dim));
-        dispatch(k_rope, OpKind::rope, blk + "attn_q_rope",
-                 {vec(act, act_q, H), vec(inputs, 4, 1, DType::i32), vec(act, act_qr, H)}, wg(H));
         dispatch(k_rope, OpKind::rope, blk + "attn_k_rope",
                  {vec(act, act_k, kv_dim), vec(inputs, 4, 1, DType::i32), vec(act, act_kr, kv_dim)},
                  wg(kv_dim));
         dispatch(k_cpy, OpKind::copy, blk + "k_cache_store",
                  {vec(act, act_kr, kv_dim), vec(kv, kc + pos_row * kv_row, kv_dim, DType::f16)},
+                 wg(kv_dim));
+        dispatch(k_mv, OpKind::quantized_matmul, blk + "attn_v",
+                 {mat(w[l].v, H, kv_dim), vec(scratch, s + s_normed, H), vec(act, act_v, kv_dim)},
                  wg(kv_dim));
         dispatch(k_cpy, OpKind::copy, blk + "v_cache_store",
                  {vec(act, act_v, kv_dim), vec(kv, vc + pos_row * kv_row, kv_dim, DType::f16)},
@@ -233,11 +233,11 @@ ComputeGraph transformer_graph(const TransformerGraphOptions& o) {
                  {vec(scratch, s + s_norm, H), vec(weights, w[l].ffn_norm, H),
                   vec(scratch, s + s_normed, H)},
                  wg(H));
+        dispatch(k_mv, OpKind::quantized_matmul, blk + "ffn_up",
+                 {mat(w[l].up, H, F), vec(scratch, s + s_normed, H), vec(act, act_up, F)}, wg(F));
         dispatch(k_mv, OpKind::quantized_matmul, blk + "ffn_gate",
                  {mat(w[l].gate, H, F), vec(scratch, s + s_normed, H), vec(act, act_gate, F)},
                  wg(F));
-        dispatch(k_mv, OpKind::quantized_matmul, blk + "ffn_up",
-                 {mat(w[l].up, H, F), vec(scratch, s + s_normed, H), vec(act, act_up, F)}, wg(F));
         dispatch(k_silu, OpKind::silu, blk + "ffn_silu",
                  {vec(act, act_gate, F), vec(act, act_gate_act, F)}, wg(F));
         dispatch(k_mul, OpKind::mul, blk + "ffn_silu_mul",

@@ -96,7 +96,8 @@ inline FusionBuildResult concatenating_builder(const ComputeGraph& g,
         for (const BoundView& b : m.bindings) {
             const KernelBinding* kb = mk.find_binding(b.binding);
             const BindingAccess access = kb ? kb->access : BindingAccess::read_write;
-            const bool intermediate_in = k > 0 && b.view.range() == g.nodes[chain[k - 1]].writes[0];
+            const bool intermediate_in = k > 0 && access == BindingAccess::read &&
+                                         b.view.range() == g.nodes[chain[k - 1]].writes[0];
             const bool intermediate_out = k + 1 < chain.size() && access_writes(access);
             if (intermediate_in || intermediate_out) continue;
             const auto slot = static_cast<uint32_t>(f.node.bindings.size());

@@ -1,0 +1,172 @@
+// Specification of the fusion pass: which chains fuse, why near misses do not, and that
+// applied fusions verify.
+#include "graphlens/fusion.h"
+
+#include <gtest/gtest.h>
+
+#include "graph_test_support.h"
+#include "graphlens/barrier_planner.h"
+#include "graphlens/synthetic_graphs.h"
+#include "graphlens/verifier.h"
+
+namespace graphlens {
+namespace {
+
+/// Elementwise dispatches over f32 vectors of one activation buffer, with capture barriers.
+class FusionTest : public ::testing::Test {
+  protected:
+    FusionTest() {
+        act = g.add_allocation("act", 64 * 1024, AllocationUsage::activations);
+        out = g.add_allocation("result", 4096, AllocationUsage::output);
+    }
+    TensorView v(uint64_t slot, int64_t elements = 256, AllocationId a = UINT32_MAX) {
+        TensorView t;
+        t.allocation = a == UINT32_MAX ? act : a;
+        t.offset = slot * 1024;
+        t.size = static_cast<uint64_t>(elements) * 4;
+        t.shape = {elements, 1, 1, 1};
+        return t;
+    }
+    /// op(inputs...) -> output; returns the node index.
+    size_t op(OpKind kind, std::string label, std::vector<TensorView> inputs, TensorView output) {
+        KernelInfo k;
+        k.name = std::string(op_kind_name(kind)) + "_" + std::to_string(inputs.size());
+        Node n;
+        for (uint32_t b = 0; b < inputs.size(); ++b) {
+            k.bindings.push_back({b, BindingAccess::read, ""});
+            n.bindings.push_back({b, inputs[b]});
+        }
+        const auto ob = static_cast<uint32_t>(inputs.size());
+        k.bindings.push_back({ob, BindingAccess::write, ""});
+        n.bindings.push_back({ob, output});
+        n.kernel = g.add_kernel(k);
+        n.op = kind;
+        n.label = std::move(label);
+        return g.add_dispatch(std::move(n));
+    }
+    ComputeGraph captured() const { return plan_barriers(g); }
+    FusionResult fuse_with_builders(const ComputeGraph& c) {
+        const auto recipes = testing::recipes_with_test_builders();
+        return fuse(c, recipes);
+    }
+    ComputeGraph g;
+    AllocationId act = 0, out = 0;
+};
+
+TEST_F(FusionTest, RmsNormMulFusesAndVerifies) {
+    op(OpKind::rms_norm, "blk.4.attn_norm", {v(0)}, v(1));
+    op(OpKind::mul, "blk.4.attn_norm_mul", {v(1), v(2)}, v(3));
+    op(OpKind::matmul, "blk.4.attn_q", {v(3)}, v(4));
+    const ComputeGraph c = captured();
+    const FusionResult r = fuse_with_builders(c);
+    ASSERT_EQ(r.applied, 1u);
+    ASSERT_EQ(r.diagnostics.size(), 1u);
+    EXPECT_EQ(r.diagnostics[0].pattern, "rms_norm→mul");
+    EXPECT_TRUE(r.diagnostics[0].applied);
+    EXPECT_EQ(r.graph.dispatch_count(), 2u);
+    const Node& fused = r.graph.nodes[0];
+    EXPECT_EQ(fused.op, OpKind::rms_norm_mul);
+    EXPECT_EQ(fused.origin, (std::vector<NodeId>{c.nodes[0].id, c.nodes[2].id}));
+    EXPECT_EQ(fused.id, r.diagnostics[0].fused_id);
+    // The barrier inside the chain is gone, the one before attn_q stays.
+    EXPECT_EQ(r.graph.barrier_count(), c.barrier_count() - 1);
+    const auto report = verify_transformation(c, r.graph);
+    EXPECT_TRUE(report.ok()) << report.summary();
+}
+
+TEST_F(FusionTest, SharedIntermediateBlocksFusionAndNamesTheReader) {
+    op(OpKind::rms_norm, "blk.4.attn_norm", {v(0)}, v(1));
+    op(OpKind::mul, "blk.4.attn_norm_mul", {v(1), v(2)}, v(3));
+    const size_t reader = op(OpKind::matmul, "blk.4.attn_q", {v(1)}, v(4));
+    const ComputeGraph c = captured();
+    const FusionResult r = fuse_with_builders(c);
+    EXPECT_EQ(r.applied, 0u);
+    ASSERT_EQ(r.diagnostics.size(), 1u);
+    EXPECT_FALSE(r.diagnostics[0].applied);
+    // Node indices refer to the captured graph (with its barriers).
+    const size_t reader_index = reader + 1;
+    EXPECT_EQ(r.diagnostics[0].reason, "output of blk.4.attn_norm also read by node " +
+                                           std::to_string(reader_index) + " (blk.4.attn_q)");
+    EXPECT_EQ(r.graph.nodes.size(), c.nodes.size());
+}
+
+TEST_F(FusionTest, WithoutABuilderTheMatchIsReportedNotApplied) {
+    op(OpKind::silu, "blk.0.ffn_silu", {v(0)}, v(1));
+    op(OpKind::mul, "blk.0.ffn_silu_mul", {v(1), v(2)}, v(3));
+    const ComputeGraph c = captured();
+    const auto recipes = default_fusion_recipes();
+    const FusionResult r = fuse(c, recipes);
+    EXPECT_EQ(r.applied, 0u);
+    ASSERT_EQ(r.diagnostics.size(), 1u);
+    EXPECT_EQ(r.diagnostics[0].pattern, "silu→mul");
+    EXPECT_EQ(r.diagnostics[0].reason, "matched, fused kernel silu_mul_f32 not available");
+    EXPECT_EQ(r.graph.nodes.size(), c.nodes.size());
+}
+
+TEST_F(FusionTest, ShapeMismatchAndMisalignedRangesAreNearMisses) {
+    op(OpKind::gelu, "a.gelu", {v(0)}, v(1));
+    op(OpKind::mul, "a.mul", {v(1), v(2, 128)}, v(3, 128));  // output half the size
+    op(OpKind::gelu, "b.gelu", {v(5)}, v(6));
+    TensorView shifted = v(6);
+    shifted.offset += 16;
+    op(OpKind::mul, "b.mul", {shifted, v(7)}, v(8));
+    const FusionResult r = fuse_with_builders(captured());
+    EXPECT_EQ(r.applied, 0u);
+    ASSERT_EQ(r.diagnostics.size(), 2u);
+    EXPECT_NE(r.diagnostics[0].reason.find("another shape or dtype"), std::string::npos)
+        << r.diagnostics[0].reason;
+    EXPECT_NE(r.diagnostics[1].reason.find("ranges do not line up"), std::string::npos)
+        << r.diagnostics[1].reason;
+}
+
+TEST_F(FusionTest, AnIntermediateInAnOutputAllocationIsNeededAfterTheGraph) {
+    op(OpKind::silu, "silu", {v(0)}, v(0, 256, out));
+    op(OpKind::mul, "mul", {v(0, 256, out), v(2)}, v(3));
+    const FusionResult r = fuse_with_builders(captured());
+    EXPECT_EQ(r.applied, 0u);
+    ASSERT_EQ(r.diagnostics.size(), 1u);
+    EXPECT_NE(r.diagnostics[0].reason.find("'result' (output)"), std::string::npos)
+        << r.diagnostics[0].reason;
+}
+
+TEST_F(FusionTest, LongestChainsFirst) {
+    op(OpKind::rms_norm, "norm", {v(0)}, v(1));
+    op(OpKind::mul, "norm_mul", {v(1), v(2)}, v(3));
+    op(OpKind::add, "residual", {v(3), v(4)}, v(5));
+    op(OpKind::add, "a1", {v(6), v(7)}, v(8));
+    op(OpKind::add, "a2", {v(8), v(9)}, v(10));
+    op(OpKind::add, "a3", {v(11), v(10)}, v(12));
+    const ComputeGraph c = captured();
+    const FusionResult r = fuse_with_builders(c);
+    ASSERT_EQ(r.applied, 2u);
+    EXPECT_EQ(r.diagnostics[0].pattern, "rms_norm→mul→add");
+    EXPECT_EQ(r.diagnostics[1].pattern, "add→add→add");
+    EXPECT_EQ(r.graph.dispatch_count(), 2u);
+    EXPECT_EQ(r.graph.nodes.back().op, OpKind::multi_add);
+    EXPECT_TRUE(verify_transformation(c, r.graph).ok());
+}
+
+TEST(FusionOnModels, TransformerNormsAndGatesFuseWithBuildersAndVerify) {
+    TransformerGraphOptions o;
+    o.layers = 6;
+    o.hidden = 256;
+    o.ffn = 512;
+    o.heads = 4;
+    o.kv_heads = 2;
+    o.context = 32;
+    o.vocab = 1000;
+    const ComputeGraph c = transformer_graph(o);
+    const auto without = fuse(c, default_fusion_recipes());
+    EXPECT_EQ(without.applied, 0u);
+    EXPECT_EQ(without.diagnostics.size(), 3 * o.layers + 1);  // 2 norms + silu→mul per layer
+
+    const auto recipes = testing::recipes_with_test_builders();
+    const auto with = fuse(c, recipes);
+    EXPECT_EQ(with.applied, 3 * o.layers + 1);
+    EXPECT_EQ(with.graph.dispatch_count(), c.dispatch_count() - with.applied);
+    const auto report = verify_transformation(c, with.graph);
+    EXPECT_TRUE(report.ok()) << report.summary();
+}
+
+}  // namespace
+}  // namespace graphlens

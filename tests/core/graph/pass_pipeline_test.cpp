@@ -1,0 +1,129 @@
+// Specification of the pass pipeline: its stages, what each snapshot records, the unknown
+// ranges policy; and the whole pipeline verified on many random and model-shaped graphs.
+#include "graphlens/pass_pipeline.h"
+
+#include <gtest/gtest.h>
+
+#include "graph_test_support.h"
+#include "graphlens/dependency_dag.h"
+#include "graphlens/synthetic_graphs.h"
+#include "graphlens/verifier.h"
+
+namespace graphlens {
+namespace {
+
+TransformerGraphOptions small_model(size_t layers) {
+    TransformerGraphOptions o;
+    o.layers = layers;
+    o.hidden = 256;
+    o.ffn = 512;
+    o.heads = 4;
+    o.kv_heads = 2;
+    o.context = 32;
+    o.vocab = 1000;
+    return o;
+}
+
+std::vector<std::string> stage_names(const std::vector<Snapshot>& s) {
+    std::vector<std::string> names;
+    for (const auto& x : s) names.push_back(x.stage);
+    return names;
+}
+
+TEST(PassPipelineTest, StagesInOrderWithStatsAndDiffs) {
+    const ComputeGraph g = transformer_graph(small_model(8));
+    PassOptions o;
+    o.reorder = ReorderMode::levels;
+    const auto s = PassPipeline::run(g, o);
+    ASSERT_EQ(stage_names(s), (std::vector<std::string>{"captured", "fused", "reordered (levels)",
+                                                        "barriers planned", "split"}));
+    EXPECT_EQ(s[0].stats.dispatches, g.dispatch_count());
+    EXPECT_EQ(s[0].stats.barriers, g.barrier_count());
+    // No builders by default: matched, reported, not applied.
+    EXPECT_EQ(s[1].fusions.size(), 3 * 8 + 1u);
+    EXPECT_TRUE(s[1].diff.fused.empty());
+    EXPECT_EQ(s[2].stats.barriers, s[0].stats.barrier_lower_bound);
+    EXPECT_LT(s[2].stats.barriers, s[0].stats.barriers);
+    EXPECT_GT(s[2].reordered, 0u);
+    EXPECT_EQ(s[2].diff.barriers_removed, s[0].stats.barriers - s[2].stats.barriers);
+    EXPECT_EQ(s[3].stats.barriers, s[2].stats.barriers);
+    EXPECT_EQ(s[4].split_first_dispatches, 64u);  // max(64, n/10) with n < 640
+    for (const auto& snap : s) EXPECT_GE(snap.pass_ms, 0.0);
+}
+
+TEST(PassPipelineTest, GreedyWithFusionBuildersFusesAndSplitsAtATenth) {
+    const ComputeGraph g = transformer_graph(small_model(40));
+    PassOptions o;
+    o.recipes = testing::recipes_with_test_builders();
+    o.reorder = ReorderMode::greedy;
+    const auto s = PassPipeline::run(g, o);
+    ASSERT_EQ(s.size(), 5u);
+    EXPECT_EQ(s[1].diff.fused.size(), 3 * 40 + 1u);
+    EXPECT_EQ(s[1].diff.removed.size(), 2 * (3 * 40 + 1u));
+    const size_t n = s[4].stats.dispatches;
+    EXPECT_EQ(s[4].split_first_dispatches, std::max<size_t>(64, n / 10));
+    EXPECT_LE(s[2].stats.barriers, s[1].stats.barriers);
+}
+
+TEST(PassPipelineTest, UnknownRangesAreFencesOrRefused) {
+    testing::TinyGraph t;
+    using testing::R;
+    t.dispatch("a", {}, {R(0, 0, 16)});
+    t.fence("foreign.kernel");
+    t.dispatch("b", {}, {R(1, 0, 16)});
+    PassOptions o;
+    o.reorder = ReorderMode::levels;
+    const auto s = PassPipeline::run(t.graph, o);
+    EXPECT_EQ(s.back().stats.fences, 1u);
+    EXPECT_EQ(s.back().stats.barriers, 2u);
+    o.unknown_ranges = UnknownRanges::refuse;
+    try {
+        PassPipeline::run(t.graph, o);
+        FAIL() << "expected a refusal";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("'foreign.kernel'"), std::string::npos) << e.what();
+    }
+    o.reorder = ReorderMode::none;  // nothing to refuse without a reorder
+    EXPECT_EQ(PassPipeline::run(t.graph, o).size(), 4u);
+}
+
+TEST(PassPipelineTest, DiffNamesMovedFusedAndRemovedIds) {
+    testing::TinyGraph t;
+    using testing::R;
+    t.dispatch("a", {}, {R(0, 0, 16)});
+    t.dispatch("b", {}, {R(1, 0, 16)});
+    ComputeGraph after = t.graph;
+    std::swap(after.nodes[0], after.nodes[1]);
+    after.nodes.insert(after.nodes.begin() + 1, Node::barrier());
+    const StageDiff d = diff_stages(t.graph, after);
+    EXPECT_EQ(d.moved, (std::vector<NodeId>{1, 0}));
+    EXPECT_EQ(d.barriers_added, 1u);
+    EXPECT_TRUE(d.fused.empty());
+}
+
+TEST(PassPipelineProperty, WholePipelineVerifiesOnRandomGraphsWithFusionBuilders) {
+    PassOptions o;
+    o.recipes = testing::recipes_with_test_builders();
+    o.split.min_first = 4;
+    size_t fused = 0;
+    for (uint64_t seed = 1; seed <= 1000; ++seed) {
+        RandomGraphOptions r;
+        r.seed = seed;
+        r.dispatches = 2 + seed % 30;
+        r.allocations = 1 + seed % 3;
+        r.allocation_size = 64;  // small buffers: chains line up often
+        r.fence_probability = seed % 6 == 0 ? 0.1 : 0.0;
+        const ComputeGraph g = random_graph(r);
+        o.reorder = seed % 2 ? ReorderMode::levels : ReorderMode::greedy;
+        std::vector<Snapshot> s;
+        ASSERT_NO_THROW(s = PassPipeline::run(g, o)) << "seed " << seed;
+        fused += s[1].diff.fused.size();
+        if (o.reorder == ReorderMode::levels) {
+            ASSERT_EQ(s[2].stats.barriers, s[2].stats.barrier_lower_bound) << "seed " << seed;
+        }
+    }
+    EXPECT_GT(fused, 0u);
+}
+
+}  // namespace
+}  // namespace graphlens
