@@ -1,6 +1,6 @@
 #version 450
-// y = x0 + x1 + ... + x{N_INPUTS-1}: the fused form of a chain of adds (2..8 inputs).
-// Inputs at bindings 0..N_INPUTS-1, output at binding 8.
+// y = x0 + x1 + ... + x{N_INPUTS-1}: the fused form of a chain of 1..8 adds (2..9 inputs).
+// Inputs at bindings 0..N_INPUTS-1, output at binding 15.
 #extension GL_GOOGLE_include_directive : require
 #define WG_SIZE 256
 #include "common.glsl"
@@ -28,7 +28,10 @@ IN(6)
 #if N_INPUTS > 7
 IN(7)
 #endif
-layout(set = 0, binding = 8) writeonly buffer Y { float y[]; };
+#if N_INPUTS > 8
+IN(8)
+#endif
+layout(set = 0, binding = 15) writeonly buffer Y { float y[]; };
 
 layout(push_constant) uniform Params {
     uint n;
@@ -57,6 +60,9 @@ void main() {
 #endif
 #if N_INPUTS > 7
     s += x7[i];
+#endif
+#if N_INPUTS > 8
+    s += x8[i];
 #endif
     y[i] = s;
 }

@@ -152,7 +152,7 @@ class GraphSession {
     /// f16: out[i] = a[i] * b[i % b.elements].
     void mul_f16(const TensorView& a, const TensorView& b, const TensorView& out,
                  std::string label = "mul");
-    /// f32: out = inputs[0] + inputs[1] + ... (2..8 inputs of out's element count), summed
+    /// f32: out = inputs[0] + inputs[1] + ... (2..9 inputs of out's element count), summed
     /// in order: the fused form of an add chain.
     void multi_add(std::span<const TensorView> inputs, const TensorView& out,
                    std::string label = "multi_add");

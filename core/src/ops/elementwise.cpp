@@ -51,8 +51,8 @@ void GraphSession::mul_f16(const TensorView& a, const TensorView& b, const Tenso
 void GraphSession::multi_add(std::span<const TensorView> inputs, const TensorView& out,
                              std::string label) {
     constexpr std::string_view op = "multi_add";
-    if (inputs.size() < 2 || inputs.size() > 8)
-        fail(op, label, fmt::format("takes 2 to 8 inputs, got {}", inputs.size()));
+    if (inputs.size() < 2 || inputs.size() > 9)
+        fail(op, label, fmt::format("takes 2 to 9 inputs, got {}", inputs.size()));
     require_dtype(op, label, "out", out, DType::f32);
     require_consistent(op, label, "out", out);
     DispatchDesc d;
@@ -63,7 +63,7 @@ void GraphSession::multi_add(std::span<const TensorView> inputs, const TensorVie
         require_same_elements(op, label, name, inputs[i], "out", out);
         d.bindings.push_back({static_cast<uint32_t>(i), inputs[i]});
     }
-    d.bindings.push_back({8, out});
+    d.bindings.push_back({15, out});
     const uint32_t n = checked_u32(op, label, "elements", out.elements());
     d.kernel = fmt::format("multi_add{}_f32", inputs.size());
     d.push_constants = push_constant_bytes(n);

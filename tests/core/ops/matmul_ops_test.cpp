@@ -1,0 +1,163 @@
+// Matrix products (f32/f16, MLX affine, ggml blocks, expert-routed), top-k routing and
+// get_rows against references computed on the weights as stored (dequantised on the CPU).
+#include "graphlens/op_reference.h"
+#include "ops_test_support.h"
+
+namespace graphlens::test {
+namespace {
+
+namespace ref = graphlens::reference;
+
+// Column counts: one vector, a few (mat-vec kernel), and enough for the tiled kernel.
+constexpr uint32_t kColumns[] = {1, 3, 11};
+
+struct MatmulCase {
+    DType dtype;
+    uint32_t k;
+};
+
+class FloatMatmul : public OpsTest, public ::testing::WithParamInterface<MatmulCase> {};
+
+TEST_P(FloatMatmul, MatchesReferenceForVectorsAndMatrices) {
+    const auto [dtype, k] = GetParam();
+    const uint32_t n = 37;
+    const auto w = as_stored(dtype, random(size_t(n) * k));
+    auto tw = input_as(dtype, w, {k, n}, "w");
+    for (uint32_t m : kColumns) {
+        const auto x = random(size_t(k) * m);
+        auto tx = input(x, {k, m}, "x");
+        auto out = tensor(DType::f32, {n, m}, "out");
+        run([&](GraphSession& s) { s.matmul(tw, tx, out); });
+        expect_close(out, ref::matmul(w, x, n, k, m), kTolF32, "m = " + std::to_string(m));
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Weights, FloatMatmul,
+                         ::testing::Values(MatmulCase{DType::f32, 45}, MatmulCase{DType::f16, 42},
+                                           MatmulCase{DType::f16, 136}),  // 136: 8-wide f16 path
+                         [](const auto& info) {
+                             return std::string(dtype_name(info.param.dtype)) + "_k" +
+                                    std::to_string(info.param.k);
+                         });
+
+class GgmlMatmul : public OpsTest, public ::testing::WithParamInterface<DType> {};
+
+TEST_P(GgmlMatmul, MatchesReferenceOnDequantisedWeights) {
+    const DType t = GetParam();
+    const uint32_t k = 512, n = 21;
+    const auto w = random(size_t(n) * k);
+    auto tw = input_as(t, w, {k, n}, "w");
+    const auto stored = as_stored(t, w);
+    for (uint32_t m : kColumns) {
+        const auto x = random(size_t(k) * m);
+        auto tx = input(x, {k, m}, "x");
+        auto out = tensor(DType::f32, {n, m}, "out");
+        run([&](GraphSession& s) { s.quantized_matmul_ggml(tx, tw, out); });
+        expect_close(out, ref::matmul(stored, x, n, k, m), kTolF32, "m = " + std::to_string(m));
+    }
+}
+
+TEST_P(GgmlMatmul, ExpertRoutedMatvecPicksEachSlotsExpert) {
+    const DType t = GetParam();
+    const uint32_t k = 256, n = 13;
+    MatmulIdParams p;
+    p.n_experts = 5;
+    p.n_ids = 2;
+    p.n_tokens = 3;
+    const auto w = random(size_t(p.n_experts) * n * k);
+    auto tw = input_as(t, w, {k, n, p.n_experts}, "experts");
+    const auto stored = as_stored(t, w);
+    const auto ids = random_ints(p.n_ids * p.n_tokens, 0, int32_t(p.n_experts) - 1);
+    auto tids = input_i32(ids, "ids");
+    for (uint32_t slots : {1u, p.n_ids}) {  // shared x (gate/up) and one x per slot (down)
+        const auto x = random(size_t(k) * slots * p.n_tokens);
+        auto tx = input(x, {k, slots, p.n_tokens}, "x");
+        auto out = tensor(DType::f32, {n, p.n_ids, p.n_tokens}, "out");
+        run([&](GraphSession& s) { s.quantized_matmul_id_ggml(tx, tw, tids, out, p); });
+        expect_close(out, ref::matmul_id(stored, x, ids, n, k, p, slots), kTolF32,
+                     "x slots " + std::to_string(slots));
+    }
+}
+
+TEST_P(GgmlMatmul, GetRowsDequantisesTheChosenRows) {
+    const DType t = GetParam();
+    const uint32_t row = 256, rows = 9;
+    const auto table = random(size_t(row) * rows);
+    auto tt = input_as(t, table, {row, rows}, "table");
+    const auto ids = random_ints(6, 0, rows - 1);
+    auto tids = input_i32(ids, "ids");
+    auto out = tensor(DType::f32, {row, int64_t(ids.size())}, "out");
+    run([&](GraphSession& s) { s.get_rows(tt, tids, out); });
+    expect_close(out, ref::get_rows(as_stored(t, table), ids, row), kTolF32);
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, GgmlMatmul,
+                         ::testing::Values(DType::q4_0, DType::q8_0, DType::q4_k, DType::q6_k),
+                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+struct AffineCase {
+    uint32_t bits, group_size;
+};
+
+class AffineMatmul : public OpsTest, public ::testing::WithParamInterface<AffineCase> {};
+
+TEST_P(AffineMatmul, MatchesReferenceOnDequantisedWeights) {
+    AffineQuantParams p;
+    p.n = 19;
+    p.k = 192;
+    p.bits = GetParam().bits;
+    p.group_size = GetParam().group_size;
+    const auto q = ref::affine_quantize(random(size_t(p.n) * p.k), p);
+    const auto stored = ref::affine_dequantize(q, p);
+    auto tw = tensor(DType::u32, {int64_t(q.packed.size())}, "w");
+    auto ts = tensor(DType::f16, {p.k / p.group_size, p.n}, "scales");
+    auto tb = tensor(DType::f16, {p.k / p.group_size, p.n}, "biases");
+    memory->upload(tw, q.packed);
+    memory->upload(ts, q.scales);
+    memory->upload(tb, q.biases);
+    for (uint32_t m : kColumns) {
+        const auto x = random(size_t(p.k) * m);
+        auto tx = input(x, {p.k, m}, "x");
+        auto out = tensor(DType::f32, {p.n, m}, "out");
+        run([&](GraphSession& s) { s.quantized_matmul(tx, tw, ts, tb, out, p); });
+        expect_close(out, ref::matmul(stored, x, p.n, p.k, m), kTolF32, "m = " + std::to_string(m));
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(BitsAndGroups, AffineMatmul,
+                         ::testing::Values(AffineCase{4, 32}, AffineCase{4, 64}, AffineCase{8, 32},
+                                           AffineCase{8, 64}),
+                         [](const auto& info) {
+                             return "b" + std::to_string(info.param.bits) + "_g" +
+                                    std::to_string(info.param.group_size);
+                         });
+
+TEST_F(OpsTest, GetRowsOfFloatTables) {
+    const uint32_t row = 141, rows = 7;
+    const auto ids = random_ints(5, 0, rows - 1);
+    auto tids = input_i32(ids, "ids");
+    for (DType t : {DType::f32, DType::f16}) {
+        const auto table = as_stored(t, random(size_t(row) * rows));
+        auto tt = input_as(t, table, {row, rows}, "table");
+        auto out = tensor(DType::f32, {row, int64_t(ids.size())}, "out");
+        run([&](GraphSession& s) { s.get_rows(tt, tids, out); });
+        expect_close(out, ref::get_rows(table, ids, row), kTolF32, std::string(dtype_name(t)));
+    }
+}
+
+TEST_F(OpsTest, TopKRoutingPicksLargestLogitsWithSoftmaxWeights) {
+    const uint32_t experts = 12, tokens = 5, k = 3;
+    const auto logits = random(size_t(experts) * tokens, 2.0f);
+    auto tl = input(logits, {experts, tokens}, "logits");
+    for (bool normalize : {false, true}) {
+        auto ids = tensor(DType::i32, {k, tokens}, "ids");
+        auto weights = tensor(DType::f32, {k, tokens}, "weights");
+        run([&](GraphSession& s) { s.topk(tl, ids, weights, k, normalize); });
+        const auto expected = ref::topk(logits, experts, k, normalize);
+        EXPECT_EQ(memory->download_as<int32_t>(ids), expected.ids);
+        expect_close(weights, expected.weights, kTolF32, normalize ? "normalized" : "raw");
+    }
+}
+
+}  // namespace
+}  // namespace graphlens::test
