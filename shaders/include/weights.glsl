@@ -1,16 +1,26 @@
 // Weight formats of the matmul / get_rows kernels, selected by one define:
 //   W_F32, W_F16, W_Q4_0, W_Q8_0, W_Q4_K, W_Q6_K (ggml blocks, GGUF layout), W_AFFINE (MLX).
-// The weight buffer is declared by the including kernel as `uint wq[]` (W_F32: `float wf[]`),
-// read at byte offsets so that 18/34/210-byte blocks need no 16-bit storage. A row of the
-// matrix starts at byte row * p.row_bytes (+ p.w_base for expert offsets).
+// The weight buffer is declared by the including kernel (W_DECL below) as 32-bit words
+// `uint wq[]`, or with WORDS16 as 16-bit words `uint16_t wq16[]`: a view whose size is not a
+// multiple of 4 (an odd number of 18/34/210-byte blocks, odd f16 counts) has a last partial
+// word that a 32-bit array cannot reach. W_F32 reads `float wf[]`. Reads are at byte offsets;
+// a row of the matrix starts at byte row * p.row_bytes (+ expert * p.expert_bytes).
 //   w_elem(rb, k):          element k of the row starting at byte rb
 //   w_chunk(rb, c, v):      elements 32c .. 32c+31 of that row (K is a multiple of 32 for
 //                           quantized formats)
 #ifndef GRAPHLENS_WEIGHTS_GLSL
 #define GRAPHLENS_WEIGHTS_GLSL
 
-#if !defined(W_F32) && !defined(W_F16_VEC)
-// 32-bit word at an even byte offset.
+#if defined(WORDS16)
+uint w_u16_at(uint byte_off) { return uint(wq16[byte_off >> 1]); }
+// 32-bit value at an even byte offset.
+uint w_u32_at(uint byte_off) {
+    const uint i = byte_off >> 1;
+    return uint(wq16[i]) | (uint(wq16[i + 1]) << 16);
+}
+uint w_u8_at(uint byte_off) { return (uint(wq16[byte_off >> 1]) >> ((byte_off & 1u) * 8u)) & 0xffu; }
+#elif !defined(W_F32) && !defined(W_F16_VEC)
+// 32-bit value at an even byte offset.
 uint w_u32_at(uint byte_off) {
     const uint i = byte_off >> 2;
     if ((byte_off & 2u) == 0u) return wq[i];
@@ -18,6 +28,8 @@ uint w_u32_at(uint byte_off) {
 }
 uint w_u16_at(uint byte_off) { return (wq[byte_off >> 2] >> ((byte_off & 2u) * 8u)) & 0xffffu; }
 uint w_u8_at(uint byte_off) { return (wq[byte_off >> 2] >> ((byte_off & 3u) * 8u)) & 0xffu; }
+#endif
+#if !defined(W_F32) && !defined(W_F16_VEC)
 float w_half_at(uint byte_off) { return unpackHalf2x16(w_u16_at(byte_off)).x; }
 int sext8(uint v) { return int(v << 24) >> 24; }
 #endif
@@ -80,7 +92,7 @@ float w_elem(uint rb, uint k) {
     const uint q = (w_u8_at(bo + 16u + 32u * g + l) >> (4u * hi)) & 15u;
     float sc, mn;
     q4k_scale_min(bo, sub, sc, mn);
-    const vec2 dm = unpackHalf2x16(wq[bo >> 2]);
+    const vec2 dm = unpackHalf2x16(w_u32_at(bo));
     return dm.x * sc * float(q) - dm.y * mn;
 }
 void w_chunk(uint rb, uint c, out float v[32]) {
@@ -89,10 +101,10 @@ void w_chunk(uint rb, uint c, out float v[32]) {
     const uint g = sub >> 1, hi = sub & 1u;
     float sc, mn;
     q4k_scale_min(bo, sub, sc, mn);
-    const vec2 dm = unpackHalf2x16(wq[bo >> 2]);
+    const vec2 dm = unpackHalf2x16(w_u32_at(bo));
     const float d = dm.x * sc, m = dm.y * mn;
     for (uint i = 0; i < 8; ++i) {
-        const uint q = wq[(bo + 16u + 32u * g + 4u * i) >> 2];
+        const uint q = w_u32_at(bo + 16u + 32u * g + 4u * i);
         for (uint b = 0; b < 4; ++b) v[4 * i + b] = d * float((q >> (8u * b + 4u * hi)) & 15u) - m;
     }
 }
@@ -155,3 +167,4 @@ void w_chunk(uint rb, uint c, out float v[32]) {
 #endif
 
 #endif
+

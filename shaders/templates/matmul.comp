@@ -14,11 +14,7 @@ layout(local_size_x = WG_SIZE) in;
 
 #include "matmul_params.glsl"
 
-#if defined(W_F32)
-layout(set = 0, binding = 0) readonly buffer W { float wf[]; };
-#else
-layout(set = 0, binding = 0) readonly buffer W { uint wq[]; };
-#endif
+#include "weight_binding.glsl"
 layout(set = 0, binding = 1) readonly buffer X { float x[]; };
 layout(set = 0, binding = 2) writeonly buffer Y { float y[]; };
 #ifdef W_AFFINE

@@ -17,13 +17,7 @@ layout(local_size_x = WG_SIZE) in;
 
 #include "matmul_params.glsl"
 
-#if defined(W_F32)
-layout(set = 0, binding = 0) readonly buffer W { float wf[]; };
-#elif defined(W_F16_VEC)
-layout(set = 0, binding = 0) readonly buffer W { uvec4 wv[]; };
-#else
-layout(set = 0, binding = 0) readonly buffer W { uint wq[]; };
-#endif
+#include "weight_binding.glsl"
 #if defined(W_F32) || defined(W_F16)
 layout(set = 0, binding = 1) readonly buffer X { float x[]; };
 #else

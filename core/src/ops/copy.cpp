@@ -52,7 +52,7 @@ void GraphSession::get_rows(const TensorView& table, const TensorView& ids, cons
         checked_u32(op, label, "row bytes", int64_t(row_bytes(table.dtype, row_len)));
     params.y_stride = row_len;
     DispatchDesc d;
-    d.kernel = fmt::format("get_rows_{}", suffix);
+    d.kernel = fmt::format("get_rows_{}{}", suffix, words_suffix(table));
     d.bindings = {{0, table}, {1, ids}, {2, out}};
     d.push_constants = push_constant_bytes(params);
     d.workgroups = {(row_len + 127) / 128, n, 1};

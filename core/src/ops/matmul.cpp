@@ -48,6 +48,7 @@ uint32_t check_x_out(std::string_view op, std::string_view label, const TensorVi
 DispatchDesc product(std::string_view op, std::string_view format, const Shape& s,
                      MatmulParams params, std::vector<BoundView> bindings, OpKind kind,
                      std::string label, bool vec_ok) {
+    const std::string_view words = words_suffix(bindings.front().view);
     params.n = s.n;
     params.k = s.k;
     params.m = s.m;
@@ -55,11 +56,11 @@ DispatchDesc product(std::string_view op, std::string_view format, const Shape& 
     params.y_stride = s.n;
     DispatchDesc d;
     if (s.m <= kMatvecMaxCols) {
-        d.kernel = fmt::format("matvec_{}{}", format, vec_ok ? "_vec" : "");
+        d.kernel = fmt::format("matvec_{}{}", format, vec_ok ? "_vec" : words);
         d.workgroups = {(s.n + kMatvecRowsPerGroup - 1) / kMatvecRowsPerGroup,
                         (s.m + kMatvecCols - 1) / kMatvecCols, 1};
     } else {
-        d.kernel = fmt::format("matmul_{}", format);
+        d.kernel = fmt::format("matmul_{}{}", format, words);
         d.workgroups = {(s.n + kTile - 1) / kTile, (s.m + kTile - 1) / kTile, 1};
     }
     if (d.workgroups[0] > 65535 || d.workgroups[1] > 65535)
@@ -187,7 +188,7 @@ void GraphSession::quantized_matmul_id_ggml(const TensorView& x, const TensorVie
     params.n_ids = p.n_ids;
     params.x_slot_stride = x_slots == 1 ? 0 : k;
     DispatchDesc d;
-    d.kernel = fmt::format("matvec_id_{}", suffix);
+    d.kernel = fmt::format("matvec_id_{}{}", suffix, words_suffix(weight));
     d.bindings = {{0, weight}, {1, x}, {2, out}, {5, ids}};
     d.push_constants = push_constant_bytes(params);
     d.workgroups = {(n + kMatvecRowsPerGroup - 1) / kMatvecRowsPerGroup, 1, p.n_ids * p.n_tokens};

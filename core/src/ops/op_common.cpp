@@ -67,6 +67,10 @@ uint64_t row_bytes(DType t, uint64_t k) {
     return dtype_bytes_for(t, k);
 }
 
+std::string_view words_suffix(const TensorView& weight) {
+    return (weight.size % 4 != 0 || weight.offset % 4 != 0) ? "_u16" : "";
+}
+
 std::string_view weight_suffix(std::string_view op, std::string_view label, DType t) {
     switch (t) {
         case DType::f32:

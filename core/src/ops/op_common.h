@@ -29,6 +29,9 @@ void require_dtype_of(std::string_view op, std::string_view label, std::string_v
 void require_subgroups(Device& device, std::string_view op);
 /// Bytes of one row of k elements of a weight dtype.
 uint64_t row_bytes(DType t, uint64_t k);
+/// "_u16" when a weight view's bytes do not end on a 4-byte boundary: its kernels must read
+/// 16-bit words (weights.glsl), else "".
+std::string_view words_suffix(const TensorView& weight);
 /// Kernel-name suffix of a weight dtype: "f32", "f16", "q4_0", "q8_0", "q4_k", "q6_k".
 std::string_view weight_suffix(std::string_view op, std::string_view label, DType t);
 

@@ -44,16 +44,21 @@ class GgmlMatmul : public OpsTest, public ::testing::WithParamInterface<DType> {
 
 TEST_P(GgmlMatmul, MatchesReferenceOnDequantisedWeights) {
     const DType t = GetParam();
-    const uint32_t k = 512, n = 21;
-    const auto w = random(size_t(n) * k);
-    auto tw = input_as(t, w, {k, n}, "w");
-    const auto stored = as_stored(t, w);
-    for (uint32_t m : kColumns) {
-        const auto x = random(size_t(k) * m);
-        auto tx = input(x, {k, m}, "x");
-        auto out = tensor(DType::f32, {n, m}, "out");
-        run([&](GraphSession& s) { s.quantized_matmul_ggml(tx, tw, out); });
-        expect_close(out, ref::matmul(stored, x, n, k, m), kTolF32, "m = " + std::to_string(m));
+    // An odd number of blocks per row: with 21 rows the tensor ends off a 4-byte boundary
+    // (the 16-bit-word kernels), with 22 rows on one (the 32-bit-word kernels).
+    const uint32_t k = dtype_block_elements(t) == 32 ? 17 * 32 : 3 * 256;
+    for (uint32_t n : {21u, 22u}) {
+        const auto w = random(size_t(n) * k);
+        auto tw = input_as(t, w, {k, n}, "w");
+        const auto stored = as_stored(t, w);
+        for (uint32_t m : kColumns) {
+            const auto x = random(size_t(k) * m);
+            auto tx = input(x, {k, m}, "x");
+            auto out = tensor(DType::f32, {n, m}, "out");
+            run([&](GraphSession& s) { s.quantized_matmul_ggml(tx, tw, out); });
+            expect_close(out, ref::matmul(stored, x, n, k, m), kTolF32,
+                         "n = " + std::to_string(n) + ", m = " + std::to_string(m));
+        }
     }
 }
 
