@@ -1,0 +1,136 @@
+#pragma once
+// Records a transformer forward step (decode or prefill) through a GraphSession, the way an
+// inference engine lays it out, so the graph GraphLens analyses is a real one:
+//
+//   token_embd (get_rows) [→ embd_scale]
+//   per layer il (labels "blk.<il>.<op>"):
+//     attn_norm (rms_norm_no_scale → mul), attn_q / attn_k / attn_v (mat-vec or mat-mat)
+//     [+ bias: qwen2] [attn_q_norm / attn_k_norm: qwen3, gemma3] rope_q / rope_k,
+//     k_cache / v_cache (append to the KV cache), attn (flash_attn_vec + reduce for decode,
+//     sdpa for prefill), attn_output, [post_attention_norm: gemma], attn_residual (add),
+//     ffn_norm, ffn_gate / ffn_up, ffn_act (silu|gelu) → ffn_mul, ffn_down
+//     (MoE: ffn_gate_inp router → topk → expert mat-vecs via matmul_id → weighted sum),
+//     [post_ffw_norm], ffn_residual (add)
+//   output_norm, output (lm_head on the last token only) [→ output_softcap: gemma2]
+//
+// Norms, activations and residual adds are recorded unfused (as ggml's graph has them) so
+// the fusion pass has real work. Memory: weights in one arena allocation per layer (plus
+// token_embd and output arenas) with a view per tensor; one KV cache allocation holding K
+// and V of every layer; the residual stream ping-pongs between two rows; every other
+// activation lives in one scratch allocation whose regions are reused by every layer, and
+// the FFN's regions overlap the attention's (their lifetimes do not), as an engine's
+// allocator would plan it: the hazard analysis sees real WAR/WAW reuse.
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "graphlens/compute_graph.h"
+#include "graphlens/model_config.h"
+#include "graphlens/tensor_view.h"
+
+namespace graphlens {
+
+class DeviceMemory;
+class GraphSession;
+class ModelWeights;
+
+enum class Phase : uint8_t {
+    decode,   ///< one token after kv_length cached ones
+    prefill,  ///< several tokens at once
+};
+std::string_view phase_name(Phase p);
+
+struct TransformerOptions {
+    /// Most tokens one step processes (sizes inputs and activations).
+    uint32_t max_tokens = 1;
+    /// KV cache positions (0 = n_ctx_train, capped at 4096).
+    uint32_t kv_capacity = 0;
+    /// Element type of the KV cache: f32, or f16 (decode only: sdpa reads f32).
+    DType kv_type = DType::f32;
+};
+
+class TransformerModel {
+  public:
+    /// Allocates every buffer of the model in `memory` (which must outlive the model):
+    /// weight arenas, KV cache, inputs, residual stream, scratch and logits. Nothing is
+    /// uploaded; a graph can be recorded at once (capture needs no weight values).
+    TransformerModel(DeviceMemory& memory, ModelConfig config, TransformerOptions options = {});
+
+    const ModelConfig& config() const { return config_; }
+    const TransformerOptions& options() const { return options_; }
+
+    /// Copies the weights to the device (their config must have the same weight shapes).
+    void upload_weights(const ModelWeights& weights);
+    /// Writes token ids and their positions (kv_length, kv_length + 1, ...) for a step.
+    void upload_inputs(std::span<const int32_t> tokens, uint32_t kv_length);
+
+    /// Records one forward step of `n_tokens` tokens at positions kv_length ... into
+    /// `session`. Decode is n_tokens == 1. Throws std::invalid_argument when the step does
+    /// not fit (n_tokens > max_tokens, kv_length + n_tokens > kv_capacity).
+    void record_step(GraphSession& session, uint32_t n_tokens, uint32_t kv_length,
+                     const std::function<void(uint32_t layers_done)>& on_layer = {}) const;
+
+    /// Logits of the last token of the step: f32 [n_vocab].
+    TensorView logits() const;
+    TensorView tokens_input() const { return tokens_; }
+    TensorView positions_input() const { return positions_; }
+    /// The cache of one layer: [head_dim, n_head_kv, kv_capacity] of kv_type.
+    TensorView k_cache(uint32_t layer) const;
+    TensorView v_cache(uint32_t layer) const;
+    /// The device view of a weight ("blk.0.attn_q.weight").
+    const TensorView& weight(std::string_view name) const;
+
+  private:
+    struct Region {
+        AllocationId allocation = 0;
+        uint64_t offset = 0;
+        uint64_t bytes = 0;
+    };
+    /// A view of an activation region (throws if the shape does not fit it).
+    TensorView act(const std::string& region, DType dtype, std::vector<int64_t> shape,
+                   uint64_t byte_offset = 0) const;
+    void record_attention(GraphSession& s, uint32_t il, uint32_t T, uint32_t L, const TensorView& q,
+                          const TensorView& out) const;
+    void record_layer(GraphSession& s, uint32_t il, uint32_t T, uint32_t L, int& residual) const;
+    void record_ffn(GraphSession& s, uint32_t il, uint32_t T, const TensorView& in,
+                    const TensorView& out) const;
+    void record_moe(GraphSession& s, uint32_t il, uint32_t T, const TensorView& in,
+                    const TensorView& out) const;
+    void matmul(GraphSession& s, const TensorView& w, const TensorView& x, const TensorView& out,
+                std::string label) const;
+    void norm(GraphSession& s, const TensorView& x, const TensorView& w, const TensorView& tmp,
+              const TensorView& out, std::string label) const;
+
+    DeviceMemory* memory_;
+    ModelConfig config_;
+    TransformerOptions options_;
+    std::unordered_map<std::string, TensorView> weights_;
+    AllocationId kv_alloc_ = 0, residual_alloc_ = 0, scratch_alloc_ = 0, logits_alloc_ = 0;
+    AllocationId moe_index_alloc_ = 0;
+    TensorView tokens_, positions_;
+    uint64_t kv_layer_bytes_ = 0;
+    std::unordered_map<std::string, Region> regions_;
+};
+
+/// Progress of long work: (done, total, what). Called from the recording thread.
+using ProgressCallback = std::function<void(size_t done, size_t total, std::string_view what)>;
+
+struct CaptureRequest {
+    ModelConfig config;
+    Phase phase = Phase::decode;
+    uint32_t tokens = 1;     ///< prefill: tokens processed; decode: 1
+    uint32_t kv_length = 0;  ///< tokens already in the KV cache
+    DType kv_type = DType::f32;
+};
+
+/// Records one step of a model into a ComputeGraph on `memory`'s device (allocations are
+/// made in `memory`, weights are not uploaded) with metadata model, architecture, phase,
+/// tokens, ctx (= kv_length), weight_type, kv_type, weight_bytes.
+ComputeGraph capture_transformer(DeviceMemory& memory, const CaptureRequest& request,
+                                 const ProgressCallback& progress = {});
+
+}  // namespace graphlens
