@@ -211,12 +211,19 @@ DeviceFacts gather_facts(VkPhysicalDevice pd, uint32_t index) {
     return f;
 }
 
+// Vulkan 1.3 when the loader has it (core synchronization2), else 1.2.
+uint32_t instance_api_version() {
+    uint32_t v = VK_API_VERSION_1_0;
+    if (vkEnumerateInstanceVersion(&v) != VK_SUCCESS) v = VK_API_VERSION_1_0;
+    return v >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : VK_API_VERSION_1_2;
+}
+
 VkInstance make_instance(bool validation, bool debug_utils,
                          VkDebugUtilsMessengerCreateInfoEXT* messenger_info) {
     VkApplicationInfo app = vk_struct<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
     app.pApplicationName = "GraphLens";
     app.pEngineName = "GraphLens";
-    app.apiVersion = VK_API_VERSION_1_2;
+    app.apiVersion = instance_api_version();
     std::vector<const char*> layers;
     std::vector<const char*> exts;
     if (validation) layers.push_back(kValidationLayer);
@@ -378,7 +385,8 @@ void Device::pick_and_create_device(const Options& options) {
     const bool use_push = options.allow_push_descriptor && facts_.push_descriptor;
     if (use_push) exts.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
     const bool use_sync2 = options.allow_synchronization2 && facts_.synchronization2;
-    const bool sync2_core = facts_.api_version >= VK_API_VERSION_1_3;
+    const bool sync2_core =
+        facts_.api_version >= VK_API_VERSION_1_3 && instance_api_version() >= VK_API_VERSION_1_3;
     if (use_sync2 && !sync2_core) exts.push_back(VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME);
     // Features ops may use when present; enabling them costs nothing.
     const auto dev_exts = device_extensions(physical_);
