@@ -51,6 +51,9 @@ struct TransformerOptions {
     uint32_t kv_capacity = 0;
     /// Element type of the KV cache: f32, or f16 (decode only: sdpa reads f32).
     DType kv_type = DType::f32;
+    /// Largest weight one binding may hold: 0 = the device's maxStorageBufferRange. A
+    /// smaller value forces the host embedding and the chunked lm_head (for tests).
+    uint64_t max_binding_bytes = 0;
 };
 
 class TransformerModel {
@@ -81,8 +84,15 @@ class TransformerModel {
     /// The cache of one layer: [head_dim, n_head_kv, kv_capacity] of kv_type.
     TensorView k_cache(uint32_t layer) const;
     TensorView v_cache(uint32_t layer) const;
-    /// The device view of a weight ("blk.0.attn_q.weight").
-    const TensorView& weight(std::string_view name) const;
+    /// The device view of a weight ("blk.0.attn_q.weight"). Throws when the tensor is larger
+    /// than the device can bind at once (maxStorageBufferRange).
+    TensorView weight(std::string_view name) const;
+    /// Rows [first, first + rows) of a 2-D weight (rows = shape[1]).
+    TensorView weight_rows(std::string_view name, int64_t first, int64_t rows) const;
+    /// True when the token embedding is too large to bind on this device: the lookup then
+    /// happens on the host (as llama.cpp keeps token_embd in CPU memory) into the inp_embd
+    /// input, and the lm_head reads the table in row chunks.
+    bool embedding_on_host() const { return embedding_on_host_; }
 
   private:
     struct Region {
@@ -95,7 +105,8 @@ class TransformerModel {
                    uint64_t byte_offset = 0) const;
     void record_attention(GraphSession& s, uint32_t il, uint32_t T, uint32_t L, const TensorView& q,
                           const TensorView& out) const;
-    void record_layer(GraphSession& s, uint32_t il, uint32_t T, uint32_t L, int& residual) const;
+    void record_layer(GraphSession& s, uint32_t il, uint32_t T, uint32_t L, int& residual,
+                      const TensorView* input) const;
     void record_ffn(GraphSession& s, uint32_t il, uint32_t T, const TensorView& in,
                     const TensorView& out) const;
     void record_moe(GraphSession& s, uint32_t il, uint32_t T, const TensorView& in,
@@ -105,10 +116,22 @@ class TransformerModel {
     void norm(GraphSession& s, const TensorView& x, const TensorView& w, const TensorView& tmp,
               const TensorView& out, std::string label) const;
 
+    struct WeightSlot {
+        AllocationId allocation = 0;
+        uint64_t offset = 0;
+        WeightSpec spec;
+    };
+    const WeightSlot& slot(std::string_view name) const;
+    uint64_t binding_limit() const;
+    bool fits_one_binding(uint64_t bytes) const;
+
     DeviceMemory* memory_;
     ModelConfig config_;
     TransformerOptions options_;
-    std::unordered_map<std::string, TensorView> weights_;
+    std::unordered_map<std::string, WeightSlot> weights_;
+    bool embedding_on_host_ = false;
+    std::vector<uint8_t> host_token_embd_;  ///< embedding_on_host(): the table's bytes
+    TensorView inp_embd_;
     AllocationId kv_alloc_ = 0, residual_alloc_ = 0, scratch_alloc_ = 0, logits_alloc_ = 0;
     AllocationId moe_index_alloc_ = 0;
     TensorView tokens_, positions_;
@@ -125,6 +148,9 @@ struct CaptureRequest {
     uint32_t tokens = 1;     ///< prefill: tokens processed; decode: 1
     uint32_t kv_length = 0;  ///< tokens already in the KV cache
     DType kv_type = DType::f32;
+    /// Largest weight one binding may hold: 0 = the device's maxStorageBufferRange. A
+    /// smaller value forces the host embedding and the chunked lm_head (for tests).
+    uint64_t max_binding_bytes = 0;
 };
 
 /// Records one step of a model into a ComputeGraph on `memory`'s device (allocations are

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "graphlens/device.h"
 #include "graphlens/device_memory.h"
+#include "graphlens/ggml_blocks.h"
 #include "graphlens/graph_executor.h"
 #include "graphlens/graph_session.h"
 #include "graphlens/model_weights.h"
@@ -61,8 +63,8 @@ TransformerModel::TransformerModel(DeviceMemory& memory, ModelConfig config,
     for (const auto& [name, size] : arenas)
         arena_ids[name] = memory.allocate(fmt::format("{}", name), size, AllocationUsage::weights);
     for (const auto& w : specs)
-        weights_.emplace(w.name, memory.view(arena_ids.at(arena_of(w.name)), w.dtype, w.shape,
-                                             offsets.at(w.name)));
+        weights_.emplace(w.name, WeightSlot{arena_ids.at(arena_of(w.name)), offsets.at(w.name), w});
+    embedding_on_host_ = !fits_one_binding(slot("token_embd.weight").spec.bytes());
 
     // --- KV cache: per layer K then V, [head_dim, n_head_kv, capacity].
     kv_layer_bytes_ =
@@ -78,6 +80,10 @@ TransformerModel::TransformerModel(DeviceMemory& memory, ModelConfig config,
         memory.allocate("inp_pos", align_up(4ull * T), AllocationUsage::input);
     tokens_ = memory.view(inp_tokens, DType::i32, {int64_t(T)});
     positions_ = memory.view(inp_pos, DType::i32, {int64_t(T)});
+    if (embedding_on_host_)
+        inp_embd_ = memory.view(
+            memory.allocate("inp_embd", align_up(4ull * c.n_embd * T), AllocationUsage::input),
+            DType::f32, {int64_t(c.n_embd), int64_t(T)});
 
     // --- residual stream: two rows of [n_embd, T] the layers ping-pong between.
     const uint64_t row = align_up(4ull * c.n_embd * T);
@@ -197,11 +203,34 @@ TensorView TransformerModel::v_cache(uint32_t layer) const {
                          kv_layer_bytes_ * (2 * layer + 1));
 }
 
-const TensorView& TransformerModel::weight(std::string_view name) const {
+const TransformerModel::WeightSlot& TransformerModel::slot(std::string_view name) const {
     const auto it = weights_.find(std::string(name));
     if (it == weights_.end())
         throw std::out_of_range(fmt::format("model '{}' has no weight '{}'", config_.name, name));
     return it->second;
+}
+
+uint64_t TransformerModel::binding_limit() const {
+    uint64_t limit = memory_->device().facts().max_storage_buffer_range;
+    if (limit == 0) limit = UINT64_MAX;
+    if (options_.max_binding_bytes > 0) limit = std::min(limit, options_.max_binding_bytes);
+    return limit;
+}
+
+bool TransformerModel::fits_one_binding(uint64_t bytes) const {
+    return bytes <= binding_limit();
+}
+
+TensorView TransformerModel::weight(std::string_view name) const {
+    const WeightSlot& w = slot(name);
+    return memory_->view(w.allocation, w.spec.dtype, w.spec.shape, w.offset);
+}
+
+TensorView TransformerModel::weight_rows(std::string_view name, int64_t first, int64_t rows) const {
+    const WeightSlot& w = slot(name);
+    const uint64_t row_bytes = dtype_bytes_for(w.spec.dtype, uint64_t(w.spec.shape.at(0)));
+    return memory_->view(w.allocation, w.spec.dtype, {w.spec.shape.at(0), rows},
+                         w.offset + uint64_t(first) * row_bytes);
 }
 
 }  // namespace graphlens
@@ -210,12 +239,17 @@ namespace graphlens {
 
 void TransformerModel::upload_weights(const ModelWeights& weights) {
     for (const auto& spec : weights.specs()) {
-        const TensorView& v = weight(spec.name);
-        if (spec.dtype != v.dtype || spec.bytes() != v.size)
+        const WeightSlot& w = slot(spec.name);
+        if (spec.dtype != w.spec.dtype || spec.bytes() != w.spec.bytes())
             throw std::invalid_argument(fmt::format(
                 "weight '{}' is {} ({} bytes) but the model was laid out for {} ({} bytes)",
-                spec.name, dtype_name(spec.dtype), spec.bytes(), dtype_name(v.dtype), v.size));
-        memory_->upload(v, weights.bytes(spec.name));
+                spec.name, dtype_name(spec.dtype), spec.bytes(), dtype_name(w.spec.dtype),
+                w.spec.bytes()));
+        memory_->upload(w.allocation, weights.bytes(spec.name), w.offset);
+    }
+    if (embedding_on_host_) {
+        const auto bytes = weights.bytes("token_embd.weight");
+        host_token_embd_.assign(bytes.begin(), bytes.end());
     }
 }
 
@@ -236,6 +270,21 @@ void TransformerModel::upload_inputs(std::span<const int32_t> tokens, uint32_t k
                     {reinterpret_cast<const uint8_t*>(tokens.data()), tokens.size() * 4});
     memory_->upload(positions_.allocation,
                     {reinterpret_cast<const uint8_t*>(pos.data()), pos.size() * 4});
+    if (embedding_on_host_) {
+        if (host_token_embd_.empty())
+            throw std::logic_error("upload_inputs: the host embedding needs upload_weights first");
+        const DType dt = slot("token_embd.weight").spec.dtype;
+        const uint64_t row_bytes = dtype_bytes_for(dt, c.n_embd);
+        std::vector<float> rows;
+        for (const int32_t token : tokens) {
+            const auto row = ggml::dequantize(
+                dt, std::span(host_token_embd_).subspan(row_bytes * uint64_t(token), row_bytes),
+                c.n_embd);
+            rows.insert(rows.end(), row.begin(), row.end());
+        }
+        memory_->upload(inp_embd_.allocation,
+                        {reinterpret_cast<const uint8_t*>(rows.data()), rows.size() * 4});
+    }
     if (c.is_moe()) {
         // Tables in the [n_embd, T, k] layout of the weighted expert outputs (record_moe).
         const uint32_t k = c.n_expert_used, n = c.n_embd;
@@ -288,16 +337,23 @@ void TransformerModel::record_step(GraphSession& s, uint32_t T, uint32_t L,
                         options_.kv_capacity));
     const int64_t embd = c.n_embd;
     int r = 0;
-    const TensorView ids = memory_->view(tokens_.allocation, DType::i32, {int64_t(T)});
-    s.get_rows(weight("token_embd.weight"), ids, act("residual0", DType::f32, {embd, T}),
-               "token_embd");
+    std::optional<TensorView> input;  // the first layer's input when not a residual row
+    if (embedding_on_host_) {
+        input = memory_->view(inp_embd_.allocation, DType::f32, {embd, T});
+    } else {
+        const TensorView ids = memory_->view(tokens_.allocation, DType::i32, {int64_t(T)});
+        s.get_rows(weight("token_embd.weight"), ids, act("residual0", DType::f32, {embd, T}),
+                   "token_embd");
+    }
     if (c.scale_embeddings) {
-        s.scale(act("residual0", DType::f32, {embd, T}), act("residual1", DType::f32, {embd, T}),
-                std::sqrt(static_cast<float>(c.n_embd)), "embd_scale");
+        s.scale(input ? *input : act("residual0", DType::f32, {embd, T}),
+                act("residual1", DType::f32, {embd, T}), std::sqrt(static_cast<float>(c.n_embd)),
+                "embd_scale");
         r = 1;
+        input.reset();
     }
     for (uint32_t il = 0; il < c.n_layer; ++il) {
-        record_layer(s, il, T, L, r);
+        record_layer(s, il, T, L, r, il == 0 && input ? &*input : nullptr);
         if (on_layer) on_layer(il + 1);
     }
     // Only the last token's logits are computed, as an engine does.
@@ -305,24 +361,46 @@ void TransformerModel::record_step(GraphSession& s, uint32_t T, uint32_t L,
     const std::string res = r == 0 ? "residual0" : "residual1";
     norm(s, act(res, DType::f32, {embd, 1}, last), weight("output_norm.weight"),
          act("norm_raw", DType::f32, {embd, 1}), act("norm", DType::f32, {embd, 1}), "output_norm");
-    const TensorView& out_w = weight(c.tied_embeddings ? "token_embd.weight" : "output.weight");
-    if (c.final_logit_softcap > 0) {
-        const TensorView raw = act("logits_raw", DType::f32, {int64_t(c.n_vocab), 1});
-        matmul(s, out_w, act("norm", DType::f32, {embd, 1}), raw, "output");
-        s.softcap(raw, logits(), c.final_logit_softcap, "output_softcap");
-    } else {
-        const TensorView out = memory_->view(logits_alloc_, DType::f32, {int64_t(c.n_vocab), 1});
-        matmul(s, out_w, act("norm", DType::f32, {embd, 1}), out, "output");
+    const std::string out_name = c.tied_embeddings ? "token_embd.weight" : "output.weight";
+    const TensorView out = c.final_logit_softcap > 0
+                               ? act("logits_raw", DType::f32, {int64_t(c.n_vocab), 1})
+                               : memory_->view(logits_alloc_, DType::f32, {int64_t(c.n_vocab), 1});
+    // The lm_head in row chunks when its table is larger than one binding may be (llama's
+    // 128k-token vocabulary on lavapipe's 128 MiB maxStorageBufferRange); chunks of a
+    // multiple of the offset alignment in rows keep every view offset aligned.
+    const WeightSpec& ow = slot(out_name).spec;
+    const int64_t vocab = c.n_vocab;
+    int64_t chunk = vocab;
+    if (!fits_one_binding(ow.bytes())) {
+        const uint64_t row_bytes = dtype_bytes_for(ow.dtype, uint64_t(ow.shape[0]));
+        const auto align =
+            int64_t(std::max<uint64_t>(memory_->device().facts().storage_offset_alignment, 1));
+        chunk = int64_t(binding_limit() / row_bytes) / align * align;
+        if (chunk == 0)
+            throw std::invalid_argument(
+                fmt::format("{}: one row of {} exceeds the device's "
+                            "maxStorageBufferRange",
+                            c.name, out_name));
     }
+    for (int64_t first = 0, part = 0; first < vocab; first += chunk, ++part) {
+        const int64_t rows = std::min(chunk, vocab - first);
+        const TensorView out_rows =
+            memory_->view(out.allocation, DType::f32, {rows, 1}, out.offset + uint64_t(first) * 4);
+        matmul(s, chunk == vocab ? weight(out_name) : weight_rows(out_name, first, rows),
+               act("norm", DType::f32, {embd, 1}), out_rows,
+               chunk == vocab ? "output" : fmt::format("output.{}", part));
+    }
+    if (c.final_logit_softcap > 0)
+        s.softcap(out, logits(), c.final_logit_softcap, "output_softcap");
 }
 
-void TransformerModel::record_layer(GraphSession& s, uint32_t il, uint32_t T, uint32_t L,
-                                    int& r) const {
+void TransformerModel::record_layer(GraphSession& s, uint32_t il, uint32_t T, uint32_t L, int& r,
+                                    const TensorView* input) const {
     const ModelConfig& c = config_;
     const std::string b = fmt::format("blk.{}.", il);
     const int64_t embd = c.n_embd, qd = c.q_dim(), kvd = c.kv_dim(), hd = c.head_dim;
     const int64_t nt = T;
-    auto W = [&](const std::string& name) -> const TensorView& { return weight(b + name); };
+    auto W = [&](const std::string& name) { return weight(b + name); };
     auto residual = [&](int i) {
         return act(i == 0 ? "residual0" : "residual1", DType::f32, {embd, nt});
     };
@@ -335,7 +413,7 @@ void TransformerModel::record_layer(GraphSession& s, uint32_t il, uint32_t T, ui
     };
 
     // --- attention
-    const TensorView x = residual(r);
+    const TensorView x = input ? *input : residual(r);
     const TensorView h = f32("norm", {embd, nt});
     norm(s, x, W("attn_norm.weight"), f32("norm_raw", {embd, nt}), h, b + "attn_norm");
     TensorView q = f32("q", {qd, nt}), k = f32("k", {kvd, nt}), v = f32("v", {kvd, nt});

@@ -174,6 +174,33 @@ TEST_F(TransformerEndToEndTest, Qwen3MoeMatchesTheCpuReference) {
     check_prefill_then_decode(c, 5, 0);
 }
 
+TEST_F(TransformerEndToEndTest, HostEmbeddingAndChunkedLmHeadMatchTheCpuReference) {
+    // A binding limit below the embedding table's size (as llama's 128k vocabulary against
+    // lavapipe's 128 MiB maxStorageBufferRange): the lookup moves to the host and the
+    // lm_head runs in row chunks; the logits must not change.
+    const ModelConfig c = tiny_model_config(Architecture::gemma2);  // tied: lm_head = table
+    TinyModelFile tiny(c, 14);
+    TransformerOptions options;
+    options.max_tokens = 3;
+    options.kv_capacity = 3;
+    options.max_binding_bytes = 10000;  // table: 256 rows x 68 bytes = 17408
+    TransformerModel model(*memory, tiny.weights->config(), options);
+    ASSERT_TRUE(model.embedding_on_host());
+    model.upload_weights(*tiny.weights);
+    CpuReferenceModel reference(*tiny.weights);
+    const auto tokens = random_tokens(3, c.n_vocab);
+    ComputeGraph graph;
+    EXPECT_LE(relative_error(run_step(model, tokens, 0, &graph), reference.forward(tokens)),
+              kLogitTolerance);
+    size_t lm_head_chunks = 0, gathers = 0;
+    for (const Node& n : graph.nodes) {
+        lm_head_chunks += n.label.rfind("output.", 0) == 0;
+        gathers += n.op == OpKind::get_rows;
+    }
+    EXPECT_EQ(lm_head_chunks, 2u);
+    EXPECT_EQ(gathers, 0u);
+}
+
 TEST_F(TransformerEndToEndTest, BarrierPoliciesGiveBitwiseEqualLogits) {
     // The same graph replayed with barriers recomputed from its ranges and with a barrier
     // after every dispatch: the arithmetic is unchanged, so the logits are bitwise equal.
