@@ -1,0 +1,40 @@
+#pragma once
+// The ways the Runner executes one captured graph (design.md, "Execution modes"):
+//   per-op-submit  a command buffer, a submit and a wait per dispatch
+//   serial         one command buffer, a barrier after every dispatch (the reference)
+//   elided         captured order, a barrier only where a hazard needs one
+//   fused          fusion pass, then barriers planned
+//   greedy         fusion + llama.cpp's greedy reorder (lookahead window), barriers planned
+//   levels         fusion + reorder by ASAP levels of the hazard DAG, barriers planned
+//   levels+split   levels, encoded in two command buffers (first submitted early)
+// The pass-based modes are cumulative (fusion is part of greedy and levels), as in llama.cpp
+// where the reorder runs on the fused graph.
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace graphlens {
+
+enum class ExecutionMode : uint8_t {
+    per_op_submit,
+    serial,
+    elided,
+    fused,
+    greedy,
+    levels,
+    levels_split,
+};
+
+std::string_view execution_mode_name(ExecutionMode m);  ///< "per-op-submit", ..., "levels+split"
+std::optional<ExecutionMode> execution_mode_from_name(std::string_view name);
+/// Every mode, in the order above.
+std::vector<ExecutionMode> all_execution_modes();
+/// "all" or a comma-separated list of names; throws std::invalid_argument naming the unknown
+/// entry and listing the valid ones.
+std::vector<ExecutionMode> parse_execution_modes(std::string_view list);
+/// True when the mode runs fused kernels (results compared within tolerance, not bitwise,
+/// when a fusion was applied).
+bool execution_mode_fuses(ExecutionMode m);
+
+}  // namespace graphlens

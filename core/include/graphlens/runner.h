@@ -1,0 +1,90 @@
+#pragma once
+// The Runner executes one captured ComputeGraph in several execution modes and times each:
+// GPU time from timestamp queries, CPU encode time and wall time, over warm-up runs and N
+// timed repeats. Before timing, every mode runs once from the same initial memory state and
+// its outputs are compared with `serial`: bitwise when the arithmetic is unchanged, within
+// tolerance when fused kernels ran. A mode that changes results is reported as an error
+// (outputs_match = false plus the first difference), not as a timing.
+//
+// Memory: the Runner runs in a DeviceMemory that holds the graph's allocations (the one the
+// graph was recorded with, or DeviceMemory::recreate(graph) for a capture made elsewhere).
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graphlens/compute_graph.h"
+#include "graphlens/execution_mode.h"
+#include "graphlens/graph_executor.h"
+#include "graphlens/run_result.h"
+
+namespace graphlens {
+
+class Device;
+class DeviceMemory;
+
+enum class InitialData : uint8_t {
+    /// Every allocation filled with seeded random values of the dtype it is bound with
+    /// (f32/f16 in [-1, 1], integers in [0, 8), quantized blocks with small scales).
+    random,
+    /// Keep what the memory holds (uploaded weights and inputs); allocations the graph
+    /// writes are saved once and restored before every mode's comparison run.
+    keep,
+};
+
+struct RunnerOptions {
+    std::vector<ExecutionMode> modes = all_execution_modes();
+    uint32_t warmup = 2;
+    uint32_t repeats = 20;
+    uint64_t seed = 1;
+    InitialData initial = InitialData::random;
+    /// Fused modes: |a - b| <= abs_tolerance + rel_tolerance * max(|a|, |b|) per element.
+    double rel_tolerance = 1e-3;
+    double abs_tolerance = 1e-5;
+    size_t greedy_window = 64;  ///< lookahead of the greedy reorder
+    size_t split_min_first = 64;
+    double split_fraction = 0.1;
+    /// Also run the per-dispatch profile (timestamp + barrier after every dispatch of the
+    /// serial graph; serialises the GPU) into RunResult::per_dispatch.
+    bool profile_dispatches = false;
+    std::string workload;  ///< RunResult::workload; empty = from graph.metadata
+    /// Progress lines ("serial: timing 5/20"); may be empty.
+    std::function<void(std::string_view)> progress;
+};
+
+/// A mode's graph and how to encode it.
+struct ModePlan {
+    ExecutionMode mode = ExecutionMode::serial;
+    ComputeGraph graph;
+    ExecuteOptions execute;
+    size_t fusions_applied = 0;
+    size_t reordered = 0;
+};
+
+class Runner {
+  public:
+    Runner(Device& device, DeviceMemory& memory);
+
+    /// The graph and encode options of one mode (runs the pass pipeline where needed).
+    static ModePlan plan(const ComputeGraph& captured, ExecutionMode mode,
+                         const RunnerOptions& options = {});
+
+    /// Runs the requested modes (serial always runs, as the reference for comparisons, but
+    /// appears in the result only when requested). Errors of one mode land in its
+    /// ModeResult::error; the others still run.
+    RunResult run(const ComputeGraph& captured, const RunnerOptions& options = {});
+
+    GraphExecutor& executor() { return executor_; }
+
+  private:
+    Device& device_;
+    DeviceMemory& memory_;
+    GraphExecutor executor_;
+};
+
+/// Fills every allocation the graph uses with seeded random values of the dtype it is bound
+/// with (see InitialData::random). Deterministic for a (graph, seed) pair.
+void fill_random(DeviceMemory& memory, const ComputeGraph& graph, uint64_t seed);
+
+}  // namespace graphlens

@@ -1,0 +1,279 @@
+// Runner: plans each execution mode through the pass pipeline, checks its outputs against
+// serial from one initial memory state, then times warm-up + repeats.
+#include "graphlens/runner.h"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <ctime>
+#include <map>
+#include <random>
+#include <set>
+#include <stdexcept>
+
+#include "exec/output_comparison.h"
+#include "graphlens/device.h"
+#include "graphlens/device_memory.h"
+#include "graphlens/ggml_blocks.h"
+#include "graphlens/op_fusion_recipes.h"
+#include "graphlens/pass_pipeline.h"
+
+namespace graphlens {
+namespace {
+
+// --- seeded initial data -----------------------------------------------------------------
+
+void put_half(uint8_t* p, float f) {
+    const uint16_t h = ggml::float_to_half(f);
+    std::memcpy(p, &h, 2);
+}
+
+// Writes plausible values of `dtype` into [p, p + n): finite floats, small integers (valid
+// as token ids and positions), quantized blocks with small positive scales.
+void generate(uint8_t* p, uint64_t n, DType dtype, std::mt19937_64& rng) {
+    std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+    std::uniform_real_distribution<float> scale(0.001f, 0.02f);
+    auto byte = [&] { return static_cast<uint8_t>(rng()); };
+    const uint64_t block = dtype_block_bytes(dtype);
+    switch (dtype) {
+        case DType::f32:
+            for (uint64_t i = 0; i + 4 <= n; i += 4) {
+                const float f = unit(rng);
+                std::memcpy(p + i, &f, 4);
+            }
+            return;
+        case DType::f16:
+            for (uint64_t i = 0; i + 2 <= n; i += 2) put_half(p + i, unit(rng));
+            return;
+        case DType::bf16:
+            for (uint64_t i = 0; i + 2 <= n; i += 2) {
+                const float f = unit(rng);
+                uint32_t bits;
+                std::memcpy(&bits, &f, 4);
+                const uint16_t top = static_cast<uint16_t>(bits >> 16);
+                std::memcpy(p + i, &top, 2);
+            }
+            return;
+        case DType::i32:
+        case DType::u32:
+            for (uint64_t i = 0; i + 4 <= n; i += 4) {
+                const uint32_t v = static_cast<uint32_t>(rng() % 8);
+                std::memcpy(p + i, &v, 4);
+            }
+            return;
+        case DType::u8:
+            for (uint64_t i = 0; i < n; ++i) p[i] = byte();
+            return;
+        case DType::q4_0:
+        case DType::q8_0:
+            for (uint64_t b = 0; b + block <= n; b += block) {
+                put_half(p + b, scale(rng));
+                for (uint64_t i = 2; i < block; ++i) p[b + i] = byte();
+            }
+            return;
+        case DType::q4_k:  // d, dmin, 12 bytes of 6-bit scales/mins, 128 bytes of nibbles
+            for (uint64_t b = 0; b + block <= n; b += block) {
+                put_half(p + b, scale(rng));
+                put_half(p + b + 2, scale(rng));
+                for (uint64_t i = 4; i < block; ++i) p[b + i] = byte();
+            }
+            return;
+        case DType::q6_k:  // ql[128], qh[64], int8 scales[16], d
+            for (uint64_t b = 0; b + block <= n; b += block) {
+                for (uint64_t i = 0; i < 192; ++i) p[b + i] = byte();
+                for (uint64_t i = 192; i < 208; ++i) p[b + i] = static_cast<uint8_t>(rng() % 64);
+                put_half(p + b + 208, scale(rng));
+            }
+            return;
+    }
+}
+
+std::string utc_now() {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", tm);
+}
+
+const Snapshot* find_stage(const std::vector<Snapshot>& snaps, std::string_view prefix) {
+    for (const auto& s : snaps)
+        if (s.stage.rfind(prefix, 0) == 0) return &s;
+    return nullptr;
+}
+
+}  // namespace
+
+void fill_random(DeviceMemory& memory, const ComputeGraph& graph, uint64_t seed) {
+    // The dtype of each distinct bound view decides its values; bytes no view covers stay 0.
+    std::map<AllocationId, std::vector<std::pair<ByteRange, DType>>> views;
+    std::set<std::tuple<AllocationId, uint64_t, uint64_t>> seen;
+    for (const Node& n : graph.nodes) {
+        if (!n.is_dispatch()) continue;
+        for (const auto& b : n.bindings) {
+            const ByteRange r = b.view.range();
+            if (seen.insert({r.allocation, r.begin, r.end}).second)
+                views[r.allocation].push_back({r, b.view.dtype});
+        }
+    }
+    for (const auto& a : graph.allocations) {
+        std::vector<uint8_t> bytes(a.size, 0);
+        for (const auto& [r, dtype] : views[a.id]) {
+            if (r.end > a.size) continue;  // validate_for_replay reports it
+            std::mt19937_64 rng(seed ^ (uint64_t{a.id} << 40) ^ r.begin);
+            generate(bytes.data() + r.begin, r.size(), dtype, rng);
+        }
+        memory.upload(a.id, bytes);
+    }
+}
+
+Runner::Runner(Device& device, DeviceMemory& memory)
+    : device_(device), memory_(memory), executor_(device, memory) {}
+
+ModePlan Runner::plan(const ComputeGraph& captured, ExecutionMode mode,
+                      const RunnerOptions& options) {
+    ModePlan p;
+    p.mode = mode;
+    switch (mode) {
+        case ExecutionMode::per_op_submit:
+            p.graph = captured;
+            p.execute.submit = SubmitMode::per_dispatch;
+            return p;
+        case ExecutionMode::serial:
+            p.graph = captured;
+            p.execute.barriers = BarrierSource::every_dispatch;
+            return p;
+        case ExecutionMode::elided:
+            p.graph = captured;
+            p.execute.barriers = BarrierSource::recompute;
+            return p;
+        default:
+            break;
+    }
+    PassOptions po;
+    po.fuse = true;
+    po.recipes = ops::fusion_recipes();
+    po.reorder = mode == ExecutionMode::fused    ? ReorderMode::none
+                 : mode == ExecutionMode::greedy ? ReorderMode::greedy
+                                                 : ReorderMode::levels;
+    po.window = options.greedy_window;
+    po.split.min_first = options.split_min_first;
+    po.split.first_fraction = options.split_fraction;
+    const std::vector<Snapshot> snaps = PassPipeline::run(captured, po);
+    const Snapshot* planned = find_stage(snaps, "barriers planned");
+    if (!planned) throw std::logic_error("pass pipeline produced no 'barriers planned' stage");
+    p.graph = planned->graph;
+    p.execute.barriers = BarrierSource::recorded;
+    if (const Snapshot* fused = find_stage(snaps, "fused"))
+        for (const auto& d : fused->fusions) p.fusions_applied += d.applied;
+    if (const Snapshot* re = find_stage(snaps, "reordered")) p.reordered = re->reordered;
+    if (mode == ExecutionMode::levels_split) {
+        const Snapshot* split = find_stage(snaps, "split");
+        p.execute.submit = SubmitMode::dual_buffer;
+        p.execute.first_dispatches = split ? split->split_first_dispatches : 0;
+    }
+    return p;
+}
+
+RunResult Runner::run(const ComputeGraph& captured, const RunnerOptions& options) {
+    auto progress = [&](std::string_view line) {
+        if (options.progress) options.progress(line);
+    };
+    RunResult result;
+    const auto& f = device_.facts();
+    result.device = fmt::format("{} ({} {})", f.name, f.driver_name, f.driver_info);
+    result.workload = options.workload;
+    if (result.workload.empty()) {
+        for (const char* key : {"workload", "model", "phase"})
+            if (auto it = captured.metadata.find(key); it != captured.metadata.end())
+                result.workload += (result.workload.empty() ? "" : " ") + it->second;
+        if (result.workload.empty())
+            result.workload = fmt::format("{} dispatches", captured.dispatch_count());
+    }
+    result.warmup = options.warmup;
+    result.repeats = options.repeats;
+    result.date = utc_now();
+
+    validate_for_replay(captured, memory_);
+
+    // The initial state every comparison run starts from.
+    std::vector<std::pair<AllocationId, std::vector<uint8_t>>> saved;
+    if (options.initial == InitialData::keep) {
+        std::set<AllocationId> written;
+        for (const Node& n : captured.nodes)
+            for (const auto& w : n.writes) written.insert(w.allocation);
+        for (AllocationId id : written)
+            saved.emplace_back(id, memory_.download(id, 0, memory_.info(id).size));
+    }
+    auto restore = [&] {
+        if (options.initial == InitialData::random)
+            fill_random(memory_, captured, options.seed);
+        else
+            for (const auto& [id, bytes] : saved) memory_.upload(id, bytes);
+    };
+
+    progress("serial: reference run");
+    const ModePlan serial = plan(captured, ExecutionMode::serial, options);
+    restore();
+    executor_.execute(serial.graph, serial.execute);
+    const auto all_outputs = comparable_outputs(serial.graph, serial.graph);
+    const OutputSnapshot reference = read_outputs(memory_, all_outputs);
+
+    for (ExecutionMode mode : all_execution_modes()) {
+        if (std::find(options.modes.begin(), options.modes.end(), mode) == options.modes.end())
+            continue;
+        const std::string name(execution_mode_name(mode));
+        ModeResult mr;
+        mr.mode = name;
+        try {
+            progress(fmt::format("{}: planning", name));
+            const ModePlan p =
+                mode == ExecutionMode::serial ? serial : plan(captured, mode, options);
+            restore();
+            ExecutionTiming t = executor_.execute(p.graph, p.execute);
+            const OutputSnapshot out =
+                read_outputs(memory_, comparable_outputs(serial.graph, p.graph));
+            const Comparison c = compare_outputs(captured, reference, out, p.fusions_applied == 0,
+                                                 options.rel_tolerance, options.abs_tolerance);
+            mr.outputs_match = c.match;
+            mr.comparison = c.text;
+            mr.dispatches = t.dispatches;
+            mr.barriers = t.barriers;
+            mr.command_buffers = t.command_buffers;
+            if (!c.match) {
+                mr.error = "outputs differ from serial: " + c.text;
+                result.modes.push_back(std::move(mr));
+                continue;
+            }
+            std::vector<double> gpu, encode, wall;
+            const uint32_t total = options.warmup + options.repeats;
+            for (uint32_t r = 0; r < total; ++r) {
+                if (r % 5 == 0) progress(fmt::format("{}: run {}/{}", name, r + 1, total));
+                t = executor_.execute(p.graph, p.execute);
+                if (r < options.warmup) continue;
+                gpu.push_back(static_cast<double>(t.gpu_ns));
+                encode.push_back(static_cast<double>(t.encode_ns));
+                wall.push_back(static_cast<double>(t.wall_ns));
+            }
+            mr.gpu_ns = TimingSummary::from_samples(std::move(gpu));
+            mr.encode_ns = TimingSummary::from_samples(std::move(encode));
+            mr.wall_ns = TimingSummary::from_samples(std::move(wall));
+        } catch (const std::exception& e) {
+            mr.outputs_match = false;
+            mr.error = e.what();
+        }
+        result.modes.push_back(std::move(mr));
+    }
+
+    if (options.profile_dispatches) {
+        progress("per-dispatch profile (serialised)");
+        restore();
+        ExecuteOptions o;
+        o.barriers = BarrierSource::every_dispatch;
+        o.profile_dispatches = true;
+        result.per_dispatch = executor_.execute(captured, o).per_dispatch;
+    }
+    return result;
+}
+
+}  // namespace graphlens

@@ -1,0 +1,180 @@
+// Runner on lavapipe: every execution mode runs the same graph, agrees with serial and is
+// timed; comparisons catch changed results; modes parse with clear errors.
+#include "graphlens/runner.h"
+
+#include <gtest/gtest.h>
+
+#include "exec/output_comparison.h"
+#include "gpu/gpu_fixture.h"
+#include "graphlens/graph_session.h"
+
+namespace graphlens::test {
+namespace {
+
+// Two layers of: h = x * g; a = h + b1; c = a + b2 (an add chain the fusion pass can take);
+// q = h * w1; k = h * w2 (concurrent); s = q + k; y = c + s (into the other residual row).
+ComputeGraph record_block(GraphExecutor& exec, int layers = 2, int64_t n = 512) {
+    DeviceMemory& mem = exec.memory();
+    const uint64_t bytes = static_cast<uint64_t>(n) * 4;
+    const AllocationId resid = mem.allocate("residual", 2 * bytes, AllocationUsage::activations);
+    const AllocationId weights = mem.allocate("weights", 5 * bytes, AllocationUsage::weights);
+    const AllocationId scratch = mem.allocate("scratch", 6 * bytes, AllocationUsage::scratch);
+    auto w = [&](int i) { return mem.view(weights, DType::f32, {n}, bytes * i); };
+    auto t = [&](int i) { return mem.view(scratch, DType::f32, {n}, bytes * i); };
+    auto x = [&](int i) { return mem.view(resid, DType::f32, {n}, bytes * (i % 2)); };
+    auto s = exec.begin_recorded();
+    for (int l = 0; l < layers; ++l) {
+        const std::string p = "blk." + std::to_string(l) + ".";
+        s.mul(x(l), w(0), t(0), p + "norm_mul");
+        s.add(t(0), w(1), t(1), p + "bias1");
+        s.add(t(1), w(2), t(2), p + "bias2");
+        s.mul(t(0), w(3), t(3), p + "q");
+        s.mul(t(0), w(4), t(4), p + "k");
+        s.add(t(3), t(4), t(5), p + "qk");
+        s.add(t(2), t(5), x(l + 1), p + "residual");
+    }
+    ComputeGraph g = s.finish_recording();
+    g.metadata["workload"] = "test block";
+    return g;
+}
+
+class RunnerTest : public GpuTest {
+  protected:
+    void SetUp() override {
+        GpuTest::SetUp();
+        runner = std::make_unique<Runner>(device(), *memory);
+        graph = record_block(runner->executor());
+        options.warmup = 1;
+        options.repeats = 3;
+    }
+    const ModeResult& mode(const RunResult& r, std::string_view name) {
+        for (const auto& m : r.modes)
+            if (m.mode == name) return m;
+        throw std::runtime_error("mode missing: " + std::string(name));
+    }
+    std::unique_ptr<Runner> runner;
+    ComputeGraph graph;
+    RunnerOptions options;
+};
+
+TEST_F(RunnerTest, EveryModeAgreesWithSerialAndIsTimed) {
+    const RunResult r = runner->run(graph, options);
+    ASSERT_EQ(r.modes.size(), all_execution_modes().size());
+    EXPECT_EQ(r.workload, "test block");
+    const size_t n = graph.dispatch_count();
+    for (const auto& m : r.modes) {
+        SCOPED_TRACE(m.mode);
+        EXPECT_TRUE(m.error.empty()) << m.error;
+        EXPECT_TRUE(m.outputs_match) << m.comparison;
+        EXPECT_EQ(m.gpu_ns.samples.size(), options.repeats);
+        EXPECT_EQ(m.wall_ns.samples.size(), options.repeats);
+        EXPECT_GT(m.wall_ns.median, 0);
+        EXPECT_LE(m.wall_ns.min, m.wall_ns.median);
+        EXPECT_LE(m.wall_ns.median, m.wall_ns.max);
+        if (!execution_mode_fuses(*execution_mode_from_name(m.mode))) {
+            EXPECT_EQ(m.dispatches, n);
+        }
+    }
+    EXPECT_EQ(mode(r, "per-op-submit").command_buffers, n);
+    EXPECT_EQ(mode(r, "serial").barriers, n - 1);
+    EXPECT_EQ(mode(r, "serial").comparison, "bitwise");
+    EXPECT_EQ(mode(r, "elided").comparison, "bitwise");
+    EXPECT_LT(mode(r, "elided").barriers, mode(r, "serial").barriers);
+    EXPECT_LE(mode(r, "levels").barriers, mode(r, "elided").barriers);
+    EXPECT_EQ(mode(r, "levels+split").command_buffers, 2u);
+}
+
+TEST_F(RunnerTest, RequestedModesOnlyInCanonicalOrder) {
+    options.modes = parse_execution_modes("elided,per-op-submit");
+    const RunResult r = runner->run(graph, options);
+    ASSERT_EQ(r.modes.size(), 2u);
+    EXPECT_EQ(r.modes[0].mode, "per-op-submit");
+    EXPECT_EQ(r.modes[1].mode, "elided");
+}
+
+TEST_F(RunnerTest, KeptInitialDataGivesMatchingModes) {
+    fill_random(*memory, graph, 5);
+    options.initial = InitialData::keep;
+    options.modes = parse_execution_modes("serial,elided,levels");
+    const RunResult r = runner->run(graph, options);
+    for (const auto& m : r.modes) EXPECT_TRUE(m.outputs_match) << m.mode << ": " << m.comparison;
+}
+
+TEST_F(RunnerTest, PerDispatchProfileCoversEveryDispatch) {
+    options.modes = {ExecutionMode::serial};
+    options.profile_dispatches = true;
+    const RunResult r = runner->run(graph, options);
+    ASSERT_EQ(r.per_dispatch.size(), graph.dispatch_count());
+    EXPECT_EQ(r.per_dispatch.front().label, "blk.0.norm_mul");
+    EXPECT_EQ(r.per_dispatch.back().label, "blk.1.residual");
+    for (const auto& d : r.per_dispatch) EXPECT_LE(d.start_ns, d.end_ns);
+}
+
+TEST_F(RunnerTest, FillRandomIsDeterministicPerSeed) {
+    auto contents = [&] {
+        std::vector<std::vector<uint8_t>> all;
+        for (const auto& a : graph.allocations) all.push_back(memory->download(a.id, 0, a.size));
+        return all;
+    };
+    fill_random(*memory, graph, 11);
+    const auto first = contents();
+    fill_random(*memory, graph, 11);
+    EXPECT_EQ(contents(), first);
+    fill_random(*memory, graph, 12);
+    EXPECT_NE(contents(), first);
+}
+
+TEST_F(RunnerTest, ComparisonReportsTheFirstDifferenceWithAllocationAndByte) {
+    fill_random(*memory, graph, 3);
+    runner->executor().execute(graph);
+    const auto views = comparable_outputs(graph, graph);
+    const OutputSnapshot reference = read_outputs(*memory, views);
+    OutputSnapshot changed = reference;
+    // Nudge one float of the last output by a relative 1e-5, then by a factor of 2.
+    auto& bytes = changed.bytes.back();
+    float f;
+    std::memcpy(&f, bytes.data() + 8, 4);
+    const float nudged = f * (1.0f + 1e-5f);
+    std::memcpy(bytes.data() + 8, &nudged, 4);
+    const Comparison exact = compare_outputs(graph, reference, changed, true, 1e-3, 1e-5);
+    EXPECT_FALSE(exact.match);
+    EXPECT_NE(exact.text.find("allocation 'residual'"), std::string::npos) << exact.text;
+    const Comparison tolerant = compare_outputs(graph, reference, changed, false, 1e-3, 1e-5);
+    EXPECT_TRUE(tolerant.match) << tolerant.text;
+    EXPECT_NE(tolerant.text.find("within tolerance"), std::string::npos);
+    const float doubled = f * 2.0f + 1.0f;
+    std::memcpy(bytes.data() + 8, &doubled, 4);
+    const Comparison wrong = compare_outputs(graph, reference, changed, false, 1e-3, 1e-5);
+    EXPECT_FALSE(wrong.match);
+    EXPECT_NE(wrong.text.find("beyond tolerance"), std::string::npos);
+}
+
+TEST_F(RunnerTest, FusionDropsIntermediatesFromTheComparison) {
+    const ModePlan fused = Runner::plan(graph, ExecutionMode::fused, options);
+    const auto compared = comparable_outputs(graph, fused.graph);
+    const auto all = comparable_outputs(graph, graph);
+    EXPECT_LE(compared.size(), all.size());
+    EXPECT_GT(fused.fusions_applied, 0u);  // bias1→bias2 and the adds into the residual
+    if (fused.fusions_applied > 0) {
+        EXPECT_LT(fused.graph.dispatch_count(), graph.dispatch_count());
+        EXPECT_LT(compared.size(), all.size());
+    }
+}
+
+TEST(ExecutionModes, ParseNamesAndRejectUnknownOnes) {
+    EXPECT_EQ(parse_execution_modes("all"), all_execution_modes());
+    EXPECT_EQ(parse_execution_modes("levels+split,serial,serial"),
+              (std::vector<ExecutionMode>{ExecutionMode::levels_split, ExecutionMode::serial}));
+    for (auto m : all_execution_modes())
+        EXPECT_EQ(execution_mode_from_name(execution_mode_name(m)), m);
+    try {
+        parse_execution_modes("serial,turbo");
+        FAIL() << "expected an exception";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("'turbo'"), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("levels+split"), std::string::npos);
+    }
+}
+
+}  // namespace
+}  // namespace graphlens::test
