@@ -1,0 +1,161 @@
+// graphlens-cli capture: records one decode or prefill step of a transformer (a GGUF file or
+// a built-in preset) through GraphSession and saves the graph as a capture file. Recording
+// needs no weight values: the allocations are made (untouched, so even an 8B preset costs no
+// resident memory on lavapipe) but nothing is uploaded.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+
+#include "command.h"
+#include "graphlens/capture_file.h"
+#include "graphlens/device.h"
+#include "graphlens/device_memory.h"
+#include "graphlens/gguf_file.h"
+#include "graphlens/model_config.h"
+#include "graphlens/transformer_builder.h"
+
+namespace graphlens::cli {
+namespace {
+
+struct CaptureOptions {
+    std::string model_path;
+    std::string preset;
+    std::string phase = "decode";
+    std::optional<uint32_t> tokens;
+    std::optional<uint32_t> ctx;
+    std::string kv_type = "f32";
+    std::string weight_type;
+    std::string output;
+};
+
+/// Progress on stderr: a bar redrawn in place on a terminal, plain lines otherwise.
+class Progress {
+  public:
+    explicit Progress(std::string what) : what_(std::move(what)), tty_(isatty(fileno(stderr))) {}
+    void update(size_t done, size_t total) {
+        if (tty_) {
+            constexpr int kWidth = 30;
+            const int filled = total ? int(kWidth * done / total) : kWidth;
+            fmt::print(stderr, "\r{} [{}{}] {}/{}", what_, std::string(filled, '#'),
+                       std::string(kWidth - filled, ' '), done, total);
+            if (done == total) fmt::print(stderr, "\n");
+        } else if (total && (done == total || done * 4 / total != last_quarter_)) {
+            last_quarter_ = done * 4 / total;
+            fmt::print(stderr, "{}: {}/{}\n", what_, done, total);
+        }
+    }
+
+  private:
+    std::string what_;
+    bool tty_;
+    size_t last_quarter_ = 0;
+};
+
+CaptureDevice capture_device(const DeviceFacts& f) {
+    CaptureDevice d;
+    d.name = f.name;
+    d.driver = fmt::format("{} {}", f.driver_name, f.driver_info);
+    d.api_version = f.api_version_string();
+    d.type = std::string(device_type_name(f.type));
+    d.vendor_id = f.vendor_id;
+    d.device_id = f.device_id;
+    d.timestamp_period_ns = f.timestamp_period_ns;
+    d.timestamp_valid_bits = f.timestamp_valid_bits;
+    d.subgroup_size = f.subgroup_size;
+    d.extensions = f.extensions;
+    std::sort(d.extensions.begin(), d.extensions.end());
+    return d;
+}
+
+DType parse_dtype(const std::string& name, const char* option) {
+    const auto t = dtype_from_name(name);
+    if (!t) throw std::invalid_argument(fmt::format("{}: unknown type '{}'", option, name));
+    return *t;
+}
+
+int run_capture(const CaptureOptions& o) {
+    CaptureRequest request;
+    std::string source;
+    if (!o.model_path.empty()) {
+        const GgufFile file = GgufFile::open(o.model_path);
+        request.config = model_config_from_gguf(file);
+        source = o.model_path;
+    } else {
+        request.config = model_preset(o.preset).config;
+        source = "preset " + o.preset;
+    }
+    if (!o.weight_type.empty()) {
+        request.config.weight_type = parse_dtype(o.weight_type, "--weights");
+        request.config.validate();
+    }
+    request.phase = o.phase == "prefill" ? Phase::prefill : Phase::decode;
+    request.tokens = request.phase == Phase::decode ? 1 : o.tokens.value_or(512);
+    if (request.phase == Phase::decode && o.tokens && *o.tokens != 1)
+        throw std::invalid_argument("--tokens: a decode step processes exactly 1 token");
+    request.kv_length = o.ctx.value_or(request.phase == Phase::decode ? 512 : 0);
+    request.kv_type = parse_dtype(o.kv_type, "--kv");
+    const ModelConfig& c = request.config;
+
+    const auto start = std::chrono::steady_clock::now();
+    Device device;
+    DeviceMemory memory(device);
+    fmt::print(stderr,
+               "capturing {} ({}, {} layers, {} weights {:.2f} GB) {} tokens={} ctx={} on {}\n",
+               c.name, architecture_name(c.architecture), c.n_layer, dtype_name(c.weight_type),
+               double(model_weight_bytes(c)) / 1e9, phase_name(request.phase), request.tokens,
+               request.kv_length, device.facts().name);
+    Progress progress("recording");
+    CaptureDocument doc;
+    doc.graph = capture_transformer(
+        memory, request,
+        [&](size_t done, size_t total, std::string_view) { progress.update(done, total); });
+    doc.graph.metadata["source"] = source;
+    doc.generator = "graphlens-cli capture";
+    doc.device = capture_device(device.facts());
+    save_capture(doc, o.output);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    fmt::print("{}: {} dispatches, {} barriers, {} allocations ({:.1f} s)\n", o.output,
+               doc.graph.dispatch_count(), doc.graph.barrier_count(), doc.graph.allocations.size(),
+               seconds);
+    return 0;
+}
+
+const RegisterCommand reg{
+    "capture", [](CLI::App& app) -> std::function<int()> {
+        auto o = std::make_shared<CaptureOptions>();
+        app.description(
+            "Record one decode or prefill step of a transformer and save it as a capture file");
+        auto* model = app.add_option("--model", o->model_path,
+                                     "GGUF model file (metadata is "
+                                     "enough; weights are not read)")
+                          ->check(CLI::ExistingFile);
+        auto* preset = app.add_option("--preset", o->preset,
+                                      "built-in model (graphlens-cli presets lists them)");
+        model->excludes(preset);
+        preset->excludes(model);
+        app.add_option("--phase", o->phase, "decode (1 token) or prefill (--tokens tokens)")
+            ->check(CLI::IsMember({"decode", "prefill"}))
+            ->capture_default_str();
+        app.add_option("--tokens", o->tokens, "prefill: tokens in the step (default 512)");
+        app.add_option("--ctx", o->ctx,
+                       "tokens already in the KV cache (default: decode 512, prefill 0)");
+        app.add_option("--kv", o->kv_type, "KV cache type: f32 or f16 (f16: decode only)")
+            ->check(CLI::IsMember({"f32", "f16"}))
+            ->capture_default_str();
+        app.add_option("--weights", o->weight_type,
+                       "matrix weight type of a preset (q4_0, q8_0, q4_k, q6_k, f16, f32); "
+                       "default q4_0");
+        app.add_option("-o,--output", o->output, "capture file to write")->required();
+        return [o] {
+            if (o->model_path.empty() && o->preset.empty())
+                throw std::invalid_argument("one of --model FILE.gguf or --preset NAME is needed");
+            return run_capture(*o);
+        };
+    }};
+
+}  // namespace
+}  // namespace graphlens::cli
