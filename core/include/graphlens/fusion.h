@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "graphlens/compute_graph.h"
+#include "graphlens/hazard_index.h"
 #include "graphlens/kernel_info.h"
 #include "graphlens/op_kind.h"
 #include "graphlens/snapshot.h"
@@ -68,5 +69,8 @@ struct FusionResult {
 /// Matches recipes in table order at each position (first match wins) and never mutates
 /// `graph`.
 FusionResult fuse(const ComputeGraph& graph, std::span<const FusionRecipe> recipes);
+/// The same with the graph's HazardIndex already built.
+FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
+                  std::span<const FusionRecipe> recipes);
 
 }  // namespace graphlens

@@ -4,10 +4,13 @@
 // depth - 1 barriers, the lower bound for the graph; fences are their own level, so with
 // fences the bound holds per fenced segment. Barrier nodes of the input are stripped first.
 #include "graphlens/compute_graph.h"
+#include "graphlens/dependency_dag.h"
 #include "graphlens/reorder_greedy.h"  // ReorderResult
 
 namespace graphlens {
 
 ReorderResult reorder_levels(const ComputeGraph& graph);
+/// The same with the graph's DependencyDag already built (node indices of `graph`).
+ReorderResult reorder_levels(const ComputeGraph& graph, const DependencyDag& dag);
 
 }  // namespace graphlens

@@ -22,6 +22,10 @@ struct ConcurrencyGroup {
 
 std::vector<ConcurrencyGroup> concurrency_groups(const ComputeGraph& graph);
 
+/// Only the group part of the stats (dispatches, barriers, groups, mean size, histogram);
+/// O(nodes), no hazard analysis.
+ScheduleStats group_stats(const ComputeGraph& graph);
+
 /// Stats of the schedule as it stands (its own barriers), with DAG depth, lower bound,
 /// fences and hazard count from the given analysis of the same graph.
 ScheduleStats schedule_stats(const ComputeGraph& graph, const HazardIndex& hazards,

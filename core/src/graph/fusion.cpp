@@ -160,24 +160,28 @@ class ChainMatcher {
 }  // namespace
 
 FusionResult fuse(const ComputeGraph& graph, std::span<const FusionRecipe> recipes) {
+    return fuse(graph, HazardIndex(graph), recipes);
+}
+
+FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
+                  std::span<const FusionRecipe> recipes) {
     FusionResult result;
     result.graph.allocations = graph.allocations;
     result.graph.kernels = graph.kernels;
     result.graph.metadata = graph.metadata;
-    const HazardIndex hazards(graph);
     const ChainMatcher matcher(graph, hazards);
 
     std::vector<size_t> dispatches;  // node indices of the dispatches
     for (size_t i = 0; i < graph.nodes.size(); ++i)
         if (graph.nodes[i].is_dispatch()) dispatches.push_back(i);
 
-    // Decide the fusions first: fused[k] = the fused node replacing the chain starting at
-    // dispatch position k, covering `length` dispatches.
+    // Decide the fusions first: each applied chain, by the dispatch position it starts at.
     struct Applied {
+        size_t position;
         size_t length;
         Node node;
     };
-    std::vector<std::optional<Applied>> applied(dispatches.size());
+    std::vector<Applied> applied;
     NodeId next_id = graph.next_node_id();
     std::vector<size_t> chain;
     for (size_t p = 0; p < dispatches.size();) {
@@ -223,7 +227,7 @@ FusionResult fuse(const ComputeGraph& graph, std::span<const FusionRecipe> recip
                     result.graph.derive_ranges(node);
                     d.applied = true;
                     d.fused_id = node.id;
-                    applied[p] = Applied{len, std::move(node)};
+                    applied.push_back({p, len, std::move(node)});
                     advance = len;
                     result.diagnostics.push_back(std::move(d));
                     ++result.applied;
@@ -242,6 +246,7 @@ FusionResult fuse(const ComputeGraph& graph, std::span<const FusionRecipe> recip
     result.graph.nodes.reserve(graph.nodes.size());
     size_t p = 0;     // dispatch position
     size_t skip = 0;  // dispatches of the current chain still to swallow
+    auto next = applied.begin();
     for (const Node& node : graph.nodes) {
         if (node.is_barrier()) {
             if (skip == 0) result.graph.nodes.push_back(node);
@@ -249,9 +254,10 @@ FusionResult fuse(const ComputeGraph& graph, std::span<const FusionRecipe> recip
         }
         if (skip > 0) {
             --skip;
-        } else if (applied[p]) {
-            result.graph.nodes.push_back(std::move(applied[p]->node));
-            skip = applied[p]->length - 1;
+        } else if (next != applied.end() && next->position == p) {
+            result.graph.nodes.push_back(std::move(next->node));
+            skip = next->length - 1;
+            ++next;
         } else {
             result.graph.nodes.push_back(node);
         }

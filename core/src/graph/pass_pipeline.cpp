@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <stdexcept>
 
 #include "graphlens/barrier_planner.h"
@@ -72,29 +73,13 @@ double ms_since(Clock::time_point t0) {
 /// dispatches; reorders and planning keep the dispatches, so one analysis serves them all.
 ScheduleStats stats_with(const ComputeGraph& graph, const ScheduleStats& dependency_part) {
     ScheduleStats s = dependency_part;
-    const ScheduleStats own = [&] {
-        ScheduleStats t;
-        t.dispatches = graph.dispatch_count();
-        t.barriers = graph.barrier_count();
-        for (const auto& grp : concurrency_groups(graph)) {
-            if (t.group_size_histogram.size() <= grp.dispatches.size())
-                t.group_size_histogram.resize(grp.dispatches.size() + 1, 0);
-            ++t.group_size_histogram[grp.dispatches.size()];
-            ++t.groups;
-        }
-        t.mean_group_size = t.groups ? double(t.dispatches) / double(t.groups) : 0.0;
-        return t;
-    }();
+    const ScheduleStats own = group_stats(graph);
     s.dispatches = own.dispatches;
     s.barriers = own.barriers;
     s.groups = own.groups;
     s.mean_group_size = own.mean_group_size;
     s.group_size_histogram = own.group_size_histogram;
     return s;
-}
-
-ScheduleStats analyse(const ComputeGraph& graph, const HazardIndex& hazards) {
-    return schedule_stats(graph, hazards, DependencyDag(graph, hazards));
 }
 
 }  // namespace
@@ -112,6 +97,13 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
     }
     std::vector<Snapshot> out;
     const HazardIndex captured_hazards(captured);
+    const DependencyDag captured_dag(captured, captured_hazards);
+    // The dependency analysis of the latest stage's dispatches, by its node indices: reused by
+    // the reorders; only an applied fusion changes it.
+    const HazardIndex* stage_hazards = &captured_hazards;
+    const DependencyDag* stage_dag = &captured_dag;
+    std::optional<HazardIndex> fused_hazards;
+    std::optional<DependencyDag> fused_dag;
 
     // A capture without barriers (a foreign one, a synthetic one) is not a valid schedule;
     // the fused stage keeps its barriers, so it is verified only when the capture is valid.
@@ -133,7 +125,7 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
         Snapshot s;
         s.stage = "captured";
         s.graph = captured;
-        s.stats = analyse(captured, captured_hazards);
+        s.stats = schedule_stats(captured, captured_hazards, captured_dag);
         s.diagnostics = captured.validate();
         const VerificationReport self = verify_transformation(captured, captured_hazards, captured);
         captured_valid = self.ok();
@@ -143,34 +135,41 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
         s.pass_ms = ms_since(t0);
         out.push_back(std::move(s));
     }
-    auto push_stage = [&](Snapshot s, Clock::time_point t0) {
+    auto push_stage = [&](Snapshot s, Clock::time_point t0, bool verify_stage = true) {
         s.diff = diff_stages(out.back().graph, s.graph);
         s.reordered = s.diff.moved.size();
         s.pass_ms = ms_since(t0);
-        verify(s);
+        if (verify_stage) verify(s);
         out.push_back(std::move(s));
     };
 
     ScheduleStats dependency_part = out.back().stats;
     if (options.fuse) {
         const auto t0 = Clock::now();
-        FusionResult fused = fuse(out.back().graph, options.recipes);
+        FusionResult fused = fuse(out.back().graph, *stage_hazards, options.recipes);
         Snapshot s;
         s.stage = "fused";
         s.graph = std::move(fused.graph);
         s.fusions = std::move(fused.diagnostics);
         s.diagnostics.push_back(fmt::format("{} fusion(s) applied, {} near miss(es)", fused.applied,
                                             s.fusions.size() - fused.applied));
-        s.stats = fused.applied ? analyse(s.graph, HazardIndex(s.graph))
-                                : stats_with(s.graph, dependency_part);
+        if (fused.applied) {
+            fused_hazards.emplace(s.graph);
+            fused_dag.emplace(s.graph, *fused_hazards);
+            stage_hazards = &*fused_hazards;
+            stage_dag = &*fused_dag;
+            s.stats = schedule_stats(s.graph, *stage_hazards, *stage_dag);
+        } else {
+            s.stats = stats_with(s.graph, dependency_part);
+        }
         dependency_part = s.stats;
         push_stage(std::move(s), t0);
     }
     if (options.reorder != ReorderMode::none) {
         const auto t0 = Clock::now();
         ReorderResult r = options.reorder == ReorderMode::greedy
-                              ? reorder_greedy(out.back().graph, {options.window})
-                              : reorder_levels(out.back().graph);
+                              ? reorder_greedy(out.back().graph, *stage_dag, {options.window})
+                              : reorder_levels(out.back().graph, *stage_dag);
         Snapshot s;
         s.stage = fmt::format("reordered ({})", reorder_mode_name(options.reorder));
         s.graph = std::move(r.graph);
@@ -198,7 +197,9 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
             fmt::format("first command buffer: {} dispatch(es); second starts at node {}",
                         p.first_dispatches, p.second_begin_node));
         s.stats = stats_with(s.graph, dependency_part);
-        push_stage(std::move(s), t0);
+        // The split only chooses a boundary: the graph is the verified planned one.
+        const bool verify_split = false;
+        push_stage(std::move(s), t0, verify_split);
     }
     return out;
 }

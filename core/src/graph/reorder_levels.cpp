@@ -7,16 +7,26 @@
 namespace graphlens {
 
 ReorderResult reorder_levels(const ComputeGraph& graph) {
-    const ComputeGraph dispatches = graph.without_barriers();
-    const DependencyDag dag(dispatches);
+    return reorder_levels(graph, DependencyDag(graph));
+}
+
+ReorderResult reorder_levels(const ComputeGraph& graph, const DependencyDag& dag) {
     const auto& level = dag.levels();
-    const size_t n = dispatches.nodes.size();
+    std::vector<uint32_t> dispatches;  // node indices of the dispatches, in order
+    dispatches.reserve(graph.nodes.size());
+    for (size_t i = 0; i < graph.nodes.size(); ++i)
+        if (graph.nodes[i].is_dispatch()) dispatches.push_back(static_cast<uint32_t>(i));
+    const size_t n = dispatches.size();
     // Counting sort by level keeps the original order within a level.
     std::vector<size_t> start(dag.depth() + 1, 0);
-    for (size_t i = 0; i < n; ++i) ++start[level[i] + 1];
+    for (uint32_t i : dispatches) ++start[level[i] + 1];
     for (size_t l = 0; l < dag.depth(); ++l) start[l + 1] += start[l];
-    std::vector<size_t> order(n);
-    for (size_t i = 0; i < n; ++i) order[start[level[i]]++] = i;
+    std::vector<uint32_t> order(n);
+    std::vector<uint32_t> rank(graph.nodes.size(), 0);  // position in the input's dispatch order
+    for (size_t k = 0; k < n; ++k) {
+        order[start[level[dispatches[k]]]++] = dispatches[k];
+        rank[dispatches[k]] = static_cast<uint32_t>(k);
+    }
 
     ReorderResult result;
     result.graph.allocations = graph.allocations;
@@ -24,11 +34,11 @@ ReorderResult reorder_levels(const ComputeGraph& graph) {
     result.graph.metadata = graph.metadata;
     result.graph.nodes.reserve(n + dag.depth());
     for (size_t pos = 0; pos < n; ++pos) {
-        const size_t i = order[pos];
+        const uint32_t i = order[pos];
         if (pos > 0 && level[i] != level[order[pos - 1]])
             result.graph.nodes.push_back(Node::barrier());
-        if (i != pos) ++result.moved;
-        result.graph.nodes.push_back(dispatches.nodes[i]);
+        if (rank[i] != pos) ++result.moved;
+        result.graph.nodes.push_back(graph.nodes[i]);
     }
     return result;
 }

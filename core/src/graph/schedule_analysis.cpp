@@ -48,6 +48,12 @@ void fill_group_stats(const ComputeGraph& graph, ScheduleStats& s) {
 }
 }  // namespace
 
+ScheduleStats group_stats(const ComputeGraph& graph) {
+    ScheduleStats s;
+    fill_group_stats(graph, s);
+    return s;
+}
+
 ScheduleStats schedule_stats(const ComputeGraph& graph, const HazardIndex& hazards,
                              const DependencyDag& dag) {
     ScheduleStats s;

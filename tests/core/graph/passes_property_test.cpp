@@ -132,3 +132,56 @@ TEST(GreedyReorderTest, AFenceEndsTheLookaheadAndNothingCrossesIt) {
 
 }  // namespace
 }  // namespace graphlens
+
+namespace graphlens {
+namespace {
+
+/// The greedy reorder as llama.cpp and the seed write it: range trackers for the current
+/// group and for the dispatches the lookahead skipped.
+std::vector<NodeId> tracker_greedy_order(const ComputeGraph& g, size_t window) {
+    std::vector<const Node*> nodes;
+    for (const Node& n : g.nodes)
+        if (n.is_dispatch()) nodes.push_back(&n);
+    std::vector<bool> used(nodes.size(), false);
+    std::vector<NodeId> order;
+    GroupTracker group, skipped;
+    for (size_t i0 = 0; i0 < nodes.size(); ++i0) {
+        if (used[i0]) continue;
+        if (group.conflicts(*nodes[i0])) {
+            if (!nodes[i0]->is_fence()) {
+                skipped.reset();
+                skipped.add(*nodes[i0]);
+                for (size_t i1 = i0 + 1; i1 < std::min(nodes.size(), i0 + window); ++i1) {
+                    if (used[i1]) continue;
+                    if (nodes[i1]->is_fence()) break;
+                    if (!group.conflicts(*nodes[i1]) && !skipped.conflicts(*nodes[i1])) {
+                        group.add(*nodes[i1]);
+                        used[i1] = true;
+                        order.push_back(nodes[i1]->id);
+                    } else {
+                        skipped.add(*nodes[i1]);
+                    }
+                }
+            }
+            group.reset();
+        }
+        group.add(*nodes[i0]);
+        used[i0] = true;
+        order.push_back(nodes[i0]->id);
+    }
+    return order;
+}
+
+TEST(GreedyReorderProperty, DagDecisionsEqualTheRangeTrackingWalk) {
+    for (uint64_t seed = 1; seed <= 3000; ++seed) {
+        const ComputeGraph g = random_graph(options_for(seed));
+        const size_t window = 2 + seed % 70;
+        std::vector<NodeId> got;
+        for (const Node& n : reorder_greedy(g, {.window = window}).graph.nodes)
+            if (n.is_dispatch()) got.push_back(n.id);
+        ASSERT_EQ(got, tracker_greedy_order(g, window)) << "seed " << seed;
+    }
+}
+
+}  // namespace
+}  // namespace graphlens
