@@ -1,0 +1,141 @@
+// graphlens-cli run capture.json: recreate the capture's allocations on this device, fill
+// them with seeded random data, run every requested execution mode (each checked against
+// serial, then timed) and print the table of modes.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <optional>
+
+#include "command.h"
+#include "graphlens/capture_file.h"
+#include "graphlens/chrome_trace.h"
+#include "graphlens/device.h"
+#include "graphlens/device_memory.h"
+#include "graphlens/runner.h"
+
+namespace graphlens::cli {
+namespace {
+
+struct RunOptions {
+    std::string capture;
+    std::string modes = "all";
+    uint32_t repeat = 20;
+    uint32_t warmup = 2;
+    uint64_t seed = 1;
+    std::string trace;
+    std::string save;
+    bool profile = false;
+};
+
+std::string us(double ns) {
+    return fmt::format("{:.1f}", ns / 1e3);
+}
+
+// "median (min–max)" in µs.
+std::string spread(const TimingSummary& t) {
+    return fmt::format("{} ({}–{})", us(t.median), us(t.min), us(t.max));
+}
+
+const ModeResult* find_mode(const RunResult& r, std::string_view name) {
+    for (const auto& m : r.modes)
+        if (m.mode == name && m.error.empty()) return &m;
+    return nullptr;
+}
+
+std::string ratio(double base, double value) {
+    return base > 0 && value > 0 ? fmt::format("{:.2f}x", base / value) : "–";
+}
+
+void print_table(const RunResult& r) {
+    fmt::print(
+        "device:   {}\nworkload: {}\nwarm-up {} + {} timed runs per mode; times in µs, "
+        "median (min–max)\n\n",
+        r.device, r.workload, r.warmup, r.repeats);
+    const ModeResult* per_op = find_mode(r, "per-op-submit");
+    const ModeResult* serial = find_mode(r, "serial");
+    fmt::print("{:<14} {:>28} {:>12} {:>28} {:>6} {:>6} {:>4} {:>10} {:>10}  {}\n", "mode", "GPU",
+               "encode", "wall", "disp", "barr", "cbs", "wall vs", "GPU vs", "outputs");
+    fmt::print("{:<14} {:>28} {:>12} {:>28} {:>6} {:>6} {:>4} {:>10} {:>10}\n", "", "", "", "", "",
+               "", "", "per-op", "serial");
+    for (const auto& m : r.modes) {
+        if (!m.error.empty()) {
+            fmt::print("{:<14} ERROR: {}\n", m.mode, m.error);
+            continue;
+        }
+        fmt::print("{:<14} {:>28} {:>12} {:>28} {:>6} {:>6} {:>4} {:>10} {:>10}  {}\n", m.mode,
+                   spread(m.gpu_ns), us(m.encode_ns.median), spread(m.wall_ns), m.dispatches,
+                   m.barriers, m.command_buffers,
+                   per_op ? ratio(per_op->wall_ns.median, m.wall_ns.median) : "–",
+                   serial ? ratio(serial->gpu_ns.median, m.gpu_ns.median) : "–", m.comparison);
+    }
+    if (!r.per_dispatch.empty())
+        fmt::print(
+            "\nper-dispatch profile: {} dispatches timed one by one (a barrier and a "
+            "timestamp after each: the GPU was serialised)\n",
+            r.per_dispatch.size());
+}
+
+int run_command(const RunOptions& o) {
+    CaptureDocument doc = load_capture(o.capture);
+    Device device;
+    DeviceMemory memory(device);
+    memory.recreate(doc.graph);
+    Runner runner(device, memory);
+    RunnerOptions ro;
+    ro.modes = parse_execution_modes(o.modes);
+    ro.repeats = o.repeat;
+    ro.warmup = o.warmup;
+    ro.seed = o.seed;
+    ro.profile_dispatches = o.profile;
+    const bool tty = isatty(fileno(stderr));
+    ro.progress = [tty](std::string_view line) {
+        if (tty)
+            fmt::print(stderr, "\r\033[K{}", line);
+        else
+            fmt::print(stderr, "{}\n", line);
+    };
+    const RunResult result = runner.run(doc.graph, ro);
+    if (tty) fmt::print(stderr, "\r\033[K");
+    print_table(result);
+    if (!o.trace.empty()) {
+        write_chrome_trace(result, o.trace);
+        fmt::print("\nchrome trace written to {} (open in ui.perfetto.dev)\n", o.trace);
+    }
+    if (!o.save.empty()) {
+        doc.run = result;
+        save_capture(doc, o.save);
+        fmt::print("capture with run results written to {}\n", o.save);
+    }
+    size_t failed = 0;
+    for (const auto& m : result.modes) failed += !m.error.empty();
+    if (failed) {
+        fmt::print(stderr, "graphlens-cli: error: {} mode(s) failed or changed results\n", failed);
+        return 1;
+    }
+    return 0;
+}
+
+const RegisterCommand reg{
+    "run", [](CLI::App& app) -> std::function<int()> {
+        app.description("Run a capture in execution modes and time them (GPU, encode, wall)");
+        auto o = std::make_shared<RunOptions>();
+        app.add_option("capture", o->capture, "capture file (graphlens-cli capture -o ...)")
+            ->required()
+            ->check(CLI::ExistingFile);
+        app.add_option("--modes", o->modes,
+                       "all, or a comma list of per-op-submit,serial,elided,fused,greedy,levels,"
+                       "levels+split");
+        app.add_option("--repeat", o->repeat, "timed runs per mode (default 20)")
+            ->check(CLI::Range(1, 100000));
+        app.add_option("--warmup", o->warmup, "untimed runs per mode first (default 2)");
+        app.add_option("--seed", o->seed, "seed of the random initial data");
+        app.add_option("--trace", o->trace, "write a Chrome trace (Perfetto) of the run");
+        app.add_option("--save", o->save, "write the capture with the run results");
+        app.add_flag("--profile", o->profile,
+                     "also time every dispatch alone (serialises the GPU; per-dispatch profile)");
+        return [o] { return run_command(*o); };
+    }};
+
+}  // namespace
+}  // namespace graphlens::cli
