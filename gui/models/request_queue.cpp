@@ -4,7 +4,7 @@
 
 namespace graphlens::gui {
 
-uint64_t RequestQueue::push(std::string tag, std::function<void()> work) {
+uint64_t RequestQueue::push(std::string tag, std::function<void(uint64_t)> work) {
     std::lock_guard lock(mutex_);
     const uint64_t generation = next_generation_++;
     latest_[tag] = generation;

@@ -17,13 +17,13 @@ namespace graphlens::gui {
 struct Request {
     std::string tag;
     uint64_t generation = 0;  ///< increasing per queue; results carry it so stale ones drop
-    std::function<void()> work;
+    std::function<void(uint64_t generation)> work;  ///< called with `generation`
 };
 
 class RequestQueue {
   public:
     /// Queues work under a tag; returns its generation. Replaces a waiting one with that tag.
-    uint64_t push(std::string tag, std::function<void()> work);
+    uint64_t push(std::string tag, std::function<void(uint64_t)> work);
     /// Next request, or nothing once closed and empty.
     std::optional<Request> pop();
     void close();

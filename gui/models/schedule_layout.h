@@ -46,7 +46,7 @@ class ScheduleLayout {
   private:
     std::vector<size_t> sizes_;
     size_t max_size_ = 0;
-    double column_width_ = 24, box_height_ = 14;
+    double column_width_ = 64, box_height_ = 14;
 };
 
 }  // namespace graphlens::gui

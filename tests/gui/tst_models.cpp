@@ -370,23 +370,26 @@ class TestModels : public QObject {
     void requestQueueReplacesOlderRequestsWithTheSameTag() {
         RequestQueue q;
         std::vector<int> ran;
-        const uint64_t g1 = q.push("stage", [&] { ran.push_back(1); });
-        q.push("run", [&] { ran.push_back(2); });
-        const uint64_t g3 = q.push("stage", [&] { ran.push_back(3); });
+        const uint64_t g1 = q.push("stage", [&](uint64_t) { ran.push_back(1); });
+        q.push("run", [&](uint64_t) { ran.push_back(2); });
+        const uint64_t g3 = q.push("stage", [&](uint64_t) { ran.push_back(3); });
         QVERIFY(g3 > g1);
         QCOMPARE(q.pending(), size_t(2));
         QCOMPARE(q.latest("stage"), g3);
-        while (q.pending() > 0) q.pop()->work();
+        while (q.pending() > 0) {
+            Request r = *q.pop();
+            r.work(r.generation);
+        }
         QCOMPARE(ran, (std::vector<int>{3, 2}));  // the newer "stage" kept its tag's place
 
         std::atomic<int> done{0};
         std::thread worker([&] {
             while (auto r = q.pop()) {
-                r->work();
+                r->work(r->generation);
                 ++done;
             }
         });
-        q.push("a", [] {});
+        q.push("a", [](uint64_t) {});
         QTRY_COMPARE(done.load(), 1);
         q.close();
         worker.join();

@@ -1,0 +1,30 @@
+#pragma once
+// "Capture a workload": a model preset or a GGUF file, the phase, tokens and KV length, and
+// the Vulkan device to record on.
+#include <QDialog>
+
+#include "app/core_worker.h"
+
+class QComboBox;
+class QLineEdit;
+class QSpinBox;
+
+namespace graphlens::gui {
+
+class CaptureDialog : public QDialog {
+    Q_OBJECT
+  public:
+    CaptureDialog(CoreWorker* worker, QWidget* parent = nullptr);
+    WorkloadRequest request() const;
+
+  private:
+    QComboBox* preset_;
+    QLineEdit* gguf_;
+    QComboBox* phase_;
+    QSpinBox* tokens_;
+    QSpinBox* kv_;
+    QSpinBox* layers_;
+    QComboBox* device_;
+};
+
+}  // namespace graphlens::gui

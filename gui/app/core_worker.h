@@ -1,0 +1,87 @@
+#pragma once
+// The one thread that owns the core: it loads captures, builds the sample, runs the pass
+// pipeline and analyses each stage, lists devices and runs execution modes. The UI posts
+// requests (RequestQueue: a newer request with the same tag replaces a waiting older one)
+// and gets plain structs back through queued signals; results of superseded requests are
+// dropped, so a slow load never overwrites a newer document. Nothing here blocks the UI.
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <atomic>
+#include <memory>
+#include <thread>
+
+#include "graphlens/run_result.h"
+#include "models/document.h"
+#include "models/request_queue.h"
+
+namespace graphlens::gui {
+
+/// What to capture: a model preset (or a GGUF file's metadata) in a phase.
+struct WorkloadRequest {
+    QString preset;                            ///< preset name; ignored when gguf_path is set
+    QString gguf_path;                         ///< a GGUF whose metadata describes the model
+    QString phase = QStringLiteral("decode");  ///< "decode" or "prefill"
+    int tokens = 1;                            ///< prefill tokens (decode: 1)
+    int kv_length = 512;                       ///< tokens already in the KV cache
+    int layers = 0;                            ///< 0 = the model's own layer count
+    QString device;                            ///< device selector (index or name)
+};
+
+struct RunRequest {
+    QStringList modes;
+    int warmup = 1;
+    int repeats = 5;
+    bool profile = false;  ///< per-dispatch timestamps (serialises the GPU)
+    QString device;
+};
+
+class CoreWorker : public QObject {
+    Q_OBJECT
+  public:
+    explicit CoreWorker(QObject* parent = nullptr);
+    ~CoreWorker() override;
+
+    /// The built-in sample: a small llama-style decode graph through the pass pipeline.
+    void openSample();
+    void openCapture(const QString& path);
+    void captureWorkload(const WorkloadRequest& request);
+    /// Runs modes on the document's captured graph; progress and the result come back.
+    void runModes(DocumentPtr document, const RunRequest& request);
+    void cancelRun() { cancel_ = true; }
+    /// A second run (from a capture file with timings) to compare against.
+    void loadSecondRun(const QString& path);
+    void listDevices();
+    /// The execution modes the runner knows, in order.
+    static QStringList executionModes();
+    static QStringList presetNames();
+
+  signals:
+    void documentReady(graphlens::gui::DocumentPtr document);
+    void secondRunReady(graphlens::RunResult run, QString source);
+    void runProgress(int done, int total, QString what);
+    void runFinished(graphlens::RunResult run);
+    void devicesReady(QStringList devices);
+    /// Something went wrong; `what` is the action ("Opening x.json"), `message` the reason.
+    void failed(QString what, QString message);
+    void busyChanged(bool busy, QString what);
+
+  private:
+    /// Queues work under a tag; the work gets its generation to check for staleness.
+    void post(const std::string& tag, const QString& what, std::function<void(uint64_t)> work);
+    bool stale(const std::string& tag, uint64_t generation) const;
+
+    RequestQueue queue_;
+    std::atomic<bool> cancel_{false};
+    std::thread thread_;
+};
+
+/// The sample document, built synchronously (the worker calls this; tests may too).
+Document build_sample_document();
+/// Loads a capture file into a document: its stored snapshots, or the pass pipeline run on
+/// its graph when it has none. Throws with a message naming the file and the problem.
+Document load_capture_document(const QString& path);
+
+}  // namespace graphlens::gui
+
+Q_DECLARE_METATYPE(graphlens::RunResult)

@@ -1,0 +1,44 @@
+#pragma once
+// View 4: the hazard DAG, layered by level (left to right), edges coloured RAW/WAR/WAW with
+// the byte ranges in their tooltips. Repeated transformer layers fold into one "×N" item
+// (double-click opens it, "Fold all" closes it again). Clicking an edge follows it to its
+// other end; clicking an item selects it.
+#include <QGraphicsView>
+#include <set>
+
+#include "models/graph_folding.h"
+#include "models/selection_state.h"
+
+class QGraphicsScene;
+class QGraphicsRectItem;
+class QLabel;
+
+namespace graphlens::gui {
+
+class DependencyGraphView : public QWidget {
+    Q_OBJECT
+  public:
+    explicit DependencyGraphView(SelectionState* state, QWidget* parent = nullptr);
+    const FoldedGraph& folded() const { return folded_; }
+    QGraphicsView* view() const { return view_; }
+    /// Opens a folded run (as a double-click does).
+    void openRun(int first_block);
+    void foldAll();
+    /// Selects the other end of an edge relative to the current selection.
+    void followEdge(size_t edge);
+    SelectionState* state() const { return state_; }
+
+  private:
+    void rebuild();
+    void highlight();
+
+    SelectionState* state_;
+    QGraphicsView* view_;
+    QGraphicsScene* scene_;
+    QLabel* info_;
+    FoldedGraph folded_;
+    std::set<int> opened_;
+    std::vector<QGraphicsRectItem*> item_shapes_;
+};
+
+}  // namespace graphlens::gui

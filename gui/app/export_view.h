@@ -1,0 +1,42 @@
+#pragma once
+// View 8: export the document (capture file, reports, DOT, Chrome trace) and any view as
+// PNG or SVG.
+#include <QMap>
+#include <QWidget>
+
+#include "models/selection_state.h"
+
+class QComboBox;
+class QLabel;
+
+namespace graphlens::gui {
+
+class ExportView : public QWidget {
+    Q_OBJECT
+  public:
+    explicit ExportView(SelectionState* state, QWidget* parent = nullptr);
+    /// Views that can be saved as images, by name.
+    void addView(const QString& name, QWidget* view);
+    /// Document formats: "capture", "html", "md", "csv", "json", "dot", "trace".
+    static QStringList documentFormats();
+    /// Writes the document (current stage where a format shows one stage) in a format.
+    /// Throws with a message naming the file on failure.
+    void exportDocument(const QString& format, const QString& path) const;
+    void exportView(const QString& name, const QString& path) const;
+    QStringList viewNames() const { return views_.keys(); }
+
+  signals:
+    void exported(QString path);
+    void failed(QString what, QString message);
+
+  private:
+    void askAndExportDocument(const QString& format);
+    void askAndExportView(const QString& suffix);
+
+    SelectionState* state_;
+    QMap<QString, QWidget*> views_;
+    QComboBox* view_combo_;
+    QLabel* status_;
+};
+
+}  // namespace graphlens::gui

@@ -1,0 +1,53 @@
+// graphlens: the GraphLens GUI. `graphlens [capture.json]` opens a capture, or the built-in
+// sample when none is given. `--screenshots DIR` writes a PNG of the window and of each view
+// once the document is shown, then quits (for docs and CI).
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QTimer>
+
+#include "app/main_window.h"
+#include "app/view_export.h"
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("GraphLens"));
+    QApplication::setApplicationName(QStringLiteral("graphlens"));
+    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("GraphLens: a visual debugger for GPU compute graphs"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("capture"), QStringLiteral("capture file to open"));
+    QCommandLineOption shots(
+        QStringLiteral("screenshots"),
+        QStringLiteral("write PNGs of the window and each view to <dir>, then quit"),
+        QStringLiteral("dir"));
+    parser.addOption(shots);
+    parser.process(app);
+
+    graphlens::gui::MainWindow window;
+    window.show();
+    const QStringList args = parser.positionalArguments();
+    if (args.isEmpty())
+        window.openSample();
+    else
+        window.openFile(args.first());
+
+    if (parser.isSet(shots)) {
+        const QString dir = parser.value(shots);
+        QDir().mkpath(dir);
+        QObject::connect(&window, &graphlens::gui::MainWindow::documentShown, &window, [&] {
+            QTimer::singleShot(300, &window, [&] {
+                graphlens::gui::exportWidget(&window, dir + QStringLiteral("/main-window.png"));
+                for (const auto& [name, w] : window.views())
+                    graphlens::gui::exportWidget(
+                        w, dir + QLatin1Char('/') + name + QStringLiteral(".png"));
+                app.quit();
+            });
+        });
+    }
+    return app.exec();
+}

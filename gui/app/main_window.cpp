@@ -1,0 +1,332 @@
+#include "app/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDateTime>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QStatusBar>
+
+#include "app/capture_dialog.h"
+#include "app/conflict_inspector_view.h"
+#include "app/dependency_graph_view.h"
+#include "app/export_view.h"
+#include "app/memory_map_view.h"
+#include "app/node_table_view.h"
+#include "app/pass_stepper_view.h"
+#include "app/schedule_view.h"
+#include "app/timing_view.h"
+
+// Resources of a static library must be registered by name, outside any namespace.
+static void initResources() {
+    Q_INIT_RESOURCE(graphlens);
+}
+
+namespace graphlens::gui {
+
+namespace {
+constexpr int kMaxRecent = 8;
+const char* kRecentKey = "recentFiles";
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), state_(new SelectionState(this)), worker_(new CoreWorker(this)) {
+    initResources();
+    setObjectName(QStringLiteral("GraphLensMainWindow"));
+    setWindowIcon(QIcon(QStringLiteral(":/graphlens/graphlens.svg")));
+    setAcceptDrops(true);
+    setDockNestingEnabled(true);
+    createDocks();
+    createMenus();
+    busy_ = new QLabel;
+    statusBar()->addPermanentWidget(busy_);
+
+    connect(worker_, &CoreWorker::documentReady, this, &MainWindow::onDocument);
+    connect(worker_, &CoreWorker::failed, this, &MainWindow::showError);
+    connect(worker_, &CoreWorker::busyChanged, this, [this](bool busy, const QString& what) {
+        busy_->setText(busy ? what + QStringLiteral("…") : QString());
+        if (busy) log(what);
+    });
+    connect(state_, &SelectionState::stageChanged, this, &MainWindow::updateTitle);
+    connect(export_, &ExportView::failed, this, &MainWindow::showError);
+    connect(export_, &ExportView::exported, this,
+            [this](const QString& path) { log(tr("Wrote %1").arg(path)); });
+
+    resize(1500, 950);
+    default_state_ = saveState();
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
+    updateRecentMenu();
+    updateTitle();
+}
+
+MainWindow::~MainWindow() = default;
+
+QList<QPair<QString, QWidget*>> MainWindow::views() const {
+    return {{QStringLiteral("pass-stepper"), stepper_},
+            {QStringLiteral("node-table"), nodes_},
+            {QStringLiteral("schedule"), schedule_},
+            {QStringLiteral("dependency-graph"), graph_},
+            {QStringLiteral("conflict-inspector"), inspector_},
+            {QStringLiteral("memory-map"), memory_},
+            {QStringLiteral("timing"), timing_},
+            {QStringLiteral("export"), export_}};
+}
+
+void MainWindow::createDocks() {
+    stepper_ = new PassStepperView(state_);
+    nodes_ = new NodeTableView(state_);
+    schedule_ = new ScheduleView(state_);
+    graph_ = new DependencyGraphView(state_);
+    inspector_ = new ConflictInspectorView(state_);
+    memory_ = new MemoryMapView(state_);
+    timing_ = new TimingView(state_, worker_);
+    export_ = new ExportView(state_);
+    log_ = new QPlainTextEdit;
+    log_->setReadOnly(true);
+    log_->setMaximumBlockCount(2000);
+
+    // The schedule is the centre of attention; everything else docks around it.
+    setCentralWidget(schedule_);
+    auto dock = [this](const QString& title, const QString& name, QWidget* w,
+                       Qt::DockWidgetArea area) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(name);
+        d->setWidget(w);
+        addDockWidget(area, d);
+        return d;
+    };
+    auto* stepper =
+        dock(tr("Pass stepper"), QStringLiteral("dock-stepper"), stepper_, Qt::LeftDockWidgetArea);
+    auto* inspector = dock(tr("Conflict inspector"), QStringLiteral("dock-inspector"), inspector_,
+                           Qt::RightDockWidgetArea);
+    auto* memory =
+        dock(tr("Memory map"), QStringLiteral("dock-memory"), memory_, Qt::RightDockWidgetArea);
+    auto* nodes =
+        dock(tr("Node table"), QStringLiteral("dock-nodes"), nodes_, Qt::BottomDockWidgetArea);
+    auto* graph = dock(tr("Dependency graph"), QStringLiteral("dock-graph"), graph_,
+                       Qt::BottomDockWidgetArea);
+    auto* timing =
+        dock(tr("Timing"), QStringLiteral("dock-timing"), timing_, Qt::BottomDockWidgetArea);
+    auto* exp = dock(tr("Export"), QStringLiteral("dock-export"), export_, Qt::LeftDockWidgetArea);
+    auto* log = dock(tr("Log"), QStringLiteral("dock-log"), log_, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(nodes, graph);
+    tabifyDockWidget(graph, timing);
+    tabifyDockWidget(timing, log);
+    nodes->raise();
+    tabifyDockWidget(stepper, exp);
+    stepper->raise();
+    splitDockWidget(inspector, memory, Qt::Vertical);
+    resizeDocks({stepper, inspector}, {460, 470}, Qt::Horizontal);
+    resizeDocks({nodes}, {330}, Qt::Vertical);
+    for (const auto& [name, w] : views()) export_->addView(name, w);
+}
+
+void MainWindow::createMenus() {
+    auto action = [this](QMenu* menu, const QString& text, const QKeySequence& keys, auto&& slot) {
+        QAction* a = menu->addAction(text);
+        a->setShortcut(keys);
+        a->setShortcutContext(Qt::ApplicationShortcut);
+        connect(a, &QAction::triggered, this, slot);
+        return a;
+    };
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    action(file, tr("&Open capture…"), QKeySequence::Open, [this] {
+        const QString p = QFileDialog::getOpenFileName(
+            this, tr("Open capture"), {}, tr("GraphLens captures (*.json *.glcap);;All files (*)"));
+        if (!p.isEmpty()) openFile(p);
+    });
+    action(file, tr("Open &sample"), QKeySequence(tr("Ctrl+Shift+O")), [this] { openSample(); });
+    action(file, tr("&Capture workload…"), QKeySequence(tr("Ctrl+Shift+C")), [this] {
+        CaptureDialog dialog(worker_, this);
+        if (dialog.exec() == QDialog::Accepted) {
+            pending_source_.clear();
+            worker_->captureWorkload(dialog.request());
+        }
+    });
+    recent_menu_ = file->addMenu(tr("Open &recent"));
+    file->addSeparator();
+    action(file, tr("&Save capture as…"), QKeySequence::SaveAs, [this] {
+        const QString p = QFileDialog::getSaveFileName(this, tr("Save capture"), {},
+                                                       tr("GraphLens capture (*.json)"));
+        if (p.isEmpty()) return;
+        try {
+            export_->exportDocument(QStringLiteral("capture"), p);
+            log(tr("Saved %1").arg(p));
+        } catch (const std::exception& e) {
+            showError(tr("Saving %1").arg(p), QString::fromUtf8(e.what()));
+        }
+    });
+    file->addSeparator();
+    action(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
+
+    QMenu* nav = menuBar()->addMenu(tr("&Navigate"));
+    auto* back = action(nav, tr("&Back"), QKeySequence::Back, [this] { state_->back(); });
+    auto* fwd = action(nav, tr("&Forward"), QKeySequence::Forward, [this] { state_->forward(); });
+    connect(state_, &SelectionState::historyChanged, this, [this, back, fwd] {
+        back->setEnabled(state_->canGoBack());
+        fwd->setEnabled(state_->canGoForward());
+    });
+    nav->addSeparator();
+    action(nav, tr("&Next stage"), QKeySequence(Qt::Key_F8), [this] { state_->nextStage(); });
+    action(nav, tr("&Previous stage"), QKeySequence(Qt::SHIFT | Qt::Key_F8),
+           [this] { state_->previousStage(); });
+    action(nav, tr("Compare with &previous stage"), QKeySequence(Qt::Key_F7),
+           [this] { state_->setCompareStage(std::max(0, state_->stage() - 1)); });
+    action(nav, tr("&Find node…"), QKeySequence::Find, [this] {
+        for (QDockWidget* d : findChildren<QDockWidget*>())
+            if (d->widget() == nodes_) d->raise();
+        nodes_->filterEdit()->setFocus();
+        nodes_->filterEdit()->selectAll();
+    });
+    action(nav, tr("&Clear selection"), QKeySequence(Qt::Key_Escape),
+           [this] { state_->clearSelection(); });
+
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    action(run, tr("&Run selected modes"), QKeySequence(tr("Ctrl+R")),
+           [this] { timing_->runSelected(); });
+    action(run, tr("&Cancel run"), QKeySequence(tr("Ctrl+Shift+R")), [this] { timing_->cancel(); });
+    action(run, tr("Load &second run…"), QKeySequence(tr("Ctrl+Shift+L")),
+           [this] { timing_->loadSecondRun(); });
+
+    view_menu_ = menuBar()->addMenu(tr("&View"));
+    int n = 1;
+    for (QDockWidget* d : findChildren<QDockWidget*>()) {
+        QAction* toggle = d->toggleViewAction();
+        if (n <= 9) toggle->setShortcut(QKeySequence(QStringLiteral("Ctrl+%1").arg(n++)));
+        view_menu_->addAction(toggle);
+    }
+    view_menu_->addSeparator();
+    action(view_menu_, tr("Zoom schedule &in"), QKeySequence::ZoomIn,
+           [this] { schedule_->zoom(1.5, 1); });
+    action(view_menu_, tr("Zoom schedule &out"), QKeySequence::ZoomOut,
+           [this] { schedule_->zoom(1 / 1.5, 1); });
+    action(view_menu_, tr("Reset &layout"), QKeySequence(tr("Ctrl+Shift+0")),
+           [this] { restoreState(default_state_); });
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    action(help, tr("&About GraphLens"), QKeySequence::HelpContents, [this] {
+        QMessageBox::about(this, tr("About GraphLens"),
+                           tr("<b>GraphLens</b> — a visual debugger for GPU compute graphs.<br>"
+                              "Step through passes, see groups, barriers and the byte ranges "
+                              "behind every hazard. See docs/user-guide.md."));
+    });
+}
+
+void MainWindow::openFile(const QString& path) {
+    pending_source_ = path;
+    worker_->openCapture(path);
+}
+
+void MainWindow::openSample() {
+    pending_source_.clear();
+    worker_->openSample();
+}
+
+void MainWindow::onDocument(DocumentPtr document) {
+    const int stage =
+        state_->document() ? std::min<int>(state_->stage(), int(document->stages.size()) - 1) : 0;
+    state_->setDocument(std::move(document), std::max(0, stage));
+    if (!pending_source_.isEmpty()) addRecent(pending_source_);
+    pending_source_.clear();
+    const DocumentPtr& doc = state_->document();
+    log(tr("Opened %1: %2 stages, %3 dispatches captured")
+            .arg(QString::fromStdString(doc->title))
+            .arg(doc->stages.size())
+            .arg(doc->stages.empty() ? 0 : doc->stages.front().graph.dispatch_count()));
+    updateTitle();
+    emit documentShown();
+}
+
+void MainWindow::showError(const QString& what, const QString& message) {
+    last_error_ = what + QStringLiteral(": ") + message;
+    log(tr("ERROR %1").arg(last_error_));
+    pending_source_.clear();
+    // Non-blocking: the window (and the open document) stays usable behind the message.
+    if (error_box_) error_box_->close();
+    error_box_ =
+        new QMessageBox(QMessageBox::Warning, tr("GraphLens"), what, QMessageBox::Ok, this);
+    error_box_->setInformativeText(message);
+    error_box_->setAttribute(Qt::WA_DeleteOnClose);
+    error_box_->open();
+}
+
+QStringList MainWindow::recentFiles() const {
+    return QSettings().value(kRecentKey).toStringList();
+}
+
+void MainWindow::addRecent(const QString& path) {
+    QStringList files = recentFiles();
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    files.removeAll(abs);
+    files.prepend(abs);
+    while (files.size() > kMaxRecent) files.removeLast();
+    QSettings().setValue(kRecentKey, files);
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu() {
+    recent_menu_->clear();
+    const QStringList files = recentFiles();
+    for (int i = 0; i < files.size(); ++i) {
+        QAction* a = recent_menu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(files[i]));
+        if (i < 9) a->setShortcut(QKeySequence(QStringLiteral("Alt+Shift+%1").arg(i + 1)));
+        const QString path = files[i];
+        connect(a, &QAction::triggered, this, [this, path] { openFile(path); });
+    }
+    recent_menu_->setEnabled(!files.isEmpty());
+}
+
+void MainWindow::updateTitle() {
+    const DocumentPtr& doc = state_->document();
+    if (!doc || doc->stages.empty()) {
+        setWindowTitle(tr("GraphLens"));
+        return;
+    }
+    const Snapshot& s = doc->stages[size_t(state_->stage())];
+    setWindowTitle(tr("%1 — %2 — GraphLens")
+                       .arg(QString::fromStdString(doc->title), QString::fromStdString(s.stage)));
+    statusBar()->showMessage(tr("Stage %1/%2 \"%3\": %4 dispatches, %5 barriers")
+                                 .arg(state_->stage() + 1)
+                                 .arg(doc->stages.size())
+                                 .arg(QString::fromStdString(s.stage))
+                                 .arg(s.graph.dispatch_count())
+                                 .arg(s.graph.barrier_count()));
+}
+
+void MainWindow::log(const QString& line) {
+    log_->appendPlainText(QDateTime::currentDateTime().toString(QStringLiteral("HH:mm:ss ")) +
+                          line);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    QSettings settings;
+    settings.setValue(QStringLiteral("geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("windowState"), saveState());
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const auto urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && urls.first().isLocalFile()) {
+        openFile(urls.first().toLocalFile());
+        event->acceptProposedAction();
+    }
+}
+
+}  // namespace graphlens::gui

@@ -1,0 +1,90 @@
+#pragma once
+// The main window: one SelectionState shared by every dock, one CoreWorker for all work that
+// could block, menus whose actions all carry shortcuts, persisted layout and recent files.
+#include <QMainWindow>
+#include <QPointer>
+
+#include "app/core_worker.h"
+#include "models/selection_state.h"
+
+class QPlainTextEdit;
+class QLabel;
+class QMessageBox;
+
+namespace graphlens::gui {
+
+class PassStepperView;
+class NodeTableView;
+class ScheduleView;
+class DependencyGraphView;
+class ConflictInspectorView;
+class MemoryMapView;
+class TimingView;
+class ExportView;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+  public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    SelectionState* state() const { return state_; }
+    CoreWorker* worker() const { return worker_; }
+    PassStepperView* passStepper() const { return stepper_; }
+    NodeTableView* nodeTable() const { return nodes_; }
+    ScheduleView* scheduleView() const { return schedule_; }
+    DependencyGraphView* dependencyGraph() const { return graph_; }
+    ConflictInspectorView* conflictInspector() const { return inspector_; }
+    MemoryMapView* memoryMap() const { return memory_; }
+    TimingView* timingView() const { return timing_; }
+    ExportView* exportView() const { return export_; }
+    /// Each view by its dock title, for screenshots and the export view.
+    QList<QPair<QString, QWidget*>> views() const;
+    /// The last error shown to the user (for tests; the dialog itself is non-blocking).
+    QString lastError() const { return last_error_; }
+    QStringList recentFiles() const;
+
+  public slots:
+    void openFile(const QString& path);
+    void openSample();
+    void showError(const QString& what, const QString& message);
+
+  signals:
+    /// A document arrived from the worker and is now shown.
+    void documentShown();
+
+  protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+  private:
+    void createDocks();
+    void createMenus();
+    void onDocument(DocumentPtr document);
+    void addRecent(const QString& path);
+    void updateRecentMenu();
+    void updateTitle();
+    void log(const QString& line);
+
+    SelectionState* state_;
+    CoreWorker* worker_;
+    PassStepperView* stepper_ = nullptr;
+    NodeTableView* nodes_ = nullptr;
+    ScheduleView* schedule_ = nullptr;
+    DependencyGraphView* graph_ = nullptr;
+    ConflictInspectorView* inspector_ = nullptr;
+    MemoryMapView* memory_ = nullptr;
+    TimingView* timing_ = nullptr;
+    ExportView* export_ = nullptr;
+    QPlainTextEdit* log_ = nullptr;
+    QMenu* recent_menu_ = nullptr;
+    QMenu* view_menu_ = nullptr;
+    QLabel* busy_ = nullptr;
+    QString pending_source_;
+    QString last_error_;
+    QPointer<QMessageBox> error_box_;
+    QByteArray default_state_;
+};
+
+}  // namespace graphlens::gui

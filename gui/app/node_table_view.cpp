@@ -1,0 +1,96 @@
+#include "app/node_table_view.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QKeyEvent>
+#include <QLineEdit>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "models/presentation.h"
+
+namespace graphlens::gui {
+
+NodeTableView::NodeTableView(SelectionState* state, QWidget* parent)
+    : QWidget(parent), state_(state) {
+    proxy_.setSourceModel(&model_);
+    filter_ = new QLineEdit;
+    filter_->setPlaceholderText(tr("Filter: label, op kind, kernel or allocation (words AND)"));
+    filter_->setClearButtonEnabled(true);
+    barriers_ = new QCheckBox(tr("Barriers"));
+    barriers_->setChecked(true);
+    table_ = new QTableView;
+    table_->setModel(&proxy_);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(NodeTableModel::Index, Qt::AscendingOrder);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->verticalHeader()->hide();
+    table_->verticalHeader()->setDefaultSectionSize(20);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->setWordWrap(false);
+    table_->installEventFilter(this);
+    const int widths[] = {50, 170, 120, 160, 90, 260, 260, 50};
+    for (int c = 0; c < 8; ++c) table_->setColumnWidth(c, widths[c]);
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(filter_, 1);
+    top->addWidget(barriers_);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addLayout(top);
+    layout->addWidget(table_);
+
+    connect(filter_, &QLineEdit::textChanged, state_, &SelectionState::setFilter);
+    connect(state_, &SelectionState::filterChanged, this, [this](const QString& text) {
+        if (filter_->text() != text) filter_->setText(text);
+        proxy_.setText(text);
+    });
+    connect(barriers_, &QCheckBox::toggled, &proxy_, &NodeFilterProxy::setShowBarriers);
+    connect(
+        table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this](const QModelIndex& current) {
+            if (current.isValid())
+                state_->selectNodeIndex(current.data(NodeTableModel::NodeIndexRole).toULongLong());
+        });
+    auto reload = [this] {
+        model_.setStage(state_->document(), state_->stage());
+        followSelection();
+    };
+    connect(state_, &SelectionState::documentChanged, this, reload);
+    connect(state_, &SelectionState::stageChanged, this, reload);
+    connect(state_, &SelectionState::selectionChanged, this, &NodeTableView::followSelection);
+}
+
+void NodeTableView::followSelection() {
+    std::optional<size_t> node = state_->selectedNodeIndex();
+    if (!node) node = state_->selectedBarrierIndex();
+    if (!node) return;
+    const QModelIndex i = proxy_.mapFromSource(model_.indexOfNode(*node));
+    if (!i.isValid()) return;
+    const QSignalBlocker block(table_->selectionModel());
+    table_->selectionModel()->setCurrentIndex(
+        i, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    table_->scrollTo(i);
+}
+
+QString NodeTableView::selectedRowsAsTsv() const {
+    QModelIndexList cells;
+    for (const QModelIndex& row : table_->selectionModel()->selectedRows())
+        for (int c = 0; c < model_.columnCount(); ++c)
+            cells << model_.index(proxy_.mapToSource(row).row(), c);
+    return cells.isEmpty() ? QString() : rowsAsTsv(model_, cells);
+}
+
+bool NodeTableView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == table_ && event->type() == QEvent::KeyPress &&
+        static_cast<QKeyEvent*>(event)->matches(QKeySequence::Copy)) {
+        QApplication::clipboard()->setText(selectedRowsAsTsv());
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+}  // namespace graphlens::gui

@@ -1,0 +1,39 @@
+#pragma once
+// View 2: every node of the current stage; text filter shared with the other views;
+// Ctrl+C copies the selected rows as TSV.
+#include <QWidget>
+
+#include "models/node_table_model.h"
+#include "models/selection_state.h"
+
+class QLineEdit;
+class QTableView;
+class QCheckBox;
+
+namespace graphlens::gui {
+
+class NodeTableView : public QWidget {
+    Q_OBJECT
+  public:
+    explicit NodeTableView(SelectionState* state, QWidget* parent = nullptr);
+    QTableView* table() const { return table_; }
+    QLineEdit* filterEdit() const { return filter_; }
+    const NodeFilterProxy& proxy() const { return proxy_; }
+    /// The selected rows as TSV (what Ctrl+C puts on the clipboard).
+    QString selectedRowsAsTsv() const;
+
+  protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+  private:
+    void followSelection();
+
+    SelectionState* state_;
+    NodeTableModel model_;
+    NodeFilterProxy proxy_;
+    QLineEdit* filter_;
+    QCheckBox* barriers_;
+    QTableView* table_;
+};
+
+}  // namespace graphlens::gui

@@ -1,0 +1,287 @@
+#include "app/schedule_view.h"
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QToolTip>
+#include <QWheelEvent>
+#include <cmath>
+
+#include "models/presentation.h"
+
+namespace graphlens::gui {
+
+ScheduleView::ScheduleView(SelectionState* state, QWidget* parent)
+    : QAbstractScrollArea(parent), state_(state) {
+    viewport()->setMouseTracking(true);
+    viewport()->setBackgroundRole(QPalette::Base);
+    viewport()->setAutoFillBackground(true);
+    setMinimumSize(200, 120);
+    connect(state_, &SelectionState::documentChanged, this, &ScheduleView::rebuild);
+    connect(state_, &SelectionState::stageChanged, this, &ScheduleView::rebuild);
+    connect(state_, &SelectionState::selectionChanged, this, [this] {
+        scrollToSelection();
+        viewport()->update();
+    });
+}
+
+void ScheduleView::rebuild() {
+    const StageAnalysis* a = state_->analysis();
+    std::vector<size_t> sizes;
+    barrier_before_group_.clear();
+    slot_of_node_.clear();
+    if (a) {
+        sizes.reserve(a->group_nodes.size());
+        slot_of_node_.assign(a->group.size(), 0);
+        for (const auto& g : a->group_nodes) {
+            for (size_t k = 0; k < g.size(); ++k) slot_of_node_[g[k]] = k;
+            sizes.push_back(g.size());
+        }
+        barrier_before_group_.assign(sizes.size(), -1);
+        for (const BarrierExplanation& b : a->barriers)
+            if (b.group_after >= 0 && !b.duplicate &&
+                barrier_before_group_[static_cast<size_t>(b.group_after)] < 0)
+                barrier_before_group_[static_cast<size_t>(b.group_after)] =
+                    static_cast<long>(b.node_index);
+    }
+    layout_.setGroups(std::move(sizes));
+    // Fit the height of the tallest group into the view when it is small enough.
+    const double h = std::max(60, viewport()->height() - kHeader - 4);
+    double maxSize = 1;
+    if (a)
+        for (const auto& g : a->group_nodes) maxSize = std::max(maxSize, double(g.size()));
+    layout_.setScale(layout_.columnWidth(), std::clamp(h / maxSize, 3.0, 40.0));
+    updateScrollBars();
+    scrollToSelection();
+    viewport()->update();
+}
+
+void ScheduleView::updateScrollBars() {
+    horizontalScrollBar()->setRange(0, std::max(0, int(layout_.width()) - viewport()->width()));
+    horizontalScrollBar()->setPageStep(viewport()->width());
+    verticalScrollBar()->setRange(
+        0, std::max(0, int(layout_.height()) + kHeader - viewport()->height()));
+    verticalScrollBar()->setPageStep(viewport()->height());
+}
+
+void ScheduleView::resizeEvent(QResizeEvent* event) {
+    QAbstractScrollArea::resizeEvent(event);
+    updateScrollBars();
+}
+
+QPointF ScheduleView::toContent(QPointF p) const {
+    return {p.x() + horizontalScrollBar()->value(), p.y() + verticalScrollBar()->value() - kHeader};
+}
+
+void ScheduleView::zoom(double fx, double fy, double anchor_x) {
+    const double content_x = anchor_x + horizontalScrollBar()->value();
+    const double old_pitch = layout_.columnWidth() + layout_.gap();
+    layout_.setScale(layout_.columnWidth() * fx, layout_.boxHeight() * fy);
+    const double new_pitch = layout_.columnWidth() + layout_.gap();
+    updateScrollBars();
+    horizontalScrollBar()->setValue(int(content_x * new_pitch / old_pitch - anchor_x));
+    viewport()->update();
+}
+
+void ScheduleView::wheelEvent(QWheelEvent* event) {
+    if (event->modifiers() & Qt::ControlModifier) {
+        const double f = std::pow(1.0015, event->angleDelta().y());
+        if (event->modifiers() & Qt::ShiftModifier)
+            zoom(1, f, event->position().x());
+        else
+            zoom(f, 1, event->position().x());
+        event->accept();
+        return;
+    }
+    QAbstractScrollArea::wheelEvent(event);
+}
+
+std::optional<size_t> ScheduleView::nodeAt(QPointF viewport) const {
+    const StageAnalysis* a = state_->analysis();
+    if (!a) return std::nullopt;
+    const auto hit = layout_.hitTest(toContent(viewport));
+    switch (hit.kind) {
+        case ScheduleLayout::Hit::Kind::dispatch:
+            return a->group_nodes[hit.group][hit.slot];
+        case ScheduleLayout::Hit::Kind::barrier:
+            if (barrier_before_group_[hit.group] >= 0)
+                return static_cast<size_t>(barrier_before_group_[hit.group]);
+            break;
+        case ScheduleLayout::Hit::Kind::none:
+            break;
+    }
+    return std::nullopt;
+}
+
+QPoint ScheduleView::boxCenter(size_t node_index) const {
+    const StageAnalysis* a = state_->analysis();
+    const QRectF r =
+        layout_.boxRect(static_cast<size_t>(a->group[node_index]), slot_of_node_[node_index]);
+    return QPoint(int(r.center().x()) - horizontalScrollBar()->value(),
+                  int(r.center().y()) + kHeader - verticalScrollBar()->value());
+}
+
+QPoint ScheduleView::barrierPoint(size_t barrier_node_index) const {
+    for (size_t g = 0; g < barrier_before_group_.size(); ++g)
+        if (barrier_before_group_[g] == static_cast<long>(barrier_node_index))
+            return QPoint(int(std::round(layout_.barrierX(g))) - horizontalScrollBar()->value(),
+                          kHeader + 4);
+    return {-1, -1};
+}
+
+void ScheduleView::scrollToSelection() {
+    const StageAnalysis* a = state_->analysis();
+    if (!a) return;
+    std::optional<double> x;
+    if (auto n = state_->selectedNodeIndex())
+        x = layout_.columnX(static_cast<size_t>(a->group[*n]));
+    else if (auto b = state_->selectedBarrierIndex())
+        if (const BarrierExplanation* e = a->barrier_at(*b); e && e->group_after >= 0)
+            x = layout_.barrierX(static_cast<size_t>(e->group_after));
+    if (!x) return;
+    const int left = horizontalScrollBar()->value();
+    if (*x < left + 20 || *x > left + viewport()->width() - 40)
+        horizontalScrollBar()->setValue(int(*x - viewport()->width() / 2));
+}
+
+void ScheduleView::mousePressEvent(QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton) return;
+    dragging_ = true;
+    dragged_ = false;
+    drag_origin_ = event->position().toPoint();
+    drag_scroll_ = {horizontalScrollBar()->value(), verticalScrollBar()->value()};
+}
+
+void ScheduleView::mouseMoveEvent(QMouseEvent* event) {
+    if (!dragging_) return;
+    const QPoint d = event->position().toPoint() - drag_origin_;
+    if (d.manhattanLength() > 4) dragged_ = true;
+    if (dragged_) {
+        horizontalScrollBar()->setValue(drag_scroll_.x() - d.x());
+        verticalScrollBar()->setValue(drag_scroll_.y() - d.y());
+    }
+}
+
+void ScheduleView::mouseReleaseEvent(QMouseEvent* event) {
+    if (!dragging_ || event->button() != Qt::LeftButton) return;
+    dragging_ = false;
+    if (dragged_) return;
+    if (auto n = nodeAt(event->position()))
+        state_->selectNodeIndex(*n);
+    else
+        state_->clearSelection();
+}
+
+bool ScheduleView::viewportEvent(QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const Snapshot* s = state_->snapshot();
+        const auto n = nodeAt(help->pos());
+        if (!s || !n) {
+            QToolTip::hideText();
+            return true;
+        }
+        const Node& node = s->graph.nodes[*n];
+        QString text;
+        if (node.is_barrier()) {
+            const BarrierExplanation* b = state_->analysis()->barrier_at(*n);
+            text = b && b->redundant()
+                       ? tr("Barrier #%1: redundant (no hazard needs it)").arg(*n)
+                       : tr("Barrier #%1: forced by %2 hazard(s); click for details")
+                             .arg(*n)
+                             .arg(b ? b->forcing.size() : 0);
+        } else {
+            text = QStringLiteral("%1\n%2  group %3")
+                       .arg(nodeTitle(s->graph, *n), opName(node.op))
+                       .arg(state_->analysis()->group[*n]);
+        }
+        QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QAbstractScrollArea::viewportEvent(event);
+}
+
+void ScheduleView::paintEvent(QPaintEvent*) {
+    QPainter p(viewport());
+    const Snapshot* s = state_->snapshot();
+    const StageAnalysis* a = state_->analysis();
+    if (!s || !a) {
+        p.drawText(viewport()->rect(), Qt::AlignCenter, tr("No document"));
+        return;
+    }
+    const int sx = horizontalScrollBar()->value(), sy = verticalScrollBar()->value();
+    const auto [first, last] = layout_.visibleGroups(sx, sx + viewport()->width());
+    const bool detailed = layout_.detailed();
+    const std::vector<size_t> selected = state_->selectedNodeIndices();
+    const auto selected_node = state_->selectedNodeIndex();
+    const auto selected_barrier = state_->selectedBarrierIndex();
+
+    p.translate(-sx, kHeader - sy);
+    const QColor text = palette().color(QPalette::Text);
+    for (size_t g = first; g < last; ++g) {
+        const auto& members = a->group_nodes[g];
+        const double x = layout_.columnX(g);
+        if (detailed) {
+            for (size_t k = 0; k < members.size(); ++k) {
+                const Node& n = s->graph.nodes[members[k]];
+                const QRectF r = layout_.boxRect(g, k).adjusted(0.5, 0.5, -0.5, -0.5);
+                p.fillRect(r, opColor(n.op));
+                if (layout_.columnWidth() >= 40 && layout_.boxHeight() >= 12) {
+                    p.setPen(Qt::black);
+                    p.drawText(r.adjusted(2, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                               p.fontMetrics().elidedText(QString::fromStdString(n.label),
+                                                          Qt::ElideLeft, int(r.width()) - 4));
+                }
+            }
+        } else {
+            // Level of detail: one bar per column, height = group size.
+            const QRectF r(x, 0, layout_.columnWidth(),
+                           layout_.boxHeight() * static_cast<double>(members.size()));
+            p.fillRect(r, opColor(s->graph.nodes[members.front()].op));
+        }
+        if (g >= 1) {
+            const long b = barrier_before_group_[g];
+            const BarrierExplanation* e = b >= 0 ? a->barrier_at(static_cast<size_t>(b)) : nullptr;
+            const bool redundant = e && e->redundant();
+            const bool sel = selected_barrier && b >= 0 && *selected_barrier == size_t(b);
+            QPen pen(redundant ? redundantBarrierColor() : text, sel ? 3 : 1,
+                     redundant ? Qt::DashLine : Qt::SolidLine);
+            if (sel) pen.setColor(QColor(0x00, 0x72, 0xB2));
+            p.setPen(pen);
+            const double bx = layout_.barrierX(g);
+            p.drawLine(QPointF(bx, -kHeader + sy + 2),
+                       QPointF(bx, std::max(layout_.height(), double(viewport()->height() + sy))));
+        }
+    }
+    // Selection outline on top.
+    p.setBrush(Qt::NoBrush);
+    for (size_t n : selected) {
+        if (a->group[n] < 0) continue;
+        const size_t g = static_cast<size_t>(a->group[n]);
+        if (g < first || g >= last) continue;
+        const QRectF r = detailed ? layout_.boxRect(g, slot_of_node_[n])
+                                  : QRectF(layout_.columnX(g), 0, layout_.columnWidth(),
+                                           layout_.boxHeight() * double(a->group_nodes[g].size()));
+        const bool primary = selected_node && *selected_node == n;
+        p.setPen(QPen(primary ? Qt::black : QColor(0, 0, 0, 140), primary ? 3 : 1.5));
+        p.drawRect(r.adjusted(1, 1, -1, -1));
+    }
+    // Header: group numbers where they fit.
+    p.resetTransform();
+    p.fillRect(QRect(0, 0, viewport()->width(), kHeader), palette().color(QPalette::Window));
+    p.setPen(text);
+    const double pitch = layout_.columnWidth() + layout_.gap();
+    const size_t every = std::max<size_t>(1, size_t(std::ceil(40.0 / pitch)));
+    for (size_t g = first - first % every; g < last; g += every)
+        p.drawText(QPointF(layout_.columnX(g) - sx + 1, kHeader - 4), QString::number(g));
+    p.drawText(QRect(4, 0, viewport()->width() - 8, 16), Qt::AlignLeft | Qt::AlignVCenter,
+               tr("Stage \"%1\": %2 groups (columns), %3 barriers (lines; %4 redundant, dashed) "
+                  "— click to inspect, drag to pan, Ctrl+wheel to zoom")
+                   .arg(QString::fromStdString(s->stage))
+                   .arg(a->group_nodes.size())
+                   .arg(a->barriers.size())
+                   .arg(a->redundant_barriers()));
+}
+
+}  // namespace graphlens::gui

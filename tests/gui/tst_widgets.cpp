@@ -1,0 +1,301 @@
+// The application's widgets, offscreen: open the sample, step passes, select a node and see
+// every view follow, click a barrier and see why it is there, bad files, timing chart,
+// exports, and the screenshots used by docs/user-guide.md.
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QChart>
+#include <QDir>
+#include <QImage>
+#include <QLineEdit>
+#include <QListView>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <set>
+
+#include "app/conflict_inspector_view.h"
+#include "app/dependency_graph_view.h"
+#include "app/export_view.h"
+#include "app/main_window.h"
+#include "app/memory_map_view.h"
+#include "app/node_table_view.h"
+#include "app/pass_stepper_view.h"
+#include "app/schedule_view.h"
+#include "app/timing_view.h"
+#include "app/view_export.h"
+#include "graphlens/capture_file.h"
+#include "test_graphs.h"
+
+using namespace graphlens;
+using namespace graphlens::gui;
+using namespace graphlens::gui::testing;
+
+namespace {
+
+// 0 a | 1 b | 2 barrier (forced by a→c) | 3 c | 4 barrier (redundant) | 5 d
+ComputeGraph twoChains() {
+    GraphBuilder b;
+    const auto x = b.alloc("x", 256), y = b.alloc("y", 256), z = b.alloc("z", 256);
+    b.dispatch("a", OpKind::add, {}, {{x, 0, 128}});
+    b.dispatch("b", OpKind::matmul, {}, {{y, 0, 128}});
+    b.barrier();
+    b.dispatch("c", OpKind::rms_norm, {{x, 0, 64}}, {{z, 0, 64}});
+    b.barrier();
+    b.dispatch("d", OpKind::silu, {{y, 0, 64}}, {{z, 128, 192}});
+    return b.graph();
+}
+
+RunResult twoModeRun() {
+    RunResult run;
+    run.device = "test device";
+    run.workload = "two chains";
+    for (const char* name : {"serial", "elided"}) {
+        ModeResult m;
+        m.mode = name;
+        m.gpu_ns = TimingSummary::from_samples({1000, 1100, 1200});
+        m.encode_ns = TimingSummary::from_samples({200, 210, 220});
+        m.wall_ns = TimingSummary::from_samples({3000, 3100, 3200});
+        m.comparison = "bitwise";
+        run.modes.push_back(m);
+    }
+    return run;
+}
+
+// Distinct colours in an image: a blank or single-colour screenshot has very few.
+int colourCount(const QImage& image) {
+    std::set<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 3)
+        for (int x = 0; x < image.width(); x += 3) colours.insert(image.pixel(x, y));
+    return int(colours.size());
+}
+
+}  // namespace
+
+class TestWidgets : public QObject {
+    Q_OBJECT
+  private:
+    std::unique_ptr<MainWindow> window_;
+    QTemporaryDir dir_;
+
+    MainWindow& w() { return *window_; }
+    const StageAnalysis& analysis() { return *w().state()->analysis(); }
+
+    void waitForDocument(const std::function<void()>& open) {
+        QSignalSpy shown(&w(), &MainWindow::documentShown);
+        open();
+        QVERIFY(shown.wait(20000));
+    }
+
+    QString writeCapture(const QString& name, std::optional<RunResult> run) {
+        CaptureDocument doc;
+        doc.graph = twoChains();
+        doc.run = std::move(run);
+        const QString path = dir_.filePath(name);
+        save_capture(doc, path.toStdString());
+        return path;
+    }
+
+    // The first barrier of the current stage that hazards force.
+    size_t forcedBarrier() {
+        for (const BarrierExplanation& b : analysis().barriers)
+            if (!b.forcing.empty()) return b.node_index;
+        qFatal("the sample has no forced barrier");
+    }
+
+  private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);  // QSettings go to a test location
+        QApplication::setOrganizationName(QStringLiteral("GraphLensTest"));
+        QSettings().clear();
+        QVERIFY(dir_.isValid());
+    }
+
+    void init() {
+        window_ = std::make_unique<MainWindow>();
+        window_->resize(1500, 950);
+        window_->show();
+        waitForDocument([this] { w().openSample(); });
+    }
+
+    void cleanup() { window_.reset(); }
+
+    void opensTheSampleWithEveryStage() {
+        const DocumentPtr& doc = w().state()->document();
+        QVERIFY(doc->stages.size() >= 3);
+        QCOMPARE(QString::fromStdString(doc->stages.front().stage), QStringLiteral("captured"));
+        const ComputeGraph& g = doc->stages.front().graph;
+        QVERIFY(g.dispatch_count() > 20);
+        QCOMPARE(w().nodeTable()->table()->model()->rowCount(), int(g.nodes.size()));
+        QCOMPARE(w().scheduleView()->layout().groupCount(), analysis().group_nodes.size());
+        QCOMPARE(w().passStepper()->stageTable()->model()->rowCount(), int(doc->stages.size()));
+        QVERIFY(!w().dependencyGraph()->folded().items.empty());
+        QVERIFY(w().windowTitle().contains(QStringLiteral("captured")));
+    }
+
+    void stepsThroughPassesWithKeys() {
+        QTest::keyClick(&w(), Qt::Key_F8);
+        QCOMPARE(w().state()->stage(), 1);
+        QCOMPARE(w().passStepper()->stageTable()->currentIndex().row(), 1);
+        QTest::keyClick(&w(), Qt::Key_F8);
+        QTest::keyClick(&w(), Qt::Key_F8, Qt::ShiftModifier);
+        QCOMPARE(w().state()->stage(), 1);
+        // Comparing "captured" with the reordered stage marks moved dispatches.
+        const int reordered = [&] {
+            const auto& stages = w().state()->document()->stages;
+            for (size_t i = 0; i < stages.size(); ++i)
+                if (QString::fromStdString(stages[i].stage).startsWith("reordered")) return int(i);
+            return -1;
+        }();
+        QVERIFY(reordered > 0);
+        w().state()->setStage(reordered);
+        w().state()->setCompareStage(0);
+        const StageCompareModel& right = w().passStepper()->rightModel();
+        int moved = 0;
+        for (int r = 0; r < right.rowCount(); ++r)
+            moved += right.index(r).data(StageCompareModel::ChangeRole).toInt() ==
+                     int(NodeChange::moved);
+        QVERIFY(moved > 0);
+        QCOMPARE(size_t(moved) <= w().state()->document()->stages[size_t(reordered)].reordered ||
+                     w().state()->document()->stages[size_t(reordered)].reordered == 0,
+                 true);
+    }
+
+    void selectingANodeMovesEveryView() {
+        const size_t node = analysis().group_nodes[3].front();
+        ScheduleView* schedule = w().scheduleView();
+        QTest::mouseClick(schedule->viewport(), Qt::LeftButton, {}, schedule->boxCenter(node));
+        QCOMPARE(w().state()->selectedNodeIndex().value_or(SIZE_MAX), node);
+        const std::string& label = w().state()->snapshot()->graph.nodes[node].label;
+        // Node table: the current row is that node.
+        const QModelIndex current = w().nodeTable()->table()->currentIndex();
+        QCOMPARE(current.data(NodeTableModel::NodeIndexRole).toULongLong(), qulonglong(node));
+        // Inspector: names it and lists its hazards.
+        QVERIFY(w().conflictInspector()->headline().contains(QString::fromStdString(label)));
+        QCOMPARE(size_t(w().conflictInspector()->hazards().rowCount()),
+                 analysis().hazards_in[node].size() + analysis().hazards_out[node].size());
+        // Memory map: shows the allocations it touches.
+        QVERIFY(!w().memoryMap()->canvas()->rows().empty());
+        // Dependency graph: the node has an item.
+        QVERIFY(w().dependencyGraph()->folded().item_of_node[node] >= 0);
+        // Pass stepper: the current stage's list points at it.
+        QListView* list = w().passStepper()->currentStageList();
+        QCOMPARE(size_t(list->currentIndex().row()), node);
+        // Back returns to no selection, Forward comes back.
+        QTest::keyClick(&w(), Qt::Key_Left, Qt::AltModifier);
+        QVERIFY(!w().state()->selectedNodeIndex());
+        QTest::keyClick(&w(), Qt::Key_Right, Qt::AltModifier);
+        QCOMPARE(w().state()->selectedNodeIndex().value_or(SIZE_MAX), node);
+    }
+
+    void clickingABarrierShowsTheHazardsThatForceIt() {
+        const size_t barrier = forcedBarrier();
+        ScheduleView* schedule = w().scheduleView();
+        QTest::mouseClick(schedule->viewport(), Qt::LeftButton, {},
+                          schedule->barrierPoint(barrier));
+        QCOMPARE(w().state()->selectedBarrierIndex().value_or(SIZE_MAX), barrier);
+        const BarrierExplanation* e = analysis().barrier_at(barrier);
+        QCOMPARE(size_t(w().conflictInspector()->hazards().rowCount()), e->forcing.size());
+        QVERIFY(w().conflictInspector()->headline().contains(QStringLiteral("needed")));
+    }
+
+    void aRedundantBarrierIsCalledRedundant() {
+        waitForDocument([this] { w().openFile(writeCapture("chains.json", std::nullopt)); });
+        ScheduleView* schedule = w().scheduleView();
+        QTest::mouseClick(schedule->viewport(), Qt::LeftButton, {}, schedule->barrierPoint(4));
+        QCOMPARE(w().state()->selectedBarrierIndex().value_or(SIZE_MAX), size_t(4));
+        QCOMPARE(w().conflictInspector()->hazards().rowCount(), 0);
+        QVERIFY(w().conflictInspector()->headline().contains(QStringLiteral("redundant")));
+        QVERIFY(w().recentFiles().first().endsWith(QStringLiteral("chains.json")));
+        // The pipeline ran on the loaded graph: the planned stage drops that barrier.
+        const auto& stages = w().state()->document()->stages;
+        QVERIFY(stages.back().graph.barrier_count() < stages.front().graph.barrier_count());
+    }
+
+    void aBadFileReportsAndKeepsTheDocument() {
+        const DocumentPtr before = w().state()->document();
+        const QString bad = dir_.filePath(QStringLiteral("bad.json"));
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"format\": \"graphlens-capture\", \"version\": 1, \"nodes\": [");
+        f.close();
+        w().openFile(bad);
+        QTRY_VERIFY_WITH_TIMEOUT(!w().lastError().isEmpty(), 10000);
+        QVERIFY(w().lastError().contains(QStringLiteral("bad.json")));
+        QCOMPARE(w().state()->document(), before);
+        w().openFile(dir_.filePath(QStringLiteral("missing.json")));
+        QTRY_VERIFY_WITH_TIMEOUT(w().lastError().contains(QStringLiteral("missing.json")), 10000);
+        QCOMPARE(w().state()->document(), before);
+    }
+
+    void filterAndCopyRowsAsTsv() {
+        NodeTableView* table = w().nodeTable();
+        table->filterEdit()->setText(QStringLiteral("attn_q"));
+        const int rows = table->table()->model()->rowCount();
+        QVERIFY(rows > 0 && rows < 20);
+        QCOMPARE(w().state()->filter(), QStringLiteral("attn_q"));
+        table->table()->selectAll();
+        const QStringList lines = table->selectedRowsAsTsv().split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), rows + 1);
+        QVERIFY(lines.first().startsWith(QStringLiteral("#\tLabel\tOp kind")));
+        QVERIFY(lines.at(1).contains(QStringLiteral("attn_q")));
+    }
+
+    void timingChartHasABarPerMode() {
+        waitForDocument([this] { w().openFile(writeCapture("timed.json", twoModeRun())); });
+        QCOMPARE(w().timingView()->model().rowCount(), 2);
+        QCOMPARE(w().timingView()->barCount(), 2);
+        w().worker()->loadSecondRun(writeCapture("second.json", twoModeRun()));
+        // The table shows the second run once its queued result reached the UI thread.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            w().timingView()->model().index(0, TimingModel::Delta).data().isValid(), 10000);
+        QCOMPARE(w().timingView()->model().index(0, TimingModel::Delta).data().toString(),
+                 QStringLiteral("+0.0%"));
+    }
+
+    void exportsEveryFormatAndEveryView() {
+        ExportView* exp = w().exportView();
+        for (const QString& format : ExportView::documentFormats()) {
+            const QString path = dir_.filePath(QStringLiteral("export.") + format);
+            exp->exportDocument(format, path);
+            QVERIFY2(QFileInfo(path).size() > 0, qPrintable(format));
+        }
+        // The capture export loads back with every stage.
+        const CaptureDocument back =
+            load_capture(dir_.filePath(QStringLiteral("export.capture")).toStdString());
+        QCOMPARE(back.snapshots.size(), w().state()->document()->stages.size());
+        for (const QString& view : exp->viewNames()) {
+            for (const char* suffix : {"png", "svg"}) {
+                const QString path = dir_.filePath(view + QLatin1Char('.') + suffix);
+                exp->exportView(view, path);
+                QVERIFY2(QFileInfo(path).size() > 100, qPrintable(path));
+            }
+        }
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
+                                 exportWidget(w().scheduleView(), dir_.filePath("x.bmp")));
+    }
+
+    void screenshotsOfTheSample() {
+        // Select a barrier that hazards force, so the inspector and memory map have content.
+        w().state()->selectBarrier(forcedBarrier());
+        QTest::qWait(50);
+        const QString out = QStringLiteral(GRAPHLENS_SCREENSHOT_DIR);
+        QVERIFY(QDir().mkpath(out));
+        exportWidget(&w(), out + QStringLiteral("/main-window.png"));
+        // A dispatch with hazards on both sides for the node-centred views.
+        const size_t node = analysis().group_nodes[3].front();
+        w().state()->selectNodeIndex(node);
+        QTest::qWait(50);
+        for (const auto& [name, view] : w().views()) {
+            const QString path = out + QLatin1Char('/') + name + QStringLiteral(".png");
+            exportWidget(view, path);
+            const QImage image(path);
+            QVERIFY2(!image.isNull() && colourCount(image) > 3, qPrintable(path));
+        }
+        QVERIFY(colourCount(QImage(out + QStringLiteral("/main-window.png"))) > 20);
+    }
+};
+
+QTEST_MAIN(TestWidgets)
+#include "tst_widgets.moc"
