@@ -17,6 +17,7 @@
 #include "graphlens/gguf_file.h"
 #include "graphlens/graph_session.h"
 #include "graphlens/model_weights.h"
+#include "graphlens/runner.h"
 #include "graphlens/transformer_builder.h"
 
 namespace graphlens {
@@ -135,6 +136,56 @@ class TransformerEndToEndTest : public test::GpuTest {
                   kLogitTolerance);
     }
 
+    /// A prefill then a decode, each recorded once and run in every execution mode
+    /// (Runner::plan: the pass pipeline's graph and encoding of the mode): the logits equal
+    /// serial's bitwise where no fusion changed the arithmetic, within kLogitTolerance
+    /// otherwise, and serial's match the CPU reference.
+    void check_every_mode(const ModelConfig& c) {
+        SCOPED_TRACE(c.name);
+        TinyModelFile tiny(c, 15);
+        TransformerModel model(*memory, tiny.weights->config(), {4, 5});
+        model.upload_weights(*tiny.weights);
+        CpuReferenceModel reference(*tiny.weights);
+        const auto prompt = random_tokens(4, c.n_vocab), next = random_tokens(1, c.n_vocab);
+        for (std::span<const int32_t> tokens :
+             {std::span<const int32_t>(prompt), std::span<const int32_t>(next)}) {
+            const uint32_t kv_length = reference.kv_length();
+            const auto want = reference.forward(tokens);
+            model.upload_inputs(tokens, kv_length);
+            GraphSession session = executor->begin_recorded();
+            model.record_step(session, uint32_t(tokens.size()), kv_length);
+            const ComputeGraph graph = session.finish_recording();
+            std::vector<float> serial;
+            for (ExecutionMode mode :
+                 {ExecutionMode::serial, ExecutionMode::per_op_submit, ExecutionMode::elided,
+                  ExecutionMode::fused, ExecutionMode::greedy, ExecutionMode::levels,
+                  ExecutionMode::levels_split}) {
+                const std::string name(execution_mode_name(mode));
+                ModePlan plan;
+                try {
+                    plan = Runner::plan(graph, mode);
+                } catch (const std::exception& e) {
+                    ADD_FAILURE() << name << ": " << e.what();
+                    continue;
+                }
+                if (mode == ExecutionMode::fused)
+                    EXPECT_GT(plan.fusions_applied, 0u) << "the graph offers norm and "
+                                                           "activation fusions";
+                memory->fill(model.logits().allocation, 0xFF);
+                executor->execute(plan.graph, plan.execute);
+                const auto logits = memory->download_as<float>(model.logits());
+                if (mode == ExecutionMode::serial) {
+                    serial = logits;
+                    EXPECT_LE(relative_error(logits, want), kLogitTolerance);
+                } else if (plan.fusions_applied == 0) {
+                    EXPECT_TRUE(test::bitwise_equal(logits, serial)) << name;
+                } else {
+                    EXPECT_LE(relative_error(logits, serial), kLogitTolerance) << name;
+                }
+            }
+        }
+    }
+
     std::mt19937 rng{20261122};
 };
 
@@ -199,6 +250,19 @@ TEST_F(TransformerEndToEndTest, HostEmbeddingAndChunkedLmHeadMatchTheCpuReferenc
     }
     EXPECT_EQ(lm_head_chunks, 2u);
     EXPECT_EQ(gathers, 0u);
+}
+
+TEST_F(TransformerEndToEndTest, EveryExecutionModeGivesTheSameLogits) {
+    for (Architecture arch : {Architecture::llama, Architecture::qwen2, Architecture::gemma2})
+        check_every_mode(tiny_model_config(arch));
+}
+
+// Disabled: the fuse pass drops the barrier that separated the q-norm from rope when it also
+// fuses the k-norm of the same group (PassPipeline reports "pass 'fused' produced an invalid
+// schedule", RAW blk.0.attn_q_norm.mul -> blk.0.rope_q). Enable once the graph layer fixes it.
+TEST_F(TransformerEndToEndTest, DISABLED_EveryExecutionModeGivesTheSameLogitsWithQkNorm) {
+    for (Architecture arch : {Architecture::qwen3, Architecture::gemma3, Architecture::qwen3moe})
+        check_every_mode(tiny_model_config(arch));
 }
 
 TEST_F(TransformerEndToEndTest, BarrierPoliciesGiveBitwiseEqualLogits) {
