@@ -168,9 +168,10 @@ class TransformerEndToEndTest : public test::GpuTest {
                     ADD_FAILURE() << name << ": " << e.what();
                     continue;
                 }
-                if (mode == ExecutionMode::fused)
-                    EXPECT_GT(plan.fusions_applied, 0u) << "the graph offers norm and "
-                                                           "activation fusions";
+                if (mode == ExecutionMode::fused) {
+                    EXPECT_GT(plan.fusions_applied, 0u)
+                        << "the graph offers norm and activation fusions";
+                }
                 memory->fill(model.logits().allocation, 0xFF);
                 executor->execute(plan.graph, plan.execute);
                 const auto logits = memory->download_as<float>(model.logits());
