@@ -11,11 +11,18 @@ bool GroupTracker::conflicts(const Node& dispatch) const {
 void GroupTracker::add(const Node& dispatch) {
     has_fence_ = has_fence_ || dispatch.is_fence();
     tracker_.add(dispatch.reads, dispatch.writes);
+    ranges_since_fresh_ += dispatch.reads.size() + dispatch.writes.size();
     empty_ = false;
 }
 
 void GroupTracker::reset() {
-    tracker_.reset();
+    constexpr size_t kFreshAfter = 256;
+    if (ranges_since_fresh_ > kFreshAfter) {
+        tracker_ = ConflictTracker();
+        ranges_since_fresh_ = 0;
+    } else {
+        tracker_.reset();
+    }
     has_fence_ = false;
     empty_ = true;
 }
