@@ -11,6 +11,7 @@
 #include "graphlens/compute_graph.h"
 #include "graphlens/graph_session.h"
 #include "graphlens/run_result.h"
+#include "graphlens/snapshot.h"
 
 namespace graphlens {
 
@@ -47,6 +48,12 @@ struct ExecutionTiming {
     size_t barriers = 0;  ///< barriers between dispatches (submission barriers excluded)
     size_t command_buffers = 0;
     std::vector<DispatchTiming> per_dispatch;  ///< with profile_dispatches
+};
+
+/// What GraphSession::finish_optimized ran and measured.
+struct OptimizedFinish {
+    std::vector<Snapshot> stages;  ///< the pass pipeline's stages, "captured" first
+    ExecutionTiming timing;        ///< of the final stage, dual command buffers
 };
 
 class GraphExecutor {

@@ -49,6 +49,8 @@ class Device;
 class DeviceMemory;
 struct ExecuteOptions;
 struct ExecutionTiming;
+struct OptimizedFinish;  // graphlens/graph_executor.h
+struct PassOptions;      // graphlens/pass_pipeline.h
 
 enum class BarrierPolicy : uint8_t {
     automatic,       ///< barrier_between() with each dispatch's reflected ranges
@@ -133,6 +135,13 @@ class GraphSession {
     /// `options` (e.g. recompute barriers, dual buffer). Returns the timing of the run.
     ExecutionTiming finish_transformed(const std::function<ComputeGraph(ComputeGraph)>& transform,
                                        const ExecuteOptions& options);
+
+    /// The seed's finish_optimized: recording mode only; runs the PassPipeline (fuse with
+    /// passes.recipes, reorder, plan barriers, split; every dispatch must state its ranges)
+    /// on the captured graph and runs the final stage in two command buffers, the first
+    /// submitted early. Pass ops::fusion_recipes() (graphlens/op_fusion_recipes.h) as
+    /// passes.recipes to apply fusions. Returns the stages and the timing.
+    OptimizedFinish finish_optimized(const PassOptions& passes);
 
     // ==================================== ops =============================================
     // Each family is defined in core/src/ops/<family>.cpp (see the pattern above).

@@ -8,6 +8,7 @@
 #include "graphlens/device.h"
 #include "graphlens/device_memory.h"
 #include "graphlens/graph_executor.h"
+#include "graphlens/pass_pipeline.h"
 
 namespace graphlens {
 namespace {
@@ -252,6 +253,25 @@ ExecutionTiming GraphSession::finish_transformed(
             "GraphSession::finish_transformed needs a recording session (begin_recorded)");
     ComputeGraph g = transform(finish_recording());
     return executor_->execute(g, options);
+}
+
+OptimizedFinish GraphSession::finish_optimized(const PassOptions& passes) {
+    require_open("finish_optimized");
+    if (!recording_)
+        throw std::logic_error(
+            "GraphSession::finish_optimized needs a recording session (begin_recorded)");
+    PassOptions o = passes;
+    o.unknown_ranges = UnknownRanges::refuse;  // never reorder what cannot be reasoned about
+    OptimizedFinish r;
+    r.stages = PassPipeline::run(finish_recording(), o);
+    const Snapshot& last = r.stages.back();
+    ExecuteOptions e;
+    e.barriers = BarrierSource::recorded;
+    e.submit = SubmitMode::dual_buffer;
+    e.first_dispatches = last.split_first_dispatches;
+    e.timestamps = options_.timestamps;
+    r.timing = executor_->execute(last.graph, e);
+    return r;
 }
 
 }  // namespace graphlens

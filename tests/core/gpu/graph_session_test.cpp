@@ -4,6 +4,7 @@
 #include "chain_workload.h"
 #include "gpu_fixture.h"
 #include "graphlens/graph_session.h"
+#include "graphlens/pass_pipeline.h"
 
 namespace graphlens::test {
 namespace {
@@ -143,6 +144,21 @@ TEST_F(GraphSessionTest, FinishTransformedRunsTheTransformedGraph) {
         o);
     EXPECT_EQ(seen, 5u);
     EXPECT_EQ(t.barriers, 4u);
+    EXPECT_TRUE(bitwise_equal(download(chain.result), chain.expected()));
+}
+
+TEST_F(GraphSessionTest, FinishOptimizedRunsThePassPipelineInTwoCommandBuffers) {
+    auto s = executor->begin_recorded();
+    for (int i = 0; i < 3; ++i) chain.record(s);
+    PassOptions passes;
+    passes.reorder = ReorderMode::levels;
+    passes.split.first_dispatches = 4;
+    const OptimizedFinish r = s.finish_optimized(passes);
+    ASSERT_FALSE(r.stages.empty());
+    EXPECT_EQ(r.stages.front().stage, "captured");
+    EXPECT_EQ(r.stages.back().stage, "split");
+    EXPECT_EQ(r.timing.command_buffers, 2u);
+    EXPECT_EQ(r.timing.dispatches, 15u);
     EXPECT_TRUE(bitwise_equal(download(chain.result), chain.expected()));
 }
 
