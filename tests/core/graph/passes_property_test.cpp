@@ -1,6 +1,7 @@
 // Properties of the reorders and the barrier planner over 10,000 random graphs: every output
 // verifies, levels reaches the lower bound, greedy is never worse than the capture order, and
-// the planner is optimal for a fixed order (brute force on small graphs).
+// the planner is optimal for a fixed order (brute force on small graphs) and places no
+// redundant barrier.
 #include <gtest/gtest.h>
 
 #include "graph_test_support.h"
@@ -8,6 +9,7 @@
 #include "graphlens/dependency_dag.h"
 #include "graphlens/reorder_greedy.h"
 #include "graphlens/reorder_levels.h"
+#include "graphlens/schedule_analysis.h"
 #include "graphlens/synthetic_graphs.h"
 #include "graphlens/verifier.h"
 
@@ -74,6 +76,9 @@ TEST(PassesProperty, EveryReorderAndPlanVerifiesAndMeetsItsBound) {
         // The greedy's own cuts are the planner's for its order.
         ASSERT_EQ(plan_barriers(greedy.graph).nodes.size(), greedy.graph.nodes.size())
             << "seed " << seed;
+        for (const auto& e : explain_barriers(planned))
+            ASSERT_FALSE(e.redundant)
+                << "seed " << seed << ": planned barrier at node " << e.barrier << " is redundant";
         if (greedy.graph.barrier_count() < planned.barrier_count()) ++greedy_better;
     }
     // The property would hold trivially if greedy never moved anything.
