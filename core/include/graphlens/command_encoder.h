@@ -55,8 +55,10 @@ class CommandRecorder {
 
     /// Resets and begins recording. `timestamps`: write a timestamp at begin and at end.
     /// `profile_dispatches`: additionally a barrier + timestamp after every dispatch, which
-    /// serialises the GPU (per-dispatch profiling).
-    void begin(bool timestamps, bool profile_dispatches = false, size_t expected_dispatches = 0);
+    /// serialises the GPU (per-dispatch profiling). `profile_groups`: a timestamp before every
+    /// barrier (per-group timing; the barrier already makes the GPU wait there).
+    void begin(bool timestamps, bool profile_dispatches = false, size_t expected_dispatches = 0,
+               bool profile_groups = false);
     /// Records one dispatch (no validation here: CommandEncoder and the replay functions
     /// validate first). `node` is remembered for per-dispatch profiles.
     void dispatch(std::string_view kernel, const std::vector<BoundView>& bindings,
@@ -82,6 +84,13 @@ class CommandRecorder {
         uint64_t start_ns, end_ns;
     };
     std::vector<DispatchInterval> dispatch_intervals() const;
+    /// After wait(), with profile_groups: one interval per concurrency group.
+    struct GroupInterval {
+        size_t first_dispatch, dispatches;
+        std::string first_label;
+        uint64_t start_ns, end_ns;
+    };
+    std::vector<GroupInterval> group_intervals() const;
     /// Raw begin timestamp in ns (device clock), for aligning several command buffers.
     uint64_t begin_timestamp_ns() const;
     uint64_t end_timestamp_ns() const;
@@ -111,6 +120,12 @@ class CommandRecorder {
     std::vector<VkDescriptorPool> retired_pools_;
     bool timestamps_ = false;
     bool profile_ = false;
+    bool profile_groups_ = false;
+    struct GroupMark {
+        size_t first_dispatch, dispatches;
+        std::string first_label;
+    };
+    std::vector<GroupMark> groups_;
     bool in_flight_ = false;
     bool recording_ = false;
     size_t dispatches_ = 0;

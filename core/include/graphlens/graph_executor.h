@@ -38,6 +38,8 @@ struct ExecuteOptions {
     bool timestamps = true;
     /// Barrier + timestamp after every dispatch (serialises the GPU).
     bool profile_dispatches = false;
+    /// A timestamp before every barrier: GPU time per concurrency group (single buffer only).
+    bool profile_groups = false;
 };
 
 struct ExecutionTiming {
@@ -48,6 +50,7 @@ struct ExecutionTiming {
     size_t barriers = 0;  ///< barriers between dispatches (submission barriers excluded)
     size_t command_buffers = 0;
     std::vector<DispatchTiming> per_dispatch;  ///< with profile_dispatches
+    std::vector<GroupTiming> per_group;        ///< with profile_groups
 };
 
 /// What GraphSession::finish_optimized ran and measured.

@@ -41,6 +41,16 @@ struct DispatchTiming {
     double end_ns = 0;
 };
 
+/// One concurrency group's GPU interval (the dispatches between two barriers) from the
+/// per-group profile: a timestamp at every barrier, where the GPU waits anyway.
+struct GroupTiming {
+    size_t first_dispatch = 0;  ///< index of the group's first dispatch among the dispatches
+    size_t dispatches = 0;
+    std::string first_label;
+    double start_ns = 0;  ///< relative to the first timestamp of the run
+    double end_ns = 0;
+};
+
 struct RunResult {
     std::string device;       ///< device name and driver
     std::string workload;     ///< e.g. "llama-3.2-1b decode ctx=512"
@@ -48,6 +58,9 @@ struct RunResult {
     uint32_t repeats = 0;
     std::vector<ModeResult> modes;
     std::vector<DispatchTiming> per_dispatch;  ///< empty unless profiled
+    /// Per-group profile of one mode (empty unless asked for; not stored in capture files).
+    std::string per_group_mode;
+    std::vector<GroupTiming> per_group;
     std::string date;  ///< ISO 8601, UTC
 };
 

@@ -48,6 +48,10 @@ struct RunnerOptions {
     /// Also run the per-dispatch profile (timestamp + barrier after every dispatch of the
     /// serial graph; serialises the GPU) into RunResult::per_dispatch.
     bool profile_dispatches = false;
+    /// Also time every concurrency group of one mode's graph (a timestamp at each barrier)
+    /// into RunResult::per_group; a two-buffer mode is profiled as one buffer.
+    bool profile_groups = false;
+    ExecutionMode group_profile_mode = ExecutionMode::levels;
     std::string workload;  ///< RunResult::workload; empty = from graph.metadata
     /// Progress lines ("serial: timing 5/20"); may be empty.
     std::function<void(std::string_view)> progress;

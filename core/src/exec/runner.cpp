@@ -273,6 +273,18 @@ RunResult Runner::run(const ComputeGraph& captured, const RunnerOptions& options
         o.profile_dispatches = true;
         result.per_dispatch = executor_.execute(captured, o).per_dispatch;
     }
+    if (options.profile_groups) {
+        const std::string name(execution_mode_name(options.group_profile_mode));
+        progress(fmt::format("per-group profile of {}", name));
+        ModePlan p = plan(captured, options.group_profile_mode, options);
+        p.execute.submit = SubmitMode::single;
+        if (p.execute.barriers == BarrierSource::none)
+            p.execute.barriers = BarrierSource::recompute;
+        p.execute.profile_groups = true;
+        restore();
+        result.per_group_mode = name;
+        result.per_group = executor_.execute(p.graph, p.execute).per_group;
+    }
     return result;
 }
 

@@ -114,7 +114,8 @@ void CommandRecorder::ensure_query_capacity(uint32_t n) {
     query_capacity_ = cap;
 }
 
-void CommandRecorder::begin(bool timestamps, bool profile_dispatches, size_t expected_dispatches) {
+void CommandRecorder::begin(bool timestamps, bool profile_dispatches, size_t expected_dispatches,
+                            bool profile_groups) {
     wait();
     VkDevice dev = device_.handle();
     vk_check(vkResetCommandPool(dev, pool_, 0), "vkResetCommandPool");
@@ -128,6 +129,8 @@ void CommandRecorder::begin(bool timestamps, bool profile_dispatches, size_t exp
     bound_pipeline_ = VK_NULL_HANDLE;
     timestamps_ = timestamps && device_.facts().timestamps;
     profile_ = profile_dispatches && timestamps_;
+    profile_groups_ = profile_groups && timestamps_ && !profile_;
+    groups_.clear();
 
     VkCommandBufferBeginInfo bi =
         vk_struct<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
@@ -135,7 +138,8 @@ void CommandRecorder::begin(bool timestamps, bool profile_dispatches, size_t exp
     vk_check(vkBeginCommandBuffer(cmd_, &bi), "vkBeginCommandBuffer");
     recording_ = true;
     if (timestamps_) {
-        const uint32_t needed = 2 + (profile_ ? static_cast<uint32_t>(expected_dispatches) : 0);
+        const uint32_t needed =
+            2 + (profile_ || profile_groups_ ? static_cast<uint32_t>(expected_dispatches) : 0);
         ensure_query_capacity(needed);
         vkCmdResetQueryPool(cmd_, queries_, 0, query_capacity_);
         write_timestamp(VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
@@ -227,6 +231,11 @@ void CommandRecorder::dispatch(std::string_view kernel, const std::vector<BoundV
     }
     vkCmdDispatch(cmd_, workgroups[0], workgroups[1], workgroups[2]);
     if (fn.end_label) fn.end_label(cmd_);
+    if (profile_groups_) {
+        if (groups_.empty() || groups_.back().dispatches == SIZE_MAX)
+            groups_.push_back({dispatches_, 0, std::string(label)});
+        ++groups_.back().dispatches;
+    }
     ++dispatches_;
     if (profile_) {
         // Serialise: the next dispatch starts after this one's timestamp.
@@ -240,6 +249,11 @@ void CommandRecorder::dispatch(std::string_view kernel, const std::vector<BoundV
 
 void CommandRecorder::barrier() {
     if (!recording_) throw std::logic_error("CommandRecorder::barrier outside begin()/end()");
+    if (profile_groups_ && !groups_.empty() && groups_.back().dispatches != SIZE_MAX) {
+        // Close the group: its end is when all its dispatches are done.
+        write_timestamp(VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
+        groups_.push_back({dispatches_, SIZE_MAX, {}});  // marker: next dispatch opens a group
+    }
     const auto& fn = device_.functions();
     if (fn.pipeline_barrier2) {
         VkMemoryBarrier2 mb = vk_struct<VkMemoryBarrier2>(VK_STRUCTURE_TYPE_MEMORY_BARRIER_2);
@@ -335,6 +349,22 @@ std::vector<CommandRecorder::DispatchInterval> CommandRecorder::dispatch_interva
     // ts[0] = begin, ts[1 + i] = after dispatch i, ts.back() = end.
     for (size_t i = 0; i < profiled_.size() && i + 1 < ts.size() - 1; ++i)
         out.push_back({profiled_[i].first, profiled_[i].second, ts[i] - ts[0], ts[i + 1] - ts[0]});
+    return out;
+}
+
+std::vector<CommandRecorder::GroupInterval> CommandRecorder::group_intervals() const {
+    std::vector<GroupInterval> out;
+    auto ts = read_timestamps();
+    if (ts.size() < 2) return out;
+    // ts[0] = begin, then one stamp per closed group, ts.back() = end (closes the last).
+    size_t stamp = 1;
+    for (const auto& g : groups_) {
+        if (g.dispatches == SIZE_MAX) continue;
+        if (stamp >= ts.size()) break;
+        out.push_back({g.first_dispatch, g.dispatches, g.first_label, ts[stamp - 1] - ts[0],
+                       ts[stamp] - ts[0]});
+        ++stamp;
+    }
     return out;
 }
 

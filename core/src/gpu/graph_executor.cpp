@@ -70,7 +70,8 @@ ExecutionTiming GraphExecutor::execute(const ComputeGraph& graph, const ExecuteO
         auto rec = acquire();
         ConflictTracker tracker;
         const auto t0 = Clock::now();
-        rec->begin(options.timestamps, options.profile_dispatches, graph.dispatch_count());
+        rec->begin(options.timestamps, options.profile_dispatches, graph.dispatch_count(),
+                   options.profile_groups);
         const ReplayCounts c = encode(*rec, tracker);
         rec->end();
         const auto t1 = Clock::now();
@@ -97,12 +98,21 @@ ExecutionTiming GraphExecutor::execute(const ComputeGraph& graph, const ExecuteO
                 t.per_dispatch.push_back(std::move(d));
             }
         }
+        for (const auto& g : rec->group_intervals()) {
+            GroupTiming gt;
+            gt.first_dispatch = g.first_dispatch;
+            gt.dispatches = g.dispatches;
+            gt.first_label = g.first_label;
+            gt.start_ns = static_cast<double>(g.start_ns);
+            gt.end_ns = static_cast<double>(g.end_ns);
+            t.per_group.push_back(std::move(gt));
+        }
         release(std::move(rec));
         return t;
     }
 
-    if (options.profile_dispatches)
-        throw std::invalid_argument("per-dispatch profiling needs SubmitMode::single");
+    if (options.profile_dispatches || options.profile_groups)
+        throw std::invalid_argument("per-dispatch and per-group profiles need SubmitMode::single");
 
     if (options.submit == SubmitMode::dual_buffer) {
         if (options.barriers == BarrierSource::every_dispatch ||

@@ -178,3 +178,31 @@ TEST(ExecutionModes, ParseNamesAndRejectUnknownOnes) {
 
 }  // namespace
 }  // namespace graphlens::test
+
+namespace graphlens::test {
+namespace {
+
+TEST_F(RunnerTest, PerGroupProfileCoversEveryGroupOfTheMode) {
+    options.modes = {ExecutionMode::elided};
+    options.profile_groups = true;
+    options.group_profile_mode = ExecutionMode::elided;
+    const RunResult r = runner->run(graph, options);
+    EXPECT_EQ(r.per_group_mode, "elided");
+    ASSERT_EQ(r.per_group.size(), r.modes[0].barriers + 1);
+    size_t dispatches = 0;
+    for (size_t i = 0; i < r.per_group.size(); ++i) {
+        const GroupTiming& g = r.per_group[i];
+        EXPECT_EQ(g.first_dispatch, dispatches);
+        EXPECT_GT(g.dispatches, 0u);
+        EXPECT_LE(g.start_ns, g.end_ns);
+        if (i > 0) {
+            EXPECT_EQ(g.start_ns, r.per_group[i - 1].end_ns);
+        }
+        dispatches += g.dispatches;
+    }
+    EXPECT_EQ(dispatches, graph.dispatch_count());
+    EXPECT_EQ(r.per_group.front().first_label, "blk.0.norm_mul");
+}
+
+}  // namespace
+}  // namespace graphlens::test
