@@ -5,9 +5,14 @@
 
 #include "graphlens/capture_file.h"
 #include "graphlens/device.h"
+#include "graphlens/device_memory.h"
+#include "graphlens/execution_mode.h"
+#include "graphlens/gguf_file.h"
 #include "graphlens/model_config.h"
 #include "graphlens/pass_pipeline.h"
+#include "graphlens/runner.h"
 #include "graphlens/synthetic_graphs.h"
+#include "graphlens/transformer_builder.h"
 
 namespace graphlens::gui {
 
@@ -28,7 +33,38 @@ std::string workload_title(const ComputeGraph& graph, const std::string& fallbac
     return title.empty() ? fallback : title;
 }
 
+// Thrown from the Runner's progress callback to stop a run the user cancelled.
+struct RunCancelled : std::runtime_error {
+    RunCancelled() : std::runtime_error("the run was cancelled") {}
+};
+
+// Validation messages collected during an action become its error: a run that made the
+// validation layer complain is not a result to show.
+void check_validation(Device& device, const char* what) {
+    if (device.validation_errors() == 0) return;
+    std::string text = std::string(what) + " raised " + std::to_string(device.validation_errors()) +
+                       " validation error(s)";
+    for (const ValidationMessage& m : device.validation_messages())
+        if (m.error) {
+            text += ": " + m.id + ": " + m.text;
+            break;
+        }
+    device.clear_validation_messages();
+    throw std::runtime_error(text);
+}
+
 }  // namespace
+
+Device& CoreWorker::device(const QString& selector) {
+    if (!device_ || selector != device_selector_) {
+        device_.reset();
+        Device::Options o;
+        if (!selector.isEmpty()) o.selector = selector.toStdString();
+        device_ = std::make_unique<Device>(o);
+        device_selector_ = selector;
+    }
+    return *device_;
+}
 
 Document build_sample_document() {
     // A llama-3.2-1b-shaped decode step (hidden 2048, ffn 8192, 32/8 heads) with 4 layers:
@@ -99,39 +135,74 @@ void CoreWorker::openCapture(const QString& path) {
 }
 
 void CoreWorker::captureWorkload(const WorkloadRequest& request) {
-    post("document", tr("Capturing %1").arg(request.preset), [this, request](uint64_t g) {
-        const ModelPreset& preset = model_preset(request.preset.toStdString());
-        const ModelConfig& c = preset.config;
-        // Until the transformer builder records real dispatches, the capture is the synthetic
-        // transformer graph with the preset's dimensions (no GPU involved); its metadata says so.
-        TransformerGraphOptions o;
-        o.layers = request.layers > 0 ? static_cast<size_t>(request.layers) : c.n_layer;
-        o.hidden = c.n_embd;
-        o.ffn = c.n_ff > 0 ? c.n_ff : c.n_ff_expert;
-        o.heads = c.n_head;
-        o.kv_heads = c.n_head_kv;
-        o.context = request.kv_length;
-        o.vocab = c.n_vocab;
-        ComputeGraph graph = transformer_graph(o);
-        graph.metadata["model"] = preset.name;
-        graph.metadata["phase"] =
-            request.phase.toStdString() + " kv=" + std::to_string(request.kv_length);
-        graph.metadata["capture"] = "synthetic (transformer_graph with the preset's shapes)";
-        auto doc = std::make_shared<const Document>(document_from_graph(
-            graph, "capture of " + preset.name, workload_title(graph, preset.name)));
+    const QString name = request.gguf_path.isEmpty() ? request.preset : request.gguf_path;
+    post("document", tr("Capturing %1").arg(name), [this, request](uint64_t g) {
+        CaptureRequest capture;
+        std::string source;
+        if (!request.gguf_path.isEmpty()) {
+            const GgufFile file = GgufFile::open(request.gguf_path.toStdString());
+            capture.config = model_config_from_gguf(file);
+            source = request.gguf_path.toStdString();
+        } else {
+            capture.config = model_preset(request.preset.toStdString()).config;
+            source = "preset " + request.preset.toStdString();
+        }
+        if (request.layers > 0 && static_cast<uint32_t>(request.layers) < capture.config.n_layer)
+            capture.config.n_layer = static_cast<uint32_t>(request.layers);
+        capture.phase = request.phase == QLatin1String("prefill") ? Phase::prefill : Phase::decode;
+        capture.tokens = capture.phase == Phase::decode ? 1 : static_cast<uint32_t>(request.tokens);
+        capture.kv_length = static_cast<uint32_t>(request.kv_length);
+        Device& dev = device(request.device);
+        DeviceMemory memory(dev);
+        ComputeGraph graph = capture_transformer(
+            memory, capture, [this](size_t done, size_t total, std::string_view what) {
+                emit runProgress(int(done), int(total),
+                                 QString::fromUtf8(what.data(), qsizetype(what.size())));
+            });
+        check_validation(dev, "recording the workload");
+        graph.metadata["source"] = source;
+        graph.metadata["device"] = dev.facts().name;
+        auto doc = std::make_shared<const Document>(
+            document_from_graph(graph, source, workload_title(graph, capture.config.name)));
         if (!stale("document", g)) emit documentReady(doc);
     });
 }
 
 void CoreWorker::runModes(DocumentPtr document, const RunRequest& request) {
     cancel_ = false;
-    post("run", tr("Running %1 modes").arg(request.modes.size()), [document, request](uint64_t) {
-        (void)document;
-        (void)request;
-        throw std::runtime_error(
-            "this build has no execution runner yet (core/exec): timings can only be loaded "
-            "from capture files");
-    });
+    post("run", tr("Running %1 mode(s)").arg(request.modes.size()),
+         [this, document, request](uint64_t g) {
+             if (!document || document->stages.empty())
+                 throw std::runtime_error("no document is open");
+             const ComputeGraph& captured = document->stages.front().graph;
+             RunnerOptions options;
+             options.modes.clear();
+             for (const QString& m : request.modes)
+                 options.modes.push_back(parse_execution_modes(m.toStdString()).front());
+             options.warmup = static_cast<uint32_t>(request.warmup);
+             options.repeats = static_cast<uint32_t>(request.repeats);
+             options.profile_dispatches = request.profile;
+             options.workload = document->title;
+             int step = 0;
+             const int total =
+                 int(request.modes.size()) * (request.repeats + request.warmup + 1) + 1;
+             options.progress = [this, &step, total](std::string_view line) {
+                 if (cancel_) throw RunCancelled();
+                 emit runProgress(std::min(++step, total - 1), total,
+                                  QString::fromUtf8(line.data(), qsizetype(line.size())));
+             };
+             Device& dev = device(request.device);
+             dev.clear_validation_messages();
+             DeviceMemory memory(dev);
+             memory.recreate(captured);
+             Runner runner(dev, memory);
+             RunResult result = runner.run(captured, options);
+             // A cancel during a mode lands in that mode's error; the run as a whole is void.
+             if (cancel_) throw RunCancelled();
+             check_validation(dev, "the run");
+             emit runProgress(total, total, tr("done"));
+             if (!stale("run", g)) emit runFinished(result);
+         });
 }
 
 void CoreWorker::loadSecondRun(const QString& path) {

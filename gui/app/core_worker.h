@@ -15,6 +15,10 @@
 #include "models/document.h"
 #include "models/request_queue.h"
 
+namespace graphlens {
+class Device;
+}
+
 namespace graphlens::gui {
 
 /// What to capture: a model preset (or a GGUF file's metadata) in a phase.
@@ -70,9 +74,15 @@ class CoreWorker : public QObject {
     /// Queues work under a tag; the work gets its generation to check for staleness.
     void post(const std::string& tag, const QString& what, std::function<void(uint64_t)> work);
     bool stale(const std::string& tag, uint64_t generation) const;
+    /// The worker's device for a selector ("" = GRAPHLENS_DEVICE or the best one); created on
+    /// first use and kept, so runs do not pay for instance and pipeline creation again.
+    /// Only ever touched on the worker thread.
+    Device& device(const QString& selector);
 
     RequestQueue queue_;
     std::atomic<bool> cancel_{false};
+    std::unique_ptr<Device> device_;
+    QString device_selector_;
     std::thread thread_;
 };
 

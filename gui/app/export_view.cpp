@@ -10,8 +10,13 @@
 #include <QVBoxLayout>
 #include <stdexcept>
 
+#include <QFile>
+
 #include "app/view_export.h"
 #include "graphlens/capture_file.h"
+#include "graphlens/chrome_trace.h"
+#include "graphlens/report.h"
+#include "models/graph_folding.h"
 
 namespace graphlens::gui {
 
@@ -25,17 +30,32 @@ const QList<FormatInfo>& formats() {
     static const QList<FormatInfo> list = {
         {QStringLiteral("capture"), QObject::tr("Capture file (JSON, all stages + run)"),
          QObject::tr("GraphLens capture (*.json)")},
+        {QStringLiteral("html"), QObject::tr("Report: HTML"), QObject::tr("HTML (*.html)")},
+        {QStringLiteral("md"), QObject::tr("Report: Markdown"), QObject::tr("Markdown (*.md)")},
+        {QStringLiteral("csv"), QObject::tr("Report: CSV"), QObject::tr("CSV (*.csv)")},
+        {QStringLiteral("json"), QObject::tr("Report: JSON"), QObject::tr("JSON (*.json)")},
+        {QStringLiteral("dot"), QObject::tr("Dependency graph: DOT (current stage)"),
+         QObject::tr("Graphviz (*.dot *.gv)")},
+        {QStringLiteral("trace"), QObject::tr("Run: Chrome trace"),
+         QObject::tr("Chrome trace (*.json)")},
     };
     return list;
 }
 
-CaptureDocument capture_of(const Document& doc) {
+CaptureDocument capture_of(const Document& doc, const std::optional<RunResult>& run) {
     CaptureDocument c;
     c.generator = "graphlens GUI";
     if (!doc.stages.empty()) c.graph = doc.stages.front().graph;
     c.snapshots = doc.stages;
-    c.run = doc.run;
+    c.run = run;
     return c;
+}
+
+void write_text(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(bytes) != bytes.size())
+        throw std::runtime_error("cannot write " + path.toStdString() + ": " +
+                                 f.errorString().toStdString());
 }
 
 }  // namespace
@@ -75,6 +95,8 @@ ExportView::ExportView(SelectionState* state, QWidget* parent) : QWidget(parent)
     layout->addWidget(viewBox);
     layout->addWidget(status_);
     layout->addStretch(1);
+    connect(state_, &SelectionState::documentChanged, this,
+            [this] { run_ = state_->document() ? state_->document()->run : std::nullopt; });
 }
 
 void ExportView::addView(const QString& name, QWidget* view) {
@@ -86,7 +108,27 @@ void ExportView::exportDocument(const QString& format, const QString& path) cons
     const DocumentPtr& doc = state_->document();
     if (!doc) throw std::runtime_error("no document is open");
     if (format == QLatin1String("capture")) {
-        save_capture(capture_of(*doc), path.toStdString());
+        save_capture(capture_of(*doc, run_), path.toStdString());
+        return;
+    }
+    if (auto report = report_format_from_name(format.toStdString())) {
+        const ReportSummary summary = summarize_capture(capture_of(*doc, run_));
+        write_text(path, QByteArray::fromStdString(render_report(summary, *report)));
+        return;
+    }
+    if (format == QLatin1String("dot")) {
+        const Snapshot& s = *state_->snapshot();
+        const StageAnalysis& a = *state_->analysis();
+        const FoldedGraph folded = fold_graph(s.graph, a, {});
+        write_text(path, folded_graph_dot(s.graph, a, folded,
+                                          QString::fromStdString(doc->title + " — " + s.stage))
+                             .toUtf8());
+        return;
+    }
+    if (format == QLatin1String("trace")) {
+        if (!run_)
+            throw std::runtime_error("the document has no run to trace: run modes first (Timing)");
+        write_text(path, QByteArray::fromStdString(chrome_trace_json(*run_)));
         return;
     }
     throw std::runtime_error("unknown export format '" + format.toStdString() + "'");

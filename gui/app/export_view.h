@@ -4,6 +4,9 @@
 #include <QMap>
 #include <QWidget>
 
+#include <optional>
+
+#include "graphlens/run_result.h"
 #include "models/selection_state.h"
 
 class QComboBox;
@@ -24,6 +27,8 @@ class ExportView : public QWidget {
     void exportDocument(const QString& format, const QString& path) const;
     void exportView(const QString& name, const QString& path) const;
     QStringList viewNames() const { return views_.keys(); }
+    /// The run exported with the document (the document's own, or the latest run's).
+    void setRun(std::optional<RunResult> run) { run_ = std::move(run); }
 
   signals:
     void exported(QString path);
@@ -34,6 +39,7 @@ class ExportView : public QWidget {
     void askAndExportView(const QString& suffix);
 
     SelectionState* state_;
+    std::optional<RunResult> run_;
     QMap<QString, QWidget*> views_;
     QComboBox* view_combo_;
     QLabel* status_;

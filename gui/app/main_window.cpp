@@ -59,6 +59,12 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(state_, &SelectionState::stageChanged, this, &MainWindow::updateTitle);
     connect(export_, &ExportView::failed, this, &MainWindow::showError);
+    connect(worker_, &CoreWorker::runFinished, this, [this](const RunResult& run) {
+        export_->setRun(run);
+        log(tr("Ran %1 mode(s) on %2")
+                .arg(run.modes.size())
+                .arg(QString::fromStdString(run.device)));
+    });
     connect(export_, &ExportView::exported, this,
             [this](const QString& path) { log(tr("Wrote %1").arg(path)); });
 

@@ -5,6 +5,8 @@
 #include <map>
 #include <string_view>
 
+#include "models/presentation.h"
+
 namespace graphlens::gui {
 
 namespace {
@@ -114,6 +116,42 @@ FoldedGraph fold_graph(const ComputeGraph& graph, const StageAnalysis& analysis,
     fg.max_rows =
         rows_in_level.empty() ? 0 : *std::max_element(rows_in_level.begin(), rows_in_level.end());
     return fg;
+}
+
+QString folded_graph_dot(const ComputeGraph& graph, const StageAnalysis& analysis,
+                         const FoldedGraph& folded, const QString& title) {
+    auto quote = [](QString s) {
+        s.replace(QLatin1Char('\\'), QStringLiteral("\\\\"));
+        s.replace(QLatin1Char('"'), QStringLiteral("\\\""));
+        return QLatin1Char('"') + s + QLatin1Char('"');
+    };
+    QString out;
+    out += QStringLiteral(
+               "digraph %1 {\n  rankdir=LR;\n  node [shape=box, style=filled, "
+               "fontname=\"sans\", fontsize=10];\n")
+               .arg(quote(title));
+    for (size_t i = 0; i < folded.items.size(); ++i) {
+        const GraphItem& it = folded.items[i];
+        const Node& first = graph.nodes[it.nodes.front()];
+        const QColor fill = it.folded ? QColor(0xee, 0xee, 0xee) : opColor(first.op).lighter(130);
+        out += QStringLiteral("  n%1 [label=%2, fillcolor=\"%3\"%4];\n")
+                   .arg(i)
+                   .arg(quote(it.label))
+                   .arg(fill.name())
+                   .arg(it.folded ? QStringLiteral(", style=\"filled,dashed\"") : QString());
+    }
+    for (const GraphEdge& e : folded.edges) {
+        const Hazard& h = analysis.hazards[e.hazard];
+        out +=
+            QStringLiteral("  n%1 -> n%2 [color=\"%3\", label=%4];\n")
+                .arg(e.from)
+                .arg(e.to)
+                .arg(hazardColor(h.kind).name())
+                .arg(quote(hazardName(h.kind) + QLatin1Char(' ') + formatRange(graph, h.overlap) +
+                           (e.count > 1 ? QStringLiteral(" (+%1)").arg(e.count - 1) : QString())));
+    }
+    out += QStringLiteral("}\n");
+    return out;
 }
 
 }  // namespace graphlens::gui

@@ -40,4 +40,9 @@ std::vector<std::pair<int, int>> repeated_layer_runs(const ComputeGraph& graph);
 FoldedGraph fold_graph(const ComputeGraph& graph, const StageAnalysis& analysis,
                        const std::set<int>& opened);
 
+/// The folded graph as Graphviz DOT: items as boxes (filled by op family, folded runs
+/// dashed), edges coloured RAW/WAR/WAW and labelled with their overlapping bytes.
+QString folded_graph_dot(const ComputeGraph& graph, const StageAnalysis& analysis,
+                         const FoldedGraph& folded, const QString& title);
+
 }  // namespace graphlens::gui

@@ -255,12 +255,22 @@ class TestWidgets : public QObject {
     }
 
     void exportsEveryFormatAndEveryView() {
+        waitForDocument([this] { w().openFile(writeCapture("timed.json", twoModeRun())); });
         ExportView* exp = w().exportView();
         for (const QString& format : ExportView::documentFormats()) {
             const QString path = dir_.filePath(QStringLiteral("export.") + format);
             exp->exportDocument(format, path);
             QVERIFY2(QFileInfo(path).size() > 0, qPrintable(format));
         }
+        auto text = [&](const char* suffix) {
+            QFile f(dir_.filePath(QStringLiteral("export.") + suffix));
+            return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+        };
+        QVERIFY(text("html").contains(QStringLiteral("<html")));
+        QVERIFY(text("md").contains(QStringLiteral("|")));
+        QVERIFY(text("dot").startsWith(QStringLiteral("digraph")));
+        QVERIFY(text("dot").contains(QStringLiteral("RAW x [0x0, 0x40)")));
+        QVERIFY(text("trace").contains(QStringLiteral("traceEvents")));
         // The capture export loads back with every stage.
         const CaptureDocument back =
             load_capture(dir_.filePath(QStringLiteral("export.capture")).toStdString());
