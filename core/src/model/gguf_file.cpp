@@ -542,12 +542,21 @@ void GgufFile::parse_all() {
     if (!has_data_) return;  // metadata only (or no tensors at all)
     const uint64_t data_size = bytes_.size() - data_offset_;
     for (const auto& t : tensors_) {
-        if (t.offset + t.size > data_size)
+        if (t.offset >= data_size) {
+            // Report where the offending offset field lies, not the impossible data position.
+            const uint64_t offset_field =
+                t.info_offset + 8 + t.name.size() + 4 + 8 * t.dims.size() + 4;
+            throw GgufError(source_, fmt::format("tensor '{}'.offset", t.name), offset_field,
+                            fmt::format("truncated or corrupt: data at {} + {} lies beyond the "
+                                        "end of the {}-byte file",
+                                        data_offset_, t.offset, bytes_.size()));
+        }
+        if (t.size > data_size - t.offset)
             throw GgufError(source_, fmt::format("tensor '{}'.data", t.name),
                             data_offset_ + t.offset,
-                            fmt::format("truncated: {} bytes of data needed, file ends {} bytes "
-                                        "into them",
-                                        t.size, data_size > t.offset ? data_size - t.offset : 0));
+                            fmt::format("truncated: {} bytes of data needed, the file ends {} "
+                                        "bytes into them",
+                                        t.size, data_size - t.offset));
     }
 }
 
