@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 
@@ -26,6 +27,8 @@ struct RunOptions {
     std::string trace;
     std::string save;
     bool profile = false;
+    std::string groups;  // mode whose concurrency groups are timed; empty = none
+    size_t top = 10;
 };
 
 std::string us(double ns) {
@@ -69,11 +72,47 @@ void print_table(const RunResult& r) {
                    per_op ? ratio(per_op->wall_ns.median, m.wall_ns.median) : "–",
                    serial ? ratio(serial->gpu_ns.median, m.gpu_ns.median) : "–", m.comparison);
     }
-    if (!r.per_dispatch.empty())
+}
+
+// The slowest entries of a profile, with their share of the profiled total.
+template <class T, class Label>
+void print_top(const std::vector<T>& items, size_t top, Label label) {
+    std::vector<const T*> sorted;
+    double total = 0;
+    for (const auto& i : items) {
+        sorted.push_back(&i);
+        total += i.end_ns - i.start_ns;
+    }
+    std::sort(sorted.begin(), sorted.end(), [](const T* a, const T* b) {
+        return a->end_ns - a->start_ns > b->end_ns - b->start_ns;
+    });
+    for (size_t k = 0; k < std::min(top, sorted.size()); ++k) {
+        const double d = sorted[k]->end_ns - sorted[k]->start_ns;
+        fmt::print("  {:>10.1f} µs {:>5.1f}%  {}\n", d / 1e3, total > 0 ? 100 * d / total : 0,
+                   label(*sorted[k]));
+    }
+    fmt::print("  {:>10.1f} µs in all\n", total / 1e3);
+}
+
+void print_profiles(const RunResult& r, size_t top) {
+    if (!r.per_dispatch.empty()) {
         fmt::print(
-            "\nper-dispatch profile: {} dispatches timed one by one (a barrier and a "
-            "timestamp after each: the GPU was serialised)\n",
-            r.per_dispatch.size());
+            "\nper-dispatch profile of serial ({} dispatches timed one by one: a barrier "
+            "and a timestamp after each serialised the GPU); slowest {}:\n",
+            r.per_dispatch.size(), std::min(top, r.per_dispatch.size()));
+        print_top(r.per_dispatch, top, [](const DispatchTiming& d) {
+            return fmt::format("{} ({})", d.label, op_kind_name(d.op));
+        });
+    }
+    if (!r.per_group.empty()) {
+        fmt::print(
+            "\nper-group profile of {} ({} concurrency groups, a timestamp at each "
+            "barrier); slowest {}:\n",
+            r.per_group_mode, r.per_group.size(), std::min(top, r.per_group.size()));
+        print_top(r.per_group, top, [](const GroupTiming& g) {
+            return fmt::format("{} dispatch(es) from {}", g.dispatches, g.first_label);
+        });
+    }
 }
 
 int run_command(const RunOptions& o) {
@@ -88,6 +127,12 @@ int run_command(const RunOptions& o) {
     ro.warmup = o.warmup;
     ro.seed = o.seed;
     ro.profile_dispatches = o.profile;
+    if (!o.groups.empty()) {
+        const auto m = execution_mode_from_name(o.groups);
+        if (!m) throw std::invalid_argument(fmt::format("--groups: unknown mode '{}'", o.groups));
+        ro.profile_groups = true;
+        ro.group_profile_mode = *m;
+    }
     const bool tty = isatty(fileno(stderr));
     ro.progress = [tty](std::string_view line) {
         if (tty)
@@ -98,6 +143,7 @@ int run_command(const RunOptions& o) {
     const RunResult result = runner.run(doc.graph, ro);
     if (tty) fmt::print(stderr, "\r\033[K");
     print_table(result);
+    print_profiles(result, o.top);
     if (!o.trace.empty()) {
         write_chrome_trace(result, o.trace);
         fmt::print("\nchrome trace written to {} (open in ui.perfetto.dev)\n", o.trace);
@@ -134,6 +180,9 @@ const RegisterCommand reg{
         app.add_option("--save", o->save, "write the capture with the run results");
         app.add_flag("--profile", o->profile,
                      "also time every dispatch alone (serialises the GPU; per-dispatch profile)");
+        app.add_option("--groups", o->groups,
+                       "also time every concurrency group of this mode (e.g. levels)");
+        app.add_option("--top", o->top, "rows of the profiles (default 10)");
         return [o] { return run_command(*o); };
     }};
 
