@@ -14,7 +14,7 @@ namespace {
 
 using namespace ops_detail;
 
-constexpr uint32_t kMatvecRowsPerGroup = 4;  // matvec.comp: WG_SIZE 128 / TPR 32
+constexpr uint32_t kMatvecThreadGroups = 4;  // matvec.comp: WG_SIZE 128 / TPR 32
 constexpr uint32_t kMatvecCols = 8;          // matvec.comp: MAX_COLS
 constexpr uint32_t kMatvecMaxCols = 8;       // beyond this the tiled kernel reuses weights better
 constexpr uint32_t kTile = 64;               // matmul.comp: BN = BM
@@ -24,6 +24,13 @@ struct MatmulParams {
     uint32_t n = 0, k = 0, m = 0, row_bytes = 0, x_stride = 0, y_stride = 0, bits = 0,
              group_size = 0, expert_bytes = 0, n_ids = 0, x_slot_stride = 0;
 };
+
+// Rows per matvec workgroup: thread groups x RPT of the kernel (variants.txt).
+uint32_t matvec_rows_per_group(std::string_view kernel) {
+    if (kernel == "matvec_q4_0" || kernel == "matvec_id_q4_0") return kMatvecThreadGroups * 4;
+    if (kernel == "matvec_q8_0" || kernel == "matvec_id_q8_0") return kMatvecThreadGroups * 2;
+    return kMatvecThreadGroups;
+}
 
 struct Shape {
     uint32_t n, k, m;
@@ -57,8 +64,8 @@ DispatchDesc product(std::string_view op, std::string_view format, const Shape& 
     DispatchDesc d;
     if (s.m <= kMatvecMaxCols) {
         d.kernel = fmt::format("matvec_{}{}", format, vec_ok ? "_vec" : words);
-        d.workgroups = {(s.n + kMatvecRowsPerGroup - 1) / kMatvecRowsPerGroup,
-                        (s.m + kMatvecCols - 1) / kMatvecCols, 1};
+        const uint32_t rows = matvec_rows_per_group(d.kernel);
+        d.workgroups = {(s.n + rows - 1) / rows, (s.m + kMatvecCols - 1) / kMatvecCols, 1};
     } else {
         d.kernel = fmt::format("matmul_{}{}", format, words);
         d.workgroups = {(s.n + kTile - 1) / kTile, (s.m + kTile - 1) / kTile, 1};
@@ -191,7 +198,8 @@ void GraphSession::quantized_matmul_id_ggml(const TensorView& x, const TensorVie
     d.kernel = fmt::format("matvec_id_{}{}", suffix, words_suffix(weight));
     d.bindings = {{0, weight}, {1, x}, {2, out}, {5, ids}};
     d.push_constants = push_constant_bytes(params);
-    d.workgroups = {(n + kMatvecRowsPerGroup - 1) / kMatvecRowsPerGroup, 1, p.n_ids * p.n_tokens};
+    const uint32_t rows = matvec_rows_per_group(d.kernel);
+    d.workgroups = {(n + rows - 1) / rows, 1, p.n_ids * p.n_tokens};
     d.op = OpKind::quantized_matmul_id_ggml;
     d.label = std::move(label);
     dispatch(d);
