@@ -58,7 +58,8 @@ class CpuReferenceModel {
 
     ModelConfig config_;
     DType kv_type_;
-    std::vector<float> token_embd_;  ///< n_vocab × n_embd
+    std::vector<float> token_embd_;         ///< n_vocab × n_embd
+    std::vector<float> rope_freq_factors_;  ///< empty = none
     std::vector<float> output_norm_;
     Matrix output_;
     std::vector<Layer> layers_;

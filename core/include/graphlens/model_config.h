@@ -50,6 +50,12 @@ struct ModelConfig {
     float rope_freq_base = 10000.0f;
     /// gemma3: base of the sliding-window (local) layers; 0 = same as rope_freq_base.
     float rope_freq_base_swa = 0.0f;
+    /// Llama 3.1+ long-context rope: per frequency a factor dividing it, stored in the
+    /// rope_freqs.weight tensor [head_dim / 2]. Presets compute the factors from
+    /// rope_scaling (factor, low/high frequency factors 1 and 4, original context).
+    bool rope_freq_factors = false;
+    float rope_scaling_factor = 0.0f;    ///< 0 = none
+    uint32_t rope_original_context = 0;  ///< original_max_position_embeddings
 
     /// Scale of q·k; 1/sqrt(head_dim) unless the model says otherwise (gemma's
     /// query_pre_attn_scalar).
@@ -103,6 +109,9 @@ struct WeightSpec {
 };
 /// Every weight tensor the model needs, in file order (token_embd, blk.0.*, ..., output).
 std::vector<WeightSpec> model_weights(const ModelConfig& config);
+/// The rope_freqs.weight values Llama 3's rope_scaling implies ("llama3" type, low frequency
+/// factor 1, high 4), as llama.cpp's converter computes them; all ones without scaling.
+std::vector<float> llama3_rope_freq_factors(const ModelConfig& config);
 /// Sum of the weights' bytes.
 uint64_t model_weight_bytes(const ModelConfig& config);
 

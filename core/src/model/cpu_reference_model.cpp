@@ -54,6 +54,7 @@ CpuReferenceModel::CpuReferenceModel(const ModelWeights& weights, DType kv_type)
         return out;
     };
     token_embd_ = weights.values("token_embd.weight");
+    if (c.rope_freq_factors) rope_freq_factors_ = weights.values("rope_freqs.weight");
     output_norm_ = weights.values("output_norm.weight");
     output_ = matrix(c.tied_embeddings ? "token_embd.weight" : "output.weight");
     for (uint32_t il = 0; il < c.n_layer; ++il) {
@@ -146,8 +147,9 @@ void CpuReferenceModel::rope(std::vector<double>& x, uint32_t heads, uint32_t po
     for (uint32_t h = 0; h < heads; ++h) {
         double* v = x.data() + static_cast<size_t>(h) * d;
         for (uint32_t i = 0; i < d / 2; ++i) {
-            const double theta =
+            double theta =
                 pos * std::pow(static_cast<double>(base), -2.0 * i / static_cast<double>(d));
+            if (!rope_freq_factors_.empty()) theta /= rope_freq_factors_[i];
             const double c = std::cos(theta), s = std::sin(theta);
             // normal: pairs (2i, 2i+1); neox: pairs (i, i + d/2).
             const uint32_t a = config_.rope_style == RopeStyle::normal ? 2 * i : i;

@@ -207,7 +207,11 @@ ModelConfig model_config_from_gguf(const GgufFile& f) {
                         "token_embd.weight");
     }
 
+    c.rope_scaling_factor = f.get_f32(p + "rope.scaling.factor", 0.0f);
+    c.rope_original_context = f.get_u32(p + "rope.scaling.original_context_length", 0);
+    c.rope_freq_factors = c.rope_scaling_factor > 0;
     if (!f.tensors().empty()) {
+        c.rope_freq_factors = f.find_tensor("rope_freqs.weight") != nullptr;
         c.tied_embeddings = f.find_tensor("output.weight") == nullptr;
         // Random weights of a metadata-only file take the file's matrix type.
         if (const GgufTensorInfo* q = f.find_tensor("blk.0.attn_q.weight"))
@@ -240,6 +244,7 @@ std::vector<WeightSpec> model_weights(const ModelConfig& c) {
     const DType w = c.weight_type;
     std::vector<WeightSpec> out;
     out.push_back({"token_embd.weight", {embd, c.n_vocab}, w});
+    if (c.rope_freq_factors) out.push_back({"rope_freqs.weight", {hd / 2}, DType::f32});
     for (uint32_t il = 0; il < c.n_layer; ++il) {
         const std::string b = fmt::format("blk.{}.", il);
         out.push_back({b + "attn_norm.weight", {embd}, DType::f32});
@@ -278,6 +283,28 @@ std::vector<WeightSpec> model_weights(const ModelConfig& c) {
     return out;
 }
 
+std::vector<float> llama3_rope_freq_factors(const ModelConfig& c) {
+    std::vector<float> factors(c.head_dim / 2, 1.0f);
+    if (c.rope_scaling_factor <= 0 || c.rope_original_context == 0) return factors;
+    constexpr double kLowFreqFactor = 1.0, kHighFreqFactor = 4.0;
+    constexpr double kPi = 3.14159265358979323846;
+    const double old_ctx = c.rope_original_context;
+    const double low_wavelen = old_ctx / kLowFreqFactor, high_wavelen = old_ctx / kHighFreqFactor;
+    for (size_t i = 0; i < factors.size(); ++i) {
+        const double freq = std::pow(double(c.rope_freq_base), -2.0 * double(i) / c.head_dim);
+        const double wavelen = 2 * kPi / freq;
+        if (wavelen < high_wavelen) continue;  // high frequencies unchanged
+        if (wavelen > low_wavelen) {
+            factors[i] = c.rope_scaling_factor;
+            continue;
+        }
+        const double smooth =
+            (old_ctx / wavelen - kLowFreqFactor) / (kHighFreqFactor - kLowFreqFactor);
+        factors[i] = float(1.0 / ((1.0 - smooth) / c.rope_scaling_factor + smooth));
+    }
+    return factors;
+}
+
 uint64_t model_weight_bytes(const ModelConfig& config) {
     uint64_t total = 0;
     for (const auto& w : model_weights(config)) total += w.bytes();
@@ -311,6 +338,9 @@ std::vector<ModelPreset> make_presets() {
         c.n_ff = 8192;
         c.rms_eps = 1e-5f;
         c.rope_freq_base = 500000.0f;
+        c.rope_freq_factors = true;  // rope_scaling: llama3, factor 32, original 8192
+        c.rope_scaling_factor = 32.0f;
+        c.rope_original_context = 8192;
         c.tied_embeddings = true;
         presets.push_back({c.name, "Llama 3.2 1B: 16 layers, GQA 32/8, tied embeddings",
                            "huggingface.co/meta-llama/Llama-3.2-1B config.json", c});
@@ -327,6 +357,9 @@ std::vector<ModelPreset> make_presets() {
         c.n_ff = 14336;
         c.rms_eps = 1e-5f;
         c.rope_freq_base = 500000.0f;
+        c.rope_freq_factors = true;  // rope_scaling: llama3, factor 8, original 8192
+        c.rope_scaling_factor = 8.0f;
+        c.rope_original_context = 8192;
         presets.push_back({c.name, "Llama 3.1 8B: 32 layers, GQA 32/8",
                            "huggingface.co/meta-llama/Llama-3.1-8B config.json", c});
     }
@@ -469,6 +502,13 @@ ModelConfig tiny_model_config(Architecture architecture, DType weight_type) {
     c.rope_freq_base = 10000.0f;
     c.weight_type = weight_type;
     switch (architecture) {
+        case Architecture::llama:
+            // Llama 3 rope scaling shrunk to the tiny context, so every branch of the
+            // factor formula (kept, smoothed, scaled) occurs.
+            c.rope_freq_factors = true;
+            c.rope_scaling_factor = 8.0f;
+            c.rope_original_context = 64;
+            break;
         case Architecture::gemma2:
             c.attn_logit_softcap = 50.0f;
             c.final_logit_softcap = 30.0f;

@@ -78,7 +78,13 @@ ModelWeights ModelWeights::random(const ModelConfig& config, uint64_t seed) {
     m.config_ = config;
     m.specs_ = model_weights(config);
     for (size_t i = 0; i < m.specs_.size(); ++i) {
-        m.owned_.push_back(random_tensor(m.specs_[i], seed));
+        if (m.specs_[i].name == "rope_freqs.weight") {
+            // Not random: the factors the configuration's rope scaling implies.
+            const auto f = llama3_rope_freq_factors(config);
+            m.owned_.push_back(ggml::quantize(DType::f32, f));
+        } else {
+            m.owned_.push_back(random_tensor(m.specs_[i], seed));
+        }
         m.data_.emplace_back(m.owned_.back());
         m.index_.emplace(m.specs_[i].name, i);
     }
@@ -163,6 +169,11 @@ void write_model_metadata(GgufWriter& w, const ModelConfig& c) {
     if (c.attention_scale > 0) w.set(p + "attention.scale", GgufValue::f32(c.attention_scale));
     if (c.rope_freq_base_swa > 0)
         w.set(p + "rope.freq_base_swa", GgufValue::f32(c.rope_freq_base_swa));
+    if (c.rope_scaling_factor > 0) {
+        w.set(p + "rope.scaling.type", GgufValue::string("llama3"));
+        w.set(p + "rope.scaling.factor", GgufValue::f32(c.rope_scaling_factor));
+        w.set(p + "rope.scaling.original_context_length", GgufValue::u32(c.rope_original_context));
+    }
     if (c.is_moe()) {
         w.set(p + "expert_count", GgufValue::u32(c.n_expert));
         w.set(p + "expert_used_count", GgufValue::u32(c.n_expert_used));

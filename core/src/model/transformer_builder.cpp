@@ -48,7 +48,8 @@ TransformerModel::TransformerModel(DeviceMemory& memory, ModelConfig config,
     std::vector<WeightSpec> specs = model_weights(c);
     auto arena_of = [](const std::string& name) -> std::string {
         if (name.rfind("blk.", 0) == 0) return "weights." + name.substr(0, name.find('.', 4));
-        if (name.rfind("token_embd", 0) == 0) return "weights.token_embd";
+        if (name.rfind("token_embd", 0) == 0 || name.rfind("rope_freqs", 0) == 0)
+            return "weights.token_embd";
         return "weights.output";
     };
     std::vector<std::pair<std::string, uint64_t>> arenas;  // in file order
@@ -449,10 +450,12 @@ void TransformerModel::record_layer(GraphSession& s, uint32_t il, uint32_t T, ui
                                         std::tuple{k, k_rope, c.n_head_kv, "rope_k"}}) {
         rp.n_heads = heads;
         const TensorView in3 = reshape(in, {hd, heads, nt});
+        std::optional<TensorView> factors;
+        if (c.rope_freq_factors) factors = weight("rope_freqs.weight");
         if (c.rope_style == RopeStyle::neox)
-            s.rope_neox_f32(in3, pos, out, rp, std::nullopt, b + what);
+            s.rope_neox_f32(in3, pos, out, rp, factors, b + what);
         else
-            s.rope(in3, pos, out, rp, std::nullopt, b + what);
+            s.rope(in3, pos, out, rp, factors, b + what);
     }
     // Append this step's keys and values to the cache at positions L .. L + T - 1.
     const uint64_t token_bytes = dtype_bytes_for(options_.kv_type, uint64_t(kvd));

@@ -31,6 +31,9 @@ void expect_same_config(const ModelConfig& a, const ModelConfig& b) {
     EXPECT_EQ(a.rope_style, b.rope_style);
     EXPECT_EQ(a.rope_freq_base, b.rope_freq_base);
     EXPECT_EQ(a.rope_freq_base_swa, b.rope_freq_base_swa);
+    EXPECT_EQ(a.rope_freq_factors, b.rope_freq_factors);
+    EXPECT_EQ(a.rope_scaling_factor, b.rope_scaling_factor);
+    EXPECT_EQ(a.rope_original_context, b.rope_original_context);
     EXPECT_EQ(a.attention_scale, b.attention_scale);
     EXPECT_EQ(a.qkv_bias, b.qkv_bias);
     EXPECT_EQ(a.qk_norm, b.qk_norm);
@@ -65,6 +68,20 @@ TEST(ModelConfigTest, RequiredPresetsExistWithTheirPublishedDimensions) {
     EXPECT_NEAR(static_cast<double>(model_weight_bytes(model_preset("llama-3.1-8b").config)) / 1e9,
                 4.52, 0.10);
     EXPECT_TRUE(model_preset("qwen3-30b-a3b").config.is_moe());
+}
+
+TEST(ModelConfigTest, Llama3RopeFactorsFollowTheScalingRule) {
+    // Llama 3.2 1B: rope θ 500000, factor 32, original context 8192, head_dim 64. High
+    // frequencies (wavelength < 8192 / 4) keep factor 1, low ones (> 8192) get 32, the band
+    // between is smoothed monotonically.
+    const ModelConfig& c = model_preset("llama-3.2-1b").config;
+    const auto f = llama3_rope_freq_factors(c);
+    ASSERT_EQ(f.size(), 32u);
+    EXPECT_EQ(f.front(), 1.0f);
+    EXPECT_EQ(f.back(), 32.0f);
+    EXPECT_TRUE(std::is_sorted(f.begin(), f.end()));
+    EXPECT_TRUE(std::any_of(f.begin(), f.end(), [](float x) { return x > 1 && x < 32; }));
+    EXPECT_EQ(model_weights(c)[1].name, "rope_freqs.weight");
 }
 
 TEST(ModelConfigTest, UnknownPresetListsTheKnownOnes) {
