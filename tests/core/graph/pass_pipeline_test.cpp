@@ -87,6 +87,23 @@ TEST(PassPipelineTest, UnknownRangesAreFencesOrRefused) {
     EXPECT_EQ(PassPipeline::run(t.graph, o).size(), 4u);
 }
 
+TEST(PassPipelineTest, EmptyGraphsAndBarrierOnlyGraphsPassThrough) {
+    ComputeGraph empty;
+    for (ReorderMode m : {ReorderMode::none, ReorderMode::greedy, ReorderMode::levels}) {
+        PassOptions o;
+        o.reorder = m;
+        const auto s = PassPipeline::run(empty, o);
+        EXPECT_EQ(s.back().stats.dispatches, 0u);
+        EXPECT_EQ(s.back().split_first_dispatches, 0u);
+    }
+    ComputeGraph barriers;
+    barriers.add_barrier();
+    barriers.add_barrier();
+    PassOptions o;
+    o.reorder = ReorderMode::levels;
+    EXPECT_EQ(PassPipeline::run(barriers, o).back().stats.barriers, 0u);
+}
+
 TEST(PassPipelineTest, DiffNamesMovedFusedAndRemovedIds) {
     testing::TinyGraph t;
     using testing::R;
