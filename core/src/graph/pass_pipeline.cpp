@@ -37,7 +37,11 @@ std::optional<ReorderMode> reorder_mode_from_name(std::string_view name) {
 
 StageDiff diff_stages(const ComputeGraph& before, const ComputeGraph& after) {
     StageDiff d;
-    const NodeId ids = std::max(before.next_node_id(), after.next_node_id());
+    // Only dispatch ids are compared (not origins), so the largest id bounds the tables.
+    NodeId ids = 0;
+    for (const ComputeGraph* g : {&before, &after})
+        for (const Node& n : g->nodes)
+            if (n.is_dispatch()) ids = std::max<NodeId>(ids, n.id + 1);
     std::vector<char> in_before(ids, 0), in_after(ids, 0);
     for (const Node& n : before.nodes)
         if (n.is_dispatch()) in_before[n.id] = 1;
@@ -55,7 +59,9 @@ StageDiff diff_stages(const ComputeGraph& before, const ComputeGraph& after) {
         if (n.is_dispatch() && in_before[n.id]) order_after.push_back(n.id);
     for (size_t i = 0; i < order_after.size() && i < order_before.size(); ++i)
         if (order_after[i] != order_before[i]) d.moved.push_back(order_after[i]);
-    const size_t b0 = before.barrier_count(), b1 = after.barrier_count();
+    size_t b0 = 0, b1 = 0;
+    for (const Node& n : before.nodes) b0 += n.is_barrier();
+    for (const Node& n : after.nodes) b1 += n.is_barrier();
     d.barriers_added = b1 > b0 ? b1 - b0 : 0;
     d.barriers_removed = b0 > b1 ? b0 - b1 : 0;
     return d;

@@ -24,8 +24,8 @@ std::vector<ConcurrencyGroup> concurrency_groups(const ComputeGraph& graph) {
 
 namespace {
 void fill_group_stats(const ComputeGraph& graph, ScheduleStats& s) {
-    s.dispatches = graph.dispatch_count();
-    s.barriers = graph.barrier_count();
+    s.dispatches = 0;
+    s.barriers = 0;
     s.group_size_histogram.clear();
     s.groups = 0;
     size_t run = 0;
@@ -37,10 +37,13 @@ void fill_group_stats(const ComputeGraph& graph, ScheduleStats& s) {
         run = 0;
     };
     for (const Node& n : graph.nodes) {
-        if (n.is_barrier())
+        if (n.is_barrier()) {
+            ++s.barriers;
             close();
-        else
+        } else {
+            ++s.dispatches;
             ++run;
+        }
     }
     close();
     s.mean_group_size =
