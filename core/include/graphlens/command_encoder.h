@@ -24,6 +24,7 @@ namespace graphlens {
 
 class Device;
 class DeviceMemory;
+struct KernelPipeline;
 
 /// Everything one dispatch needs; reads and writes follow from the kernel's bindings.
 struct DispatchDesc {
@@ -132,6 +133,8 @@ class CommandRecorder {
     size_t barriers_ = 0;
     std::vector<std::pair<NodeId, std::string>> profiled_;
     VkPipeline bound_pipeline_ = VK_NULL_HANDLE;
+    std::string last_kernel_;
+    const KernelPipeline* last_pipeline_ = nullptr;
 };
 
 /// The target ops record into: a command buffer (direct) or a ComputeGraph (capture).

@@ -72,6 +72,8 @@ class DeviceMemory {
     /// Throws (naming `where`) when the view's allocation is unknown or the view leaves it,
     /// or when its offset is misaligned for a storage-buffer binding.
     void check_view(const TensorView& v, std::string_view where) const;
+    /// The conditions of check_view without the message (cheap, for hot paths).
+    bool view_ok(const TensorView& v) const noexcept;
 
     /// Writes bytes at `offset` of an allocation and waits for completion.
     void upload(AllocationId id, std::span<const uint8_t> bytes, uint64_t offset = 0);

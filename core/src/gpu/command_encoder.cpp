@@ -156,7 +156,12 @@ void CommandRecorder::dispatch(std::string_view kernel, const std::vector<BoundV
                                const std::array<uint32_t, 3>& workgroups, std::string_view label,
                                NodeId node) {
     if (!recording_) throw std::logic_error("CommandRecorder::dispatch outside begin()/end()");
-    const KernelPipeline& p = device_.kernels().get(kernel);
+    // Consecutive dispatches often share a kernel: skip the registry's locked lookup then.
+    if (!last_pipeline_ || kernel != last_kernel_) {
+        last_pipeline_ = &device_.kernels().get(kernel);
+        last_kernel_.assign(kernel);
+    }
+    const KernelPipeline& p = *last_pipeline_;
     if (p.pipeline != bound_pipeline_) {
         vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
         bound_pipeline_ = p.pipeline;
@@ -393,8 +398,9 @@ Node CommandEncoder::prepare(const DispatchDesc& desc) {
         validate_dispatch(info, node.bindings, node.push_constants, node.workgroups, desc.label,
                           mem.allocations(), recorder_->device().facts().max_workgroup_count);
         for (const auto& b : node.bindings)
-            mem.check_view(b.view, fmt::format("dispatch '{}' of kernel '{}' binding {}",
-                                               desc.label, desc.kernel, b.binding));
+            if (!mem.view_ok(b.view))  // the message is built only on failure
+                mem.check_view(b.view, fmt::format("dispatch '{}' of kernel '{}' binding {}",
+                                                   desc.label, desc.kernel, b.binding));
         node.kernel = direct_kernels_.add_kernel(info);
         direct_kernels_.derive_ranges(node);
     }
@@ -465,7 +471,8 @@ void validate_for_replay(const ComputeGraph& graph, const DeviceMemory& memory) 
             validate_dispatch(k, n.bindings, n.push_constants, n.workgroups, n.label,
                               graph.allocations, facts.max_workgroup_count);
             for (const auto& b : n.bindings)
-                memory.check_view(b.view, fmt::format("binding {}", b.binding));
+                if (!memory.view_ok(b.view))
+                    memory.check_view(b.view, fmt::format("binding {}", b.binding));
         } catch (const std::exception& e) {
             throw std::invalid_argument(fmt::format("node {}: {}", i, e.what()));
         }

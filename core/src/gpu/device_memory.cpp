@@ -248,6 +248,15 @@ const DeviceBuffer& DeviceMemory::buffer(AllocationId id) const {
     return buffers_[id];
 }
 
+bool DeviceMemory::view_ok(const TensorView& v) const noexcept {
+    if (v.allocation >= infos_.size()) return false;
+    const uint64_t size = infos_[v.allocation].size;
+    if (v.offset > size || v.size > size - v.offset) return false;
+    const auto& f = device_->facts();
+    if (f.storage_offset_alignment > 1 && v.offset % f.storage_offset_alignment != 0) return false;
+    return !(f.max_storage_buffer_range && v.size > f.max_storage_buffer_range);
+}
+
 void DeviceMemory::check_view(const TensorView& v, std::string_view where) const {
     if (v.allocation >= infos_.size())
         throw std::out_of_range(
