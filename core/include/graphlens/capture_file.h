@@ -32,8 +32,8 @@ inline constexpr std::string_view kCaptureFormatName = "graphlens-capture";
 
 /// Facts about the device a capture was recorded (or run) on, as stored in the file. Plain
 /// values (no Vulkan types; the gpu layer's DeviceFacts converts to it with
-/// capture_device_from in capture_device.h); every field may stay empty/zero (foreign engines,
-/// CPU-only captures).
+/// graphlens::capture_device_from in capture_device.h); every field may stay empty/zero (foreign
+/// engines, CPU-only captures).
 struct CaptureDevice {
     std::string name;         ///< VkPhysicalDeviceProperties::deviceName
     std::string driver;       ///< driver name and version, e.g. "NVIDIA 580.159" or "Mesa 22.3.6"

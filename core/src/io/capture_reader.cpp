@@ -628,7 +628,8 @@ TimingSummary read_timing(const Fields& parent, std::string_view key) {
 
 RunResult read_run(const Json& v, const Path& p) {
     Fields f(v, p, "a run result");
-    f.only({"device", "workload", "date", "warmup", "repeats", "modes", "per_dispatch"});
+    f.only({"device", "workload", "date", "warmup", "repeats", "modes", "per_dispatch",
+            "per_group_mode", "per_group"});
     RunResult r;
     opt_string(f, "device", r.device);
     opt_string(f, "workload", r.workload);
@@ -671,6 +672,24 @@ RunResult read_run(const Json& v, const Path& p) {
                      fail(pd / "end_ns", "an end time >= start_ns " + std::to_string(d.start_ns),
                           std::to_string(d.end_ns));
                  return d;
+             });
+    opt_string(f, "per_group_mode", r.per_group_mode);
+    opt_list(f, "per_group", Limits::max_list_items, "group timings", r.per_group,
+             [](const Json& j, const Path& pg) {
+                 Fields fg(j, pg, "one concurrency group's GPU interval");
+                 fg.only({"first_dispatch", "dispatches", "first_label", "start_ns", "end_ns"});
+                 GroupTiming g;
+                 g.first_dispatch = as_u64(fg.need("first_dispatch", "a dispatch index"),
+                                           pg / "first_dispatch", Limits::max_nodes);
+                 g.dispatches = as_u64(fg.need("dispatches", "the group's dispatch count"),
+                                       pg / "dispatches", Limits::max_nodes);
+                 opt_string(fg, "first_label", g.first_label);
+                 g.start_ns = as_double(fg.need("start_ns", "a start time"), pg / "start_ns", true);
+                 g.end_ns = as_double(fg.need("end_ns", "an end time"), pg / "end_ns", true);
+                 if (g.end_ns < g.start_ns)
+                     fail(pg / "end_ns", "an end time >= start_ns " + std::to_string(g.start_ns),
+                          std::to_string(g.end_ns));
+                 return g;
              });
     return r;
 }

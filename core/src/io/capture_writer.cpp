@@ -234,6 +234,20 @@ Json run_json(const RunResult& r) {
         per.push_back(std::move(jd));
     }
     j["per_dispatch"] = std::move(per);
+    if (!r.per_group_mode.empty()) j["per_group_mode"] = r.per_group_mode;
+    Json groups = Json::array();
+    for (size_t i = 0; i < r.per_group.size(); ++i) {
+        const GroupTiming& g = r.per_group[i];
+        const std::string path = "/run/per_group/" + std::to_string(i);
+        Json jg = Json::object();
+        jg["first_dispatch"] = g.first_dispatch;
+        jg["dispatches"] = g.dispatches;
+        if (!g.first_label.empty()) jg["first_label"] = g.first_label;
+        jg["start_ns"] = finite(g.start_ns, path + "/start_ns");
+        jg["end_ns"] = finite(g.end_ns, path + "/end_ns");
+        groups.push_back(std::move(jg));
+    }
+    if (!groups.empty()) j["per_group"] = std::move(groups);
     return j;
 }
 

@@ -101,6 +101,8 @@ inline RunResult small_run() {
     r.per_dispatch = {{0, "blk.0.attn_norm", OpKind::rms_norm, 0, 400},
                       {1, "blk.0.attn_norm_mul", OpKind::mul, 410, 700.5},
                       {2, "blk.0.residual", OpKind::add, 720, 1000}};
+    r.per_group_mode = "elided";
+    r.per_group = {{0, 2, "blk.0.attn_norm", 0, 690.5}, {2, 2, "blk.0.residual", 700, 1010}};
     return r;
 }
 

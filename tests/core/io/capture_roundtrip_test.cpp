@@ -86,6 +86,11 @@ TEST(CaptureRoundTrip, LoadGivesBackEverySavedField) {
     ASSERT_EQ(r.per_dispatch.size(), doc.run->per_dispatch.size());
     EXPECT_EQ(r.per_dispatch[1].end_ns, doc.run->per_dispatch[1].end_ns);
     EXPECT_EQ(r.per_dispatch[1].op, doc.run->per_dispatch[1].op);
+    EXPECT_EQ(r.per_group_mode, doc.run->per_group_mode);
+    ASSERT_EQ(r.per_group.size(), doc.run->per_group.size());
+    EXPECT_EQ(r.per_group[1].first_dispatch, doc.run->per_group[1].first_dispatch);
+    EXPECT_EQ(r.per_group[1].first_label, doc.run->per_group[1].first_label);
+    EXPECT_EQ(r.per_group[0].end_ns, doc.run->per_group[0].end_ns);
 }
 
 TEST(CaptureRoundTrip, SaveLoadSaveIsByteIdentical) {

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# graphlens-cli on capture files: every hand-made bad capture makes `report`, `dot` and
+# `diff` exit non-zero with exactly one line naming the file and a JSON path; the minimal
+# hand-written capture gives every report format and a DOT graph.
+#   cli_captures_test.sh <graphlens-cli> <tests/data/captures>
+set -uo pipefail
+cli="$1"
+data="$2"
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+for bad in "$data"/bad/*.json; do
+  for cmd in "report $bad -f md" "dot $bad" "diff $data/minimal.json $bad"; do
+    # shellcheck disable=SC2086
+    err="$("$cli" $cmd 2>&1 >/dev/null)"
+    rc=$?
+    [ "$rc" -ne 0 ] || fail "$cmd exited 0"
+    [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || fail "$cmd: not one line: $err"
+    [[ "$err" == "graphlens-cli: error: $bad: "* ]] || fail "$cmd: reason does not name the file: $err"
+  done
+done
+
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+for format in html md csv json; do
+  "$cli" report "$data/minimal.json" -o "$out/report.$format" 2>/dev/null ||
+    fail "report -o report.$format failed"
+  [ -s "$out/report.$format" ] || fail "report.$format is empty"
+done
+grep -q '<svg' "$out/report.html" || fail "HTML report has no inline SVG"
+[ "$(wc -l < "$out/report.csv")" -eq 3 ] || fail "CSV report needs a header and 2 dispatch rows"
+"$cli" dot "$data/minimal.json" > "$out/graph.dot" || fail "dot failed"
+grep -q '^digraph dependencies {' "$out/graph.dot" || fail "dot output is not a digraph"
+"$cli" diff "$data/minimal.json" "$data/minimal.json" > "$out/diff.md" || fail "diff failed"
+grep -q 'only in A: 0; only in B: 0' "$out/diff.md" || fail "a capture diffed with itself has unmatched labels"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)" >&2
+  exit 1
+fi
+echo "all CLI capture checks passed"
