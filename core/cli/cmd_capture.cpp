@@ -143,7 +143,8 @@ const RegisterCommand reg{
         app.add_option("--tokens", o->tokens, "prefill: tokens in the step (default 512)");
         app.add_option("--ctx", o->ctx,
                        "tokens already in the KV cache (default: decode 512, prefill 0)");
-        app.add_option("--kv", o->kv_type, "KV cache type: f32 or f16 (f16: decode only)")
+        app.add_option("--kv", o->kv_type,
+                       "KV cache type: f32 or f16 (an f16 prefill attends token by token)")
             ->check(CLI::IsMember({"f32", "f16"}))
             ->capture_default_str();
         app.add_option("--weights", o->weight_type,

@@ -49,7 +49,8 @@ struct TransformerOptions {
     uint32_t max_tokens = 1;
     /// KV cache positions (0 = n_ctx_train, capped at 4096).
     uint32_t kv_capacity = 0;
-    /// Element type of the KV cache: f32, or f16 (decode only: sdpa reads f32).
+    /// Element type of the KV cache: f32, or f16 (sdpa reads f32 only, so an f16 prefill
+    /// runs the decode kernel once per token).
     DType kv_type = DType::f32;
     /// Largest weight one binding may hold: 0 = the device's maxStorageBufferRange. A
     /// smaller value forces the host embedding and the chunked lm_head (for tests).
