@@ -1,5 +1,6 @@
 #include "app/core_worker.h"
 
+#include <QFile>
 #include <QFileInfo>
 #include <exception>
 
@@ -11,7 +12,6 @@
 #include "graphlens/model_config.h"
 #include "graphlens/pass_pipeline.h"
 #include "graphlens/runner.h"
-#include "graphlens/synthetic_graphs.h"
 #include "graphlens/transformer_builder.h"
 
 namespace graphlens::gui {
@@ -67,15 +67,18 @@ Device& CoreWorker::device(const QString& selector) {
 }
 
 Document build_sample_document() {
-    // A llama-3.2-1b-shaped decode step (hidden 2048, ffn 8192, 32/8 heads) with 4 layers:
-    // big enough to show every pattern, small enough to open instantly.
-    TransformerGraphOptions o;
-    o.layers = 4;
-    o.context = 512;
-    ComputeGraph graph = transformer_graph(o);
-    graph.metadata["model"] = "sample (llama-3.2-1b shapes, 4 layers)";
-    graph.metadata["phase"] = "decode kv=512";
-    return document_from_graph(graph, "built-in sample", workload_title(graph, "sample"));
+    // One decode step of the llama-3.2-1b preset at KV length 512, recorded by the transformer
+    // builder (resources/make-sample.sh) and embedded, so a first start needs no GPU.
+    QFile file(QStringLiteral(":/graphlens/sample-llama-3.2-1b-decode.json"));
+    if (!file.open(QIODevice::ReadOnly))
+        throw std::runtime_error("the built-in sample is missing from the resources");
+    const QByteArray bytes = file.readAll();
+    CaptureDocument capture =
+        load_capture_from_string(std::string_view(bytes.constData(), size_t(bytes.size())));
+    Document doc = document_from_graph(capture.graph, "built-in sample",
+                                       workload_title(capture.graph, "sample"));
+    doc.run = std::move(capture.run);
+    return doc;
 }
 
 Document load_capture_document(const QString& path) {

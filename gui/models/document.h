@@ -38,6 +38,7 @@ struct StageAnalysis {
     std::vector<std::vector<size_t>> hazards_out;  ///< per node index: hazards where it is earlier
     std::vector<int> level;  ///< per node index: ASAP level in the hazard DAG, -1 for barriers
     int level_count = 0;
+    size_t barrier_lower_bound = 0;            ///< fewest barriers any valid order needs
     std::vector<BarrierExplanation> barriers;  ///< one per barrier node, in order
     /// Hazards whose two dispatches share a group: no barrier orders them (a broken schedule,
     /// or a stage before barriers were planned).

@@ -38,7 +38,7 @@ QVariant StageListModel::data(const QModelIndex& index, int role) const {
             case Groups:
                 return qulonglong(a.group_nodes.size());
             case LowerBound:
-                return qulonglong(a.level_count > 0 ? a.level_count - 1 : 0);
+                return qulonglong(a.barrier_lower_bound);
             case Hazards:
                 return qulonglong(a.hazards.size());
             case Reordered:

@@ -124,6 +124,7 @@ class TestWidgets : public QObject {
     void opensTheSampleWithEveryStage() {
         const DocumentPtr& doc = w().state()->document();
         QVERIFY(doc->stages.size() >= 3);
+        QVERIFY(QString::fromStdString(doc->title).contains(QStringLiteral("llama-3.2-1b")));
         QCOMPARE(QString::fromStdString(doc->stages.front().stage), QStringLiteral("captured"));
         const ComputeGraph& g = doc->stages.front().graph;
         QVERIFY(g.dispatch_count() > 20);
