@@ -18,8 +18,10 @@
 // "conflicts with everything" ordering is not a byte hazard and is added by DependencyDag.
 // Adjacent byte pieces of one (earlier, later, kind, allocation) are merged into one Hazard.
 //
-// Cost: one ordered interval map per allocation; O((a + h) log a) for a accesses and h
-// listed hazards.
+// Cost: one ordered interval map per allocation (runs of bytes with their last writer and
+// readers since); O(a log s + t + h) for a accesses, s segments, t segments visited and h
+// listed hazards. Tensor-shaped views visit a few segments each; heavily overlapping random
+// sub-ranges visit many (see docs/passes.md, benchmark).
 #include <cstddef>
 #include <cstdint>
 #include <span>
