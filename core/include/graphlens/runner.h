@@ -28,9 +28,10 @@ enum class InitialData : uint8_t {
     /// Every allocation filled with seeded random values of the dtype it is bound with
     /// (f32/f16 in [-1, 1], integers in [0, 8), quantized blocks with small scales).
     random,
-    /// Keep what the memory holds (uploaded weights and inputs); allocations the graph
-    /// writes are saved once and restored before every mode's comparison run.
+    /// Keep what the memory holds (uploaded weights and inputs).
     keep,
+    // Either way, the allocations the graph writes are saved once and restored before every
+    // mode's comparison run, so each mode starts from the same bytes.
 };
 
 struct RunnerOptions {

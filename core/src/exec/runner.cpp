@@ -34,7 +34,19 @@ void put_half(uint8_t* p, float f) {
 void generate(uint8_t* p, uint64_t n, DType dtype, std::mt19937_64& rng) {
     std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
     std::uniform_real_distribution<float> scale(0.001f, 0.02f);
-    auto byte = [&] { return static_cast<uint8_t>(rng()); };
+    // Eight random bytes per generator call: weights of a large model are gigabytes.
+    uint64_t pool = 0;
+    int left = 0;
+    auto byte = [&] {
+        if (left == 0) {
+            pool = rng();
+            left = 8;
+        }
+        --left;
+        const auto b = static_cast<uint8_t>(pool);
+        pool >>= 8;
+        return b;
+    };
     const uint64_t block = dtype_block_bytes(dtype);
     switch (dtype) {
         case DType::f32:
@@ -197,8 +209,14 @@ RunResult Runner::run(const ComputeGraph& captured, const RunnerOptions& options
     validate_for_replay(captured, memory_);
 
     // The initial state every comparison run starts from.
+    // The initial state every comparison run starts from: random (or kept) data once, then
+    // only the allocations the graph writes are saved and restored (weights stay put).
+    if (options.initial == InitialData::random) {
+        progress("filling allocations with seeded random data");
+        fill_random(memory_, captured, options.seed);
+    }
     std::vector<std::pair<AllocationId, std::vector<uint8_t>>> saved;
-    if (options.initial == InitialData::keep) {
+    {
         std::set<AllocationId> written;
         for (const Node& n : captured.nodes)
             for (const auto& w : n.writes) written.insert(w.allocation);
@@ -206,10 +224,7 @@ RunResult Runner::run(const ComputeGraph& captured, const RunnerOptions& options
             saved.emplace_back(id, memory_.download(id, 0, memory_.info(id).size));
     }
     auto restore = [&] {
-        if (options.initial == InitialData::random)
-            fill_random(memory_, captured, options.seed);
-        else
-            for (const auto& [id, bytes] : saved) memory_.upload(id, bytes);
+        for (const auto& [id, bytes] : saved) memory_.upload(id, bytes);
     };
 
     progress("serial: reference run");
