@@ -32,6 +32,10 @@ ScheduleStats schedule_stats(const ComputeGraph& graph, const HazardIndex& hazar
                              const DependencyDag& dag);
 ScheduleStats schedule_stats(const ComputeGraph& graph);
 
+/// True when the schedule is valid in its own order: every hazard has a barrier between its
+/// ends and every fence is alone in its group. O(nodes + hazards); the verifier says more.
+bool schedule_is_valid(const ComputeGraph& graph, const HazardIndex& hazards);
+
 /// Why a barrier is there. Definition: removing this one barrier (and no other) merges the
 /// group right before it with the group right after it; the barrier is needed exactly when a
 /// hazard of the schedule's own order has its earlier end in the group before and its later

@@ -133,11 +133,11 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
         s.graph = captured;
         s.stats = schedule_stats(captured, captured_hazards, captured_dag);
         s.diagnostics = captured.validate();
-        const VerificationReport self = verify_transformation(captured, captured_hazards, captured);
-        captured_valid = self.ok();
+        captured_valid = schedule_is_valid(captured, captured_hazards);
         if (!captured_valid)
             s.diagnostics.push_back(
-                fmt::format("the captured schedule is not barrier-complete: {}", self.summary()));
+                fmt::format("the captured schedule is not barrier-complete: {}",
+                            verify_transformation(captured, captured_hazards, captured).summary()));
         s.pass_ms = ms_since(t0);
         out.push_back(std::move(s));
     }

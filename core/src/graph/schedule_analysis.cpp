@@ -73,6 +73,24 @@ ScheduleStats schedule_stats(const ComputeGraph& graph) {
     return schedule_stats(graph, hazards, DependencyDag(graph, hazards));
 }
 
+bool schedule_is_valid(const ComputeGraph& graph, const HazardIndex& hazards) {
+    const size_t n = graph.nodes.size();
+    std::vector<uint32_t> group_of(n, 0);
+    uint32_t barriers = 0;
+    for (size_t i = 0; i < n; ++i) {
+        group_of[i] = barriers;
+        if (graph.nodes[i].is_barrier()) ++barriers;
+    }
+    for (const Hazard& h : hazards.hazards())
+        if (group_of[h.earlier] == group_of[h.later]) return false;
+    for (size_t i = 0; i < n; ++i) {
+        if (!graph.nodes[i].is_fence()) continue;
+        if (i > 0 && graph.nodes[i - 1].is_dispatch()) return false;
+        if (i + 1 < n && graph.nodes[i + 1].is_dispatch()) return false;
+    }
+    return true;
+}
+
 std::vector<BarrierExplanation> explain_barriers(const ComputeGraph& graph,
                                                  const HazardIndex& hazards) {
     const size_t n = graph.nodes.size();

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "graph_test_support.h"
+#include "graphlens/synthetic_graphs.h"
+#include "graphlens/verifier.h"
 
 namespace graphlens {
 namespace {
@@ -76,6 +78,30 @@ TEST(ScheduleAnalysisTest, BarriersAroundAFenceAreForcedByIt) {
     EXPECT_FALSE(e[0].redundant);
     EXPECT_FALSE(e[1].redundant);
     EXPECT_TRUE(e[2].redundant);
+}
+
+}  // namespace
+}  // namespace graphlens
+
+namespace graphlens {
+namespace {
+
+TEST(ScheduleValidityProperty, AgreesWithTheVerifierOnRandomSchedules) {
+    size_t valid_count = 0, invalid_count = 0;
+    for (uint64_t seed = 1; seed <= 2000; ++seed) {
+        const ComputeGraph g = random_graph({.seed = seed,
+                                             .dispatches = 1 + seed % 20,
+                                             .allocations = 2,
+                                             .allocation_size = 128,
+                                             .fence_probability = seed % 3 == 0 ? 0.1 : 0.0,
+                                             .barrier_probability = 0.4});
+        const HazardIndex h(g);
+        const bool valid = schedule_is_valid(g, h);
+        ASSERT_EQ(valid, verify_transformation(g, h, g).ok()) << "seed " << seed;
+        ++(valid ? valid_count : invalid_count);
+    }
+    EXPECT_GT(valid_count, 100u);
+    EXPECT_GT(invalid_count, 100u);
 }
 
 }  // namespace
