@@ -146,6 +146,29 @@ TEST_F(FusionTest, LongestChainsFirst) {
     EXPECT_TRUE(verify_transformation(c, r.graph).ok());
 }
 
+TEST_F(FusionTest, TheVerifierCatchesABuilderThatDropsTheChainOutput) {
+    op(OpKind::rms_norm, "norm", {v(0)}, v(1));
+    op(OpKind::mul, "norm_mul", {v(1), v(2)}, v(3));
+    op(OpKind::matmul, "consumer", {v(3)}, v(4));
+    const ComputeGraph c = captured();
+    auto recipes = default_fusion_recipes();
+    for (auto& r : recipes)
+        r.build = [](const ComputeGraph& g, std::span<const size_t> chain) {
+            FusionBuildResult built = testing::concatenating_builder(g, chain);
+            // A broken builder: the fused kernel writes its result somewhere else.
+            for (auto& b : built.fused->node.bindings)
+                if (b.view.range() == g.nodes[chain.back()].writes[0]) b.view.offset = 9 * 1024;
+            return built;
+        };
+    const FusionResult r = fuse(c, recipes);
+    ASSERT_EQ(r.applied, 1u);
+    const auto report = verify_transformation(c, r.graph);
+    ASSERT_FALSE(report.ok());
+    EXPECT_EQ(report.violations[0].kind, ViolationKind::lost_value);
+    EXPECT_NE(report.violations[0].message.find("'consumer'"), std::string::npos)
+        << report.summary();
+}
+
 TEST(FusionOnModels, TransformerNormsAndGatesFuseWithBuildersAndVerify) {
     TransformerGraphOptions o;
     o.layers = 6;
