@@ -7,7 +7,15 @@
 // nothing across it. With UnknownRanges::refuse, run() throws std::invalid_argument naming the
 // first such dispatch when a reorder is requested (GraphSession::finish_optimized uses this).
 // Every stage is verified against the captured graph when `verify` is on; a failure is a pass
-// bug and throws std::logic_error with the verifier's report.
+// bug and throws std::logic_error with the verifier's report. Two exceptions, noted in the
+// stage's diagnostics where they apply: "fused" keeps the capture's barriers, so it is
+// verified only when the capture itself is barrier-complete (schedule_is_valid); "split" only
+// chooses a boundary on the verified "barriers planned" graph.
+//
+// Snapshot fields: stats (ScheduleStats of the stage's own schedule; depth, lower bound and
+// hazards of its dispatches), fusions (fused stage: applied and near misses), diff against
+// the previous stage, reordered (= diff.moved.size()), split_first_dispatches (split stage),
+// pass_ms.
 #include <cstddef>
 #include <optional>
 #include <string_view>
