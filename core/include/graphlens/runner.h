@@ -34,6 +34,15 @@ enum class InitialData : uint8_t {
     // mode's comparison run, so each mode starts from the same bytes.
 };
 
+/// A mode's graph and how to encode it.
+struct ModePlan {
+    ExecutionMode mode = ExecutionMode::serial;
+    ComputeGraph graph;
+    ExecuteOptions execute;
+    size_t fusions_applied = 0;
+    size_t reordered = 0;
+};
+
 struct RunnerOptions {
     std::vector<ExecutionMode> modes = all_execution_modes();
     uint32_t warmup = 2;
@@ -54,17 +63,11 @@ struct RunnerOptions {
     bool profile_groups = false;
     ExecutionMode group_profile_mode = ExecutionMode::levels;
     std::string workload;  ///< RunResult::workload; empty = from graph.metadata
+    /// Called with each mode's plan before it runs (not for the serial reference): lets tests
+    /// and experiments alter a schedule; the comparison with serial then judges it.
+    std::function<void(ModePlan&)> adjust_plan;
     /// Progress lines ("serial: timing 5/20"); may be empty.
     std::function<void(std::string_view)> progress;
-};
-
-/// A mode's graph and how to encode it.
-struct ModePlan {
-    ExecutionMode mode = ExecutionMode::serial;
-    ComputeGraph graph;
-    ExecuteOptions execute;
-    size_t fusions_applied = 0;
-    size_t reordered = 0;
 };
 
 class Runner {

@@ -242,8 +242,8 @@ RunResult Runner::run(const ComputeGraph& captured, const RunnerOptions& options
         mr.mode = name;
         try {
             progress(fmt::format("{}: planning", name));
-            const ModePlan p =
-                mode == ExecutionMode::serial ? serial : plan(captured, mode, options);
+            ModePlan p = mode == ExecutionMode::serial ? serial : plan(captured, mode, options);
+            if (options.adjust_plan && mode != ExecutionMode::serial) options.adjust_plan(p);
             restore();
             ExecutionTiming t = executor_.execute(p.graph, p.execute);
             const OutputSnapshot out =

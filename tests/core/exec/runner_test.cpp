@@ -206,3 +206,33 @@ TEST_F(RunnerTest, PerGroupProfileCoversEveryGroupOfTheMode) {
 
 }  // namespace
 }  // namespace graphlens::test
+
+namespace graphlens::test {
+namespace {
+
+// A schedule that breaks a dependency (a reader moved before its writer) must come out as an
+// error of that mode, with the place of the first difference, and without timings.
+TEST_F(RunnerTest, AModeThatChangesResultsIsReportedAsAnErrorNotATiming) {
+    options.modes = parse_execution_modes("serial,elided");
+    options.adjust_plan = [](ModePlan& p) {
+        // nodes: norm_mul, bias1 (reads norm_mul's output), ...: run bias1 first.
+        auto& nodes = p.graph.nodes;
+        ASSERT_EQ(nodes[0].label, "blk.0.norm_mul");
+        auto bias1 = std::find_if(nodes.begin(), nodes.end(),
+                                  [](const Node& n) { return n.label == "blk.0.bias1"; });
+        ASSERT_NE(bias1, nodes.end());
+        std::rotate(nodes.begin(), bias1, bias1 + 1);
+    };
+    const RunResult r = runner->run(graph, options);
+    const ModeResult& serial = mode(r, "serial");
+    EXPECT_TRUE(serial.outputs_match);
+    const ModeResult& broken = mode(r, "elided");
+    EXPECT_FALSE(broken.outputs_match);
+    EXPECT_NE(broken.error.find("differs from serial"), std::string::npos) << broken.error;
+    EXPECT_NE(broken.comparison.find("allocation 'scratch'"), std::string::npos)
+        << broken.comparison;
+    EXPECT_TRUE(broken.gpu_ns.samples.empty());
+}
+
+}  // namespace
+}  // namespace graphlens::test
