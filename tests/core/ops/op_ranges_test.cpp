@@ -47,11 +47,21 @@ TEST_F(OpsTest, FlashAttnVecRecordsSplitAndReduceWithReflectedRanges) {
 
 TEST(KernelLibrary, EveryOpKernelDeclaresEachBindingReadOnlyOrWriteOnly) {
     // A read_write binding would make the graph assume both; none of the ops needs one.
+    const std::string_view families[] = {
+        "rms_norm", "add_f",   "mul_f",      "multi_add", "scale",   "gelu",
+        "silu",     "softcap", "softmax",    "rope",      "matvec",  "matmul",
+        "topk",     "sdpa",    "flash_attn", "copy",      "get_rows"};
     const auto& catalog = KernelCatalog::embedded();
-    ASSERT_FALSE(catalog.names().empty());
-    for (const std::string& name : catalog.names())
+    size_t checked = 0;
+    for (const std::string& name : catalog.names()) {
+        if (std::none_of(std::begin(families), std::end(families),
+                         [&](std::string_view f) { return name.starts_with(f); }))
+            continue;
+        ++checked;
         for (const KernelBinding& b : catalog.get(name).bindings)
             EXPECT_NE(b.access, BindingAccess::read_write) << name << " binding " << b.binding;
+    }
+    EXPECT_GE(checked, std::size(families));
 }
 
 }  // namespace
