@@ -102,11 +102,13 @@ int run_capture(const CaptureOptions& o) {
     const auto start = std::chrono::steady_clock::now();
     Device device;
     DeviceMemory memory(device);
-    fmt::print(stderr,
-               "capturing {} ({}, {} layers, {} weights {:.2f} GB) {} tokens={} ctx={} on {}\n",
+    const double weight_mb = double(model_weight_bytes(c)) / 1e6;
+    const std::string weight_size = weight_mb >= 1000 ? fmt::format("{:.2f} GB", weight_mb / 1000)
+                                                      : fmt::format("{:.1f} MB", weight_mb);
+    fmt::print(stderr, "capturing {} ({}, {} layers, {} weights {}) {} tokens={} ctx={} on {}\n",
                c.name, architecture_name(c.architecture), c.n_layer, dtype_name(c.weight_type),
-               double(model_weight_bytes(c)) / 1e9, phase_name(request.phase), request.tokens,
-               request.kv_length, device.facts().name);
+               weight_size, phase_name(request.phase), request.tokens, request.kv_length,
+               device.facts().name);
     Progress progress("recording");
     CaptureDocument doc;
     doc.graph = capture_transformer(
