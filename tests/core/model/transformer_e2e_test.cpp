@@ -226,6 +226,18 @@ TEST_F(TransformerEndToEndTest, Qwen3MoeMatchesTheCpuReference) {
     check_prefill_then_decode(c, 5, 0);
 }
 
+TEST_F(TransformerEndToEndTest, MoeWeightedSumBeyondOneGatherDispatchMatchesTheCpuReference) {
+    // n_embd 256 x 8 experts x 40 tokens = 81920 gathered values: more than one get_rows
+    // dispatch (65535 ids) holds, so the expert weights and outputs gather in chunks.
+    ModelConfig c = tiny_model_config(Architecture::qwen3moe);
+    c.name = "moe-wide";
+    c.n_embd = 256;
+    c.head_dim = 64;
+    c.n_expert = 8;
+    c.n_expert_used = 8;
+    check_prefill_then_decode(c, 40, 0);
+}
+
 TEST_F(TransformerEndToEndTest, HostEmbeddingAndChunkedLmHeadMatchTheCpuReference) {
     // A binding limit below the embedding table's size (as llama's 128k vocabulary against
     // lavapipe's 128 MiB maxStorageBufferRange): the lookup moves to the host and the
