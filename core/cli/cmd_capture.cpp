@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "command.h"
+#include "graphlens/capture_device.h"
 #include "graphlens/capture_file.h"
 #include "graphlens/device.h"
 #include "graphlens/device_memory.h"
@@ -53,22 +54,6 @@ class Progress {
     bool tty_;
     size_t last_quarter_ = 0;
 };
-
-CaptureDevice capture_device(const DeviceFacts& f) {
-    CaptureDevice d;
-    d.name = f.name;
-    d.driver = fmt::format("{} {}", f.driver_name, f.driver_info);
-    d.api_version = f.api_version_string();
-    d.type = std::string(device_type_name(f.type));
-    d.vendor_id = f.vendor_id;
-    d.device_id = f.device_id;
-    d.timestamp_period_ns = f.timestamp_period_ns;
-    d.timestamp_valid_bits = f.timestamp_valid_bits;
-    d.subgroup_size = f.subgroup_size;
-    d.extensions = f.extensions;
-    std::sort(d.extensions.begin(), d.extensions.end());
-    return d;
-}
 
 DType parse_dtype(const std::string& name, const char* option) {
     const auto t = dtype_from_name(name);
@@ -116,7 +101,7 @@ int run_capture(const CaptureOptions& o) {
         [&](size_t done, size_t total, std::string_view) { progress.update(done, total); });
     doc.graph.metadata["source"] = source;
     doc.generator = "graphlens-cli capture";
-    doc.device = capture_device(device.facts());
+    doc.device = capture_device_from(device.facts());
     save_capture(doc, o.output);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
