@@ -10,6 +10,7 @@
 
 #include "graphlens/capture_file.h"
 #include "io/capture_json.h"
+#include "io/json_tape.h"
 
 namespace graphlens {
 
@@ -32,7 +33,7 @@ CaptureError::CaptureError(std::string json_path, std::string expected, std::str
       file_(std::move(file)) {}
 
 namespace {
-using capture_detail::Json;
+using Json = capture_detail::JsonRef;
 using Limits = CaptureLimits;
 
 /// One step of a JSON Pointer, linked to its parent frame on the stack.
@@ -67,71 +68,53 @@ struct Path {
 }
 
 std::string describe(const Json& v) {
-    switch (v.type()) {
-        case Json::value_t::null:
-            return "null";
-        case Json::value_t::boolean:
-            return v.get<bool>() ? "true" : "false";
-        case Json::value_t::string: {
-            std::string s = v.get_ref<const std::string&>();
-            if (s.size() > 40) s = s.substr(0, 40) + "...";
-            return "the string \"" + s + "\"";
-        }
-        case Json::value_t::number_integer:
-        case Json::value_t::number_unsigned:
-        case Json::value_t::number_float:
-            return v.dump();
-        case Json::value_t::object:
-            return "an object";
-        case Json::value_t::array:
-            return "an array of " + std::to_string(v.size());
-        default:
-            return "an unsupported value";
-    }
+    return v.describe();
 }
 
 /// An object being read: looks fields up and, at the end, rejects keys it did not expect.
 class Fields {
   public:
-    Fields(const Json& v, const Path& p, std::string_view what) : v_(v), p_(p) {
+    Fields(Json v, const Path& p, std::string_view what) : v_(v), p_(p) {
         if (!v.is_object()) fail(p, "an object (" + std::string(what) + ")", describe(v));
     }
     const Path& path() const { return p_; }
-    const Json* find(std::string_view key) const {
-        const auto it = v_.find(key);
-        return it == v_.end() ? nullptr : &*it;
-    }
-    const Json& need(std::string_view key, std::string_view what) const {
-        const Json* j = find(key);
+    std::optional<Json> find(std::string_view key) const { return v_.find(key); }
+    Json need(std::string_view key, std::string_view what) const {
+        const auto j = find(key);
         if (!j) fail(p_ / key, std::string(what), "nothing: the field is missing");
         return *j;
     }
-    /// Every key must be one of `allowed` (typos in hand-written files are errors, not
-    /// silently ignored defaults); keys starting with "x-" are extensions and are skipped.
+    /// Every key must be one of `allowed` and appear once (typos in hand-written files are
+    /// errors, not silently ignored defaults); keys starting with "x-" are extensions and
+    /// are skipped.
     void only(std::initializer_list<std::string_view> allowed) const {
-        for (const auto& [key, value] : v_.items()) {
+        const size_t n = v_.size();
+        for (size_t i = 0; i < n; ++i) {
+            const std::string_view key = v_.key_at(i);
+            for (size_t j = 0; j < i; ++j)
+                if (v_.key_at(j) == key) fail(p_ / key, "each field once", "a repeated field");
             if (key.size() >= 2 && key[0] == 'x' && key[1] == '-') continue;
             if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
             std::string list;
             for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
             fail(p_ / key, "one of the known fields (" + list + ")",
-                 "unknown field \"" + key + "\"");
+                 "unknown field \"" + std::string(key) + "\"");
         }
     }
 
   private:
-    const Json& v_;
+    Json v_;
     const Path& p_;
 };
 
 uint64_t as_u64(const Json& v, const Path& p, uint64_t max, std::string_view what = {}) {
-    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0)) {
+    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get_i64() >= 0)) {
         fail(p,
              "an unsigned integer <= " + std::to_string(max) +
                  (what.empty() ? "" : " (" + std::string(what) + ")"),
              describe(v));
     }
-    const uint64_t x = v.get<uint64_t>();
+    const uint64_t x = v.get_u64();
     if (x > max)
         fail(p,
              "an unsigned integer <= " + std::to_string(max) +
@@ -146,7 +129,7 @@ uint32_t as_u32(const Json& v, const Path& p) {
 
 double as_double(const Json& v, const Path& p, bool non_negative) {
     if (!v.is_number()) fail(p, non_negative ? "a number >= 0" : "a number", describe(v));
-    const double x = v.get<double>();
+    const double x = v.get_double();
     if (!std::isfinite(x) || (non_negative && x < 0))
         fail(p, non_negative ? "a finite number >= 0" : "a finite number", describe(v));
     return x;
@@ -154,19 +137,19 @@ double as_double(const Json& v, const Path& p, bool non_negative) {
 
 bool as_bool(const Json& v, const Path& p) {
     if (!v.is_boolean()) fail(p, "true or false", describe(v));
-    return v.get<bool>();
+    return v.get_bool();
 }
 
-const std::string& as_string(const Json& v, const Path& p) {
+std::string_view as_string(const Json& v, const Path& p) {
     if (!v.is_string()) fail(p, "a string", describe(v));
-    const auto& s = v.get_ref<const std::string&>();
+    const std::string_view s = v.str();
     if (s.size() > Limits::max_string_bytes)
         fail(p, "a string of at most " + std::to_string(Limits::max_string_bytes) + " bytes",
              std::to_string(s.size()) + " bytes");
     return s;
 }
 
-const Json& as_array(const Json& v, const Path& p, uint64_t max_items, std::string_view what) {
+Json as_array(const Json& v, const Path& p, uint64_t max_items, std::string_view what) {
     if (!v.is_array()) fail(p, "an array (" + std::string(what) + ")", describe(v));
     if (v.size() > max_items)
         fail(p, "at most " + std::to_string(max_items) + " " + std::string(what),
@@ -176,40 +159,40 @@ const Json& as_array(const Json& v, const Path& p, uint64_t max_items, std::stri
 
 // Optional-field readers: keep `out` (the default) when the field is absent.
 void opt_u64(const Fields& f, std::string_view key, uint64_t max, uint64_t& out) {
-    if (const Json* j = f.find(key)) out = as_u64(*j, f.path() / key, max);
+    if (auto j = f.find(key)) out = as_u64(*j, f.path() / key, max);
 }
 void opt_u32(const Fields& f, std::string_view key, uint32_t& out) {
-    if (const Json* j = f.find(key)) out = as_u32(*j, f.path() / key);
+    if (auto j = f.find(key)) out = as_u32(*j, f.path() / key);
 }
 void opt_size(const Fields& f, std::string_view key, size_t& out) {
-    if (const Json* j = f.find(key)) out = as_u64(*j, f.path() / key, Limits::max_list_items);
+    if (auto j = f.find(key)) out = as_u64(*j, f.path() / key, Limits::max_list_items);
 }
 void opt_string(const Fields& f, std::string_view key, std::string& out) {
-    if (const Json* j = f.find(key)) out = as_string(*j, f.path() / key);
+    if (auto j = f.find(key)) out = as_string(*j, f.path() / key);
 }
 void opt_double(const Fields& f, std::string_view key, bool non_negative, double& out) {
-    if (const Json* j = f.find(key)) out = as_double(*j, f.path() / key, non_negative);
+    if (auto j = f.find(key)) out = as_double(*j, f.path() / key, non_negative);
 }
 void opt_bool(const Fields& f, std::string_view key, bool& out) {
-    if (const Json* j = f.find(key)) out = as_bool(*j, f.path() / key);
+    if (auto j = f.find(key)) out = as_bool(*j, f.path() / key);
 }
 
 template <typename T, typename ReadItem>
 void opt_list(const Fields& f, std::string_view key, uint64_t max, std::string_view what,
               std::vector<T>& out, ReadItem read_item) {
-    const Json* j = f.find(key);
+    auto j = f.find(key);
     if (!j) return;
     const Path p = f.path() / key;
     const Json& a = as_array(*j, p, max, what);
     out.clear();
     out.reserve(a.size());
-    for (size_t i = 0; i < a.size(); ++i) out.push_back(read_item(a[i], p[i]));
+    for (size_t i = 0; i < a.size(); ++i) out.emplace_back(read_item(a[i], p[i]));
 }
 
 template <typename E, typename FromName, typename NameOf>
 E as_enum(const Json& v, const Path& p, std::string_view what, size_t count, FromName from_name,
           NameOf name_of) {
-    const std::string& s = as_string(v, p);
+    const std::string_view s = as_string(v, p);
     if (auto e = from_name(s)) return *e;
     std::string list;
     for (size_t i = 0; i < count; ++i)
@@ -235,7 +218,7 @@ std::array<uint32_t, 3> as_triple(const Json& v, const Path& p, uint64_t min, ui
 }
 
 std::vector<uint8_t> as_hex_bytes(const Json& v, const Path& p, uint64_t max_bytes) {
-    const std::string& s = as_string(v, p);
+    const std::string_view s = as_string(v, p);
     const std::string expected =
         "an even-length hex string of at most " + std::to_string(max_bytes) + " bytes";
     if (s.size() % 2 != 0 || s.size() / 2 > max_bytes) fail(p, expected, describe(v));
@@ -265,7 +248,7 @@ AllocationInfo read_allocation(const Json& v, const Path& p, size_t index) {
     a.size = as_u64(f.need("size", "the allocation's size in bytes"), p / "size",
                     Limits::max_allocation_bytes);
     opt_string(f, "name", a.name);
-    if (const Json* u = f.find("usage"))
+    if (auto u = f.find("usage"))
         a.usage = as_enum<AllocationUsage>(*u, p / "usage", "an allocation usage", 6,
                                            allocation_usage_from_name, allocation_usage_name);
     return a;
@@ -283,12 +266,12 @@ KernelInfo read_kernel(const Json& v, const Path& p, size_t index) {
     k.name = as_string(f.need("name", "the kernel's name"), p / "name");
     if (k.name.empty()) fail(p / "name", "a non-empty kernel name", "\"\"");
     opt_string(f, "entry_point", k.entry_point);
-    if (const Json* j = f.find("local_size"))
+    if (auto j = f.find("local_size"))
         k.local_size = as_triple(*j, p / "local_size", 1, Limits::max_local_size, "local size");
     uint64_t pcs = 0;
     opt_u64(f, "push_constant_size", Limits::max_push_constant_bytes, pcs);
     k.push_constant_size = static_cast<uint32_t>(pcs);
-    if (const Json* j = f.find("spirv_hash")) {
+    if (auto j = f.find("spirv_hash")) {
         const auto bytes = as_hex_bytes(*j, p / "spirv_hash", 8);
         if (bytes.size() != 8)
             fail(p / "spirv_hash", "16 hex digits (FNV-1a 64 of the SPIR-V words)", describe(*j));
@@ -357,10 +340,10 @@ BoundView read_bound_view(const Json& v, const Path& p, const std::vector<Alloca
                          "inside " + describe_allocation(a));
     view.size = as_u64(f.need("size", "the view's size in bytes"), p / "size", a.size - view.offset,
                        "offset + size must lie inside " + describe_allocation(a));
-    if (const Json* d = f.find("dtype"))
+    if (auto d = f.find("dtype"))
         view.dtype =
             as_enum<DType>(*d, p / "dtype", "an element type", 10, dtype_from_name, dtype_name);
-    if (const Json* s = f.find("shape")) {
+    if (auto s = f.find("shape")) {
         const Path ps = p / "shape";
         if (!s->is_array() || s->empty() || s->size() > 4)
             fail(ps, "an array of 1 to 4 element counts (innermost first)", describe(*s));
@@ -405,8 +388,8 @@ void check_ranges_within_bindings(const std::vector<ByteRange>& stated,
 Node read_node(const Json& v, const Path& p, const ComputeGraph& g) {
     Fields f(v, p, "a node (dispatch or barrier)");
     Node n;
-    if (const Json* k = f.find("kind")) {
-        const std::string& kind = as_string(*k, p / "kind");
+    if (auto k = f.find("kind")) {
+        const std::string_view kind = as_string(*k, p / "kind");
         if (kind == "barrier") {
             f.only({"kind"});
             return Node::barrier();
@@ -425,7 +408,7 @@ Node read_node(const Json& v, const Path& p, const ComputeGraph& g) {
              std::to_string(kernel));
     n.kernel = static_cast<KernelId>(kernel);
     const KernelInfo& k = g.kernels[n.kernel];
-    if (const Json* op = f.find("op")) n.op = as_op(*op, p / "op");
+    if (auto op = f.find("op")) n.op = as_op(*op, p / "op");
     opt_string(f, "label", n.label);
     opt_list(
         f, "bindings", Limits::max_node_bindings, "bindings", n.bindings,
@@ -441,17 +424,17 @@ Node read_node(const Json& v, const Path& p, const ComputeGraph& g) {
             if (n.bindings[j].binding == b)
                 fail(pb, "each binding number once per dispatch", std::to_string(b) + " again");
     }
-    if (const Json* pc = f.find("push_constants")) {
+    if (auto pc = f.find("push_constants")) {
         const uint64_t max =
             k.push_constant_size ? k.push_constant_size : Limits::max_push_constant_bytes;
         n.push_constants = as_hex_bytes(*pc, p / "push_constants", max);
     }
-    if (const Json* wg = f.find("workgroups"))
+    if (auto wg = f.find("workgroups"))
         n.workgroups = as_triple(*wg, p / "workgroups", 0, Limits::max_workgroups, "workgroups");
     opt_bool(f, "ranges_known", n.ranges_known);
     opt_bool(f, "fence", n.fence);
-    const Json* reads = f.find("reads");
-    const Json* writes = f.find("writes");
+    auto reads = f.find("reads");
+    auto writes = f.find("writes");
     auto read_ranges = [&](std::string_view key, std::vector<ByteRange>& out) {
         opt_list(f, key, Limits::max_node_ranges, "byte ranges", out,
                  [&](const Json& jr, const Path& pr) { return read_range(jr, pr, g.allocations); });
@@ -478,7 +461,7 @@ Node read_node(const Json& v, const Path& p, const ComputeGraph& g) {
 }
 
 void read_metadata(const Fields& f, std::map<std::string, std::string>& out) {
-    const Json* m = f.find("metadata");
+    auto m = f.find("metadata");
     if (!m) return;
     const Path p = f.path() / "metadata";
     if (!m->is_object()) fail(p, "an object of string values", describe(*m));
@@ -486,7 +469,8 @@ void read_metadata(const Fields& f, std::map<std::string, std::string>& out) {
         fail(p, "at most " + std::to_string(Limits::max_list_items) + " entries",
              std::to_string(m->size()));
     out.clear();
-    for (const auto& [key, value] : m->items()) out[key] = as_string(value, p / key);
+    for (size_t i = 0; i < m->size(); ++i)
+        out[std::string(m->key_at(i))] = as_string(m->value_at(i), p / m->key_at(i));
 }
 
 /// The graph members of an object (top level or snapshot). `base` supplies allocations,
@@ -551,7 +535,7 @@ Snapshot read_snapshot(const Json& v, const Path& p, const ComputeGraph& base) {
     opt_size(f, "reordered", s.reordered);
     opt_size(f, "split_first_dispatches", s.split_first_dispatches);
     read_graph_members(f, s.graph, &base);
-    if (const Json* js = f.find("stats")) {
+    if (auto js = f.find("stats")) {
         const Path ps = p / "stats";
         Fields fs(*js, ps, "schedule statistics");
         fs.only({"dispatches", "barriers", "groups", "mean_group_size", "group_size_histogram",
@@ -579,7 +563,7 @@ Snapshot read_snapshot(const Json& v, const Path& p, const ComputeGraph& base) {
                  std::to_string(s.graph.barrier_count()) + " (the barrier nodes of this stage)",
                  std::to_string(st.barriers));
     }
-    if (const Json* jd = f.find("diff")) {
+    if (auto jd = f.find("diff")) {
         Fields fd(*jd, p / "diff", "the difference to the previous stage");
         fd.only({"moved", "fused", "removed", "barriers_added", "barriers_removed"});
         s.diff.moved = read_ids(fd, "moved");
@@ -609,7 +593,7 @@ Snapshot read_snapshot(const Json& v, const Path& p, const ComputeGraph& base) {
 
 TimingSummary read_timing(const Fields& parent, std::string_view key) {
     TimingSummary t;
-    const Json* j = parent.find(key);
+    auto j = parent.find(key);
     if (!j) return t;
     const Path p = parent.path() / key;
     Fields f(*j, p, "a timing summary in nanoseconds {median, min, max, samples}");
@@ -665,7 +649,7 @@ RunResult read_run(const Json& v, const Path& p) {
                  DispatchTiming d;
                  d.node = as_u32(fd.need("node", "the dispatch's id"), pd / "node");
                  opt_string(fd, "label", d.label);
-                 if (const Json* op = fd.find("op")) d.op = as_op(*op, pd / "op");
+                 if (auto op = fd.find("op")) d.op = as_op(*op, pd / "op");
                  d.start_ns = as_double(fd.need("start_ns", "a start time"), pd / "start_ns", true);
                  d.end_ns = as_double(fd.need("end_ns", "an end time"), pd / "end_ns", true);
                  if (d.end_ns < d.start_ns)
@@ -720,11 +704,11 @@ CaptureDocument read_document(const Json& root) {
     Fields f(root, p, "a GraphLens capture");
     // Check the identity first: a wrong version deserves that message, not a field error.
     const Json& format = f.need("format", "\"" + std::string(kCaptureFormatName) + "\"");
-    if (!format.is_string() || format.get_ref<const std::string&>() != kCaptureFormatName)
+    if (!format.is_string() || format.str() != kCaptureFormatName)
         fail(p / "format", "\"" + std::string(kCaptureFormatName) + "\"", describe(format));
     CaptureDocument doc;
     const Json& version = f.need("format_version", "the format version");
-    if (!version.is_number_unsigned() || version.get<uint64_t>() != kCaptureFormatVersion)
+    if (!version.is_number_unsigned() || version.get_u64() != kCaptureFormatVersion)
         fail(p / "format_version",
              "format version " + std::to_string(kCaptureFormatVersion) +
                  " (the only version this build reads)",
@@ -732,11 +716,11 @@ CaptureDocument read_document(const Json& root) {
     f.only({"format", "format_version", "generator", "device", "metadata", "allocations", "kernels",
             "nodes", "snapshots", "run"});
     opt_string(f, "generator", doc.generator);
-    if (const Json* d = f.find("device")) doc.device = read_device(*d, p / "device");
+    if (auto d = f.find("device")) doc.device = read_device(*d, p / "device");
     read_graph_members(f, doc.graph, nullptr);
     opt_list(f, "snapshots", Limits::max_snapshots, "pass snapshots", doc.snapshots,
              [&](const Json& j, const Path& ps) { return read_snapshot(j, ps, doc.graph); });
-    if (const Json* r = f.find("run")) doc.run = read_run(*r, p / "run");
+    if (auto r = f.find("run")) doc.run = read_run(*r, p / "run");
     return doc;
 }
 
@@ -746,18 +730,18 @@ CaptureDocument load_capture_from_string(std::string_view text) {
     if (text.size() > Limits::max_file_bytes)
         throw CaptureError("", "at most " + std::to_string(Limits::max_file_bytes) + " bytes",
                            std::to_string(text.size()) + " bytes");
-    Json root;
-    try {
-        root = Json::parse(text.begin(), text.end());
-    } catch (const Json::parse_error& e) {
-        // e.byte is the 1-based position where parsing stopped; nlohmann's message says why.
-        std::string why = e.what();
-        if (const auto colon = why.find("syntax error"); colon != std::string::npos)
-            why = why.substr(colon);
-        throw CaptureError("", "valid JSON", why + " (at byte " + std::to_string(e.byte) + ")");
+    capture_detail::JsonTape tape;
+    std::string why;
+    uint64_t byte = 0;
+    if (!tape.parse(text, why, byte)) {
+        // nlohmann's message says why; its prefix ("[json.exception.parse_error.101] parse
+        // error at line 1, column 2: ") repeats what the byte offset says.
+        if (const auto pos = why.find("syntax error"); pos != std::string::npos)
+            why = why.substr(pos);
+        throw CaptureError("", "valid JSON", why + " (at byte " + std::to_string(byte) + ")");
     }
     try {
-        return read_document(root);
+        return read_document(tape.root());
     } catch (const CaptureError&) {
         throw;
     } catch (const std::exception& e) {
