@@ -24,6 +24,10 @@ Json slice(const std::string& name, std::string_view category, int tid, double s
                 {"dur", dur_ns / 1000.0},
                 {"args", std::move(args)}};
 }
+std::string fmt_group(size_t i, const GroupTiming& g) {
+    return "group " + std::to_string(i) + " (" + std::to_string(g.dispatches) + ": " +
+           g.first_label + (g.dispatches > 1 ? " …" : "") + ")";
+}
 }  // namespace
 
 std::string chrome_trace_json(const RunResult& run) {
@@ -71,6 +75,22 @@ std::string chrome_trace_json(const RunResult& run) {
             const std::string name = d.label.empty() ? "node " + std::to_string(d.node) : d.label;
             events.push_back(slice(name, op_kind_name(d.op), tid, d.start_ns, d.end_ns - d.start_ns,
                                    Json{{"node", d.node}, {"op", op_kind_name(d.op)}}));
+        }
+        ++tid;
+    }
+    if (!run.per_group.empty()) {
+        events.push_back(thread_name(tid, "groups of " + run.per_group_mode + " (profiled)"));
+        events.push_back(Json{{"name", "thread_sort_index"},
+                              {"ph", "M"},
+                              {"pid", 1},
+                              {"tid", tid},
+                              {"args", {{"sort_index", tid}}}});
+        for (size_t i = 0; i < run.per_group.size(); ++i) {
+            const GroupTiming& g = run.per_group[i];
+            events.push_back(slice(fmt_group(i, g), "group", tid, g.start_ns, g.end_ns - g.start_ns,
+                                   Json{{"first_dispatch", g.first_dispatch},
+                                        {"dispatches", g.dispatches},
+                                        {"first_label", g.first_label}}));
         }
     }
     Json root = Json::object();

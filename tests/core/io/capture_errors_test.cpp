@@ -42,6 +42,7 @@ const BadFile kBadFiles[] = {
     {"negative_offset", "/nodes/0/bindings/0/offset", "an unsigned integer"},
     {"duplicate_id", "/nodes/2/id", "not used by an earlier node"},
     {"unknown_field", "/nodes/0/workgroup", "one of the known fields"},
+    {"repeated_field", "/allocations/0/size", "each field once"},
     {"missing_nodes", "/nodes", "the list of nodes"},
     {"unknown_op", "/nodes/0/op", "an op kind"},
     {"reads_outside_bindings", "/nodes/0/reads/0", "inside a bound view that kernel 'scale_f32'"},

@@ -50,9 +50,22 @@ TEST(ChromeTrace, PerDispatchSlicesAreNamedByLabel) {
     }
 }
 
-TEST(ChromeTrace, ARunWithoutPerDispatchTimingsHasOnlyModeTracks) {
+TEST(ChromeTrace, PerGroupTimingsGetATrackOfTheirOwn) {
+    const RunResult run = test::small_run();
+    const Json trace = Json::parse(chrome_trace_json(run));
+    const auto meta = events_of(trace, 4, "M");
+    ASSERT_FALSE(meta.empty());
+    EXPECT_EQ(meta[0]["args"]["name"], "groups of elided (profiled)");
+    const auto slices = events_of(trace, 4, "X");
+    ASSERT_EQ(slices.size(), run.per_group.size());
+    EXPECT_DOUBLE_EQ(slices[1]["ts"].get<double>(), run.per_group[1].start_ns / 1000.0);
+    EXPECT_EQ(slices[1]["args"]["first_label"], run.per_group[1].first_label);
+}
+
+TEST(ChromeTrace, ARunWithoutProfilesHasOnlyModeTracks) {
     RunResult run = test::small_run();
     run.per_dispatch.clear();
+    run.per_group.clear();
     const Json trace = Json::parse(chrome_trace_json(run));
     EXPECT_TRUE(events_of(trace, 3, "X").empty());
     EXPECT_TRUE(events_of(trace, 3, "M").empty());
