@@ -26,6 +26,11 @@ ConflictInspectorView::ConflictInspectorView(SelectionState* state, QWidget* par
         t->horizontalHeader()->setStretchLastSection(true);
         t->verticalHeader()->setDefaultSectionSize(20);
     }
+    const int widths[] = {110, 55, 170, 170, 260};
+    for (int c = 0; c < 5; ++c) hazard_table_->setColumnWidth(c, widths[c]);
+    fusion_table_->setColumnWidth(0, 150);
+    fusion_table_->setColumnWidth(1, 80);
+    fusion_table_->setColumnWidth(2, 110);
     hazard_table_->setToolTip(tr("Double-click a hazard to go to the node at its other end"));
     connect(hazard_table_, &QTableView::doubleClicked, this, [this](const QModelIndex& i) {
         state_->selectNodeIndex(i.data(HazardModel::OtherNodeRole).toULongLong());

@@ -10,6 +10,7 @@
 #include "graphlens/execution_mode.h"
 #include "graphlens/gguf_file.h"
 #include "graphlens/model_config.h"
+#include "graphlens/op_fusion_recipes.h"
 #include "graphlens/pass_pipeline.h"
 #include "graphlens/runner.h"
 #include "graphlens/transformer_builder.h"
@@ -20,6 +21,7 @@ namespace {
 
 Document document_from_graph(const ComputeGraph& graph, std::string source, std::string title) {
     PassOptions options;
+    options.recipes = ops::fusion_recipes();  // with the kernel library's fused kernels
     return make_document(PassPipeline::run(graph, options), std::move(source), std::move(title));
 }
 

@@ -209,6 +209,7 @@ void DependencyGraphView::rebuild() {
         item_shapes_.push_back(shape);
     }
     scene_->setSceneRect(scene_->itemsBoundingRect().adjusted(-20, -20, 20, 20));
+    view_->ensureVisible(QRectF(scene_->sceneRect().topLeft(), QSizeF(kItemW, kItemH)));
     highlight();
 }
 

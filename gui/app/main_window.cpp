@@ -191,8 +191,7 @@ void MainWindow::createMenus() {
     action(nav, tr("Compare with &previous stage"), QKeySequence(Qt::Key_F7),
            [this] { state_->setCompareStage(std::max(0, state_->stage() - 1)); });
     action(nav, tr("&Find node…"), QKeySequence::Find, [this] {
-        for (QDockWidget* d : findChildren<QDockWidget*>())
-            if (d->widget() == nodes_) d->raise();
+        showView(nodes_);
         nodes_->filterEdit()->setFocus();
         nodes_->filterEdit()->selectAll();
     });
@@ -266,6 +265,14 @@ void MainWindow::showError(const QString& what, const QString& message) {
     error_box_->setInformativeText(message);
     error_box_->setAttribute(Qt::WA_DeleteOnClose);
     error_box_->open();
+}
+
+void MainWindow::showView(QWidget* view) {
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+        if (d->widget() == view) {
+            d->show();
+            d->raise();
+        }
 }
 
 QStringList MainWindow::recentFiles() const {

@@ -43,6 +43,8 @@ class MainWindow : public QMainWindow {
     /// The last error shown to the user (for tests; the dialog itself is non-blocking).
     QString lastError() const { return last_error_; }
     QStringList recentFiles() const;
+    /// Brings the dock holding `view` to the front (tabbed docks hide each other).
+    void showView(QWidget* view);
 
   public slots:
     void openFile(const QString& path);

@@ -229,9 +229,14 @@ void ScheduleView::paintEvent(QPaintEvent*) {
                 p.fillRect(r, opColor(n.op));
                 if (layout_.columnWidth() >= 40 && layout_.boxHeight() >= 12) {
                     p.setPen(Qt::black);
-                    p.drawText(r.adjusted(2, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                               p.fontMetrics().elidedText(QString::fromStdString(n.label),
-                                                          Qt::ElideLeft, int(r.width()) - 4));
+                    // The column header already places the box; the op inside the layer
+                    // ("attn_q" of "blk.3.attn_q") is what tells boxes apart.
+                    QString label = QString::fromStdString(n.label);
+                    if (label.startsWith(QLatin1String("blk.")))
+                        label = label.section(QLatin1Char('.'), 2);
+                    p.drawText(
+                        r.adjusted(2, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                        p.fontMetrics().elidedText(label, Qt::ElideRight, int(r.width()) - 4));
                 }
             }
         } else {

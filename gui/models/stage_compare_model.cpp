@@ -112,6 +112,7 @@ void StageCompareModel::setStages(DocumentPtr document, int shown, int other) {
     beginResetModel();
     document_ = std::move(document);
     shown_ = shown;
+    left_ = shown < other;
     changes_.clear();
     if (document_ && shown >= 0 && other >= 0 &&
         static_cast<size_t>(std::max(shown, other)) < document_->stages.size())
@@ -148,7 +149,9 @@ QVariant StageCompareModel::data(const QModelIndex& index, int role) const {
     switch (role) {
         case Qt::DisplayRole: {
             QString text = nodeTitle(g, row);
-            if (c != NodeChange::none) text += QStringLiteral("  [%1]").arg(changeName(c));
+            if (c != NodeChange::none)
+                text += QStringLiteral("  [%1]").arg(
+                    c == NodeChange::fused && left_ ? tr("absorbed by a fusion") : changeName(c));
             return text;
         }
         case ChangeRole:

@@ -34,6 +34,7 @@ class StageCompareModel : public QAbstractListModel {
   private:
     DocumentPtr document_;
     int shown_ = 0;
+    bool left_ = false;  ///< showing the earlier stage: fused means absorbed
     std::vector<NodeChange> changes_;
 };
 
