@@ -106,7 +106,8 @@ struct ReportSummary {
     size_t barrier_lower_bound = 0;  ///< of the captured graph
     std::string final_stage;
     std::vector<size_t> final_histogram;  ///< group-size histogram of the final stage
-    std::vector<FusionRow> fusions_applied, near_misses;
+    std::vector<FusionRow> fusions_applied, near_misses;  ///< near_misses capped to max_listed
+    size_t near_miss_total = 0;
     std::vector<BarrierCause> barrier_causes;          ///< sorted by barriers, most first
     size_t final_barriers_explained = 0;               ///< necessary barriers in the final stage
     std::vector<RedundantBarrier> redundant_barriers;  ///< captured and final stage

@@ -93,6 +93,7 @@ std::string report_json(const ReportSummary& s) {
         return a;
     };
     j["fusions_applied"] = fusions(s.fusions_applied);
+    j["near_miss_total"] = s.near_miss_total;
     j["near_misses"] = fusions(s.near_misses);
     j["necessary_barriers"] = s.final_barriers_explained;
     Json causes = Json::array();

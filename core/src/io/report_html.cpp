@@ -233,13 +233,16 @@ std::string report_html(const ReportSummary& s) {
     h += "<h2>Group sizes (" + esc(s.final_stage) + ")</h2>\n" + histogram_svg(s.final_histogram);
 
     h += fmt::format("<h2>Fusions: {} applied, {} near misses</h2>\n", s.fusions_applied.size(),
-                     s.near_misses.size());
+                     s.near_miss_total);
     if (!s.fusions_applied.empty() || !s.near_misses.empty()) {
         Table t({"pattern", "dispatches", "applied", "reason"});
         for (const auto* list : {&s.fusions_applied, &s.near_misses})
             for (const FusionRow& f : *list)
                 t.row({f.pattern, join(f.labels, ", "), f.applied ? "yes" : "no", f.reason});
         h += t.done();
+        if (s.near_miss_total > s.near_misses.size())
+            h += fmt::format("<p class=\"note\">{} more near misses not listed.</p>\n",
+                             s.near_miss_total - s.near_misses.size());
     }
 
     h += fmt::format("<h2>Barriers that cost most ({}: {} necessary barriers)</h2>\n",

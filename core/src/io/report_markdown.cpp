@@ -60,7 +60,7 @@ std::string report_markdown(const ReportSummary& s) {
     line("");
 
     line(fmt::format("### Fusions: {} applied, {} near misses", s.fusions_applied.size(),
-                     s.near_misses.size()));
+                     s.near_miss_total));
     line("");
     if (!s.fusions_applied.empty() || !s.near_misses.empty()) {
         line("| pattern | dispatches | applied | reason |");
@@ -69,6 +69,9 @@ std::string report_markdown(const ReportSummary& s) {
             for (const FusionRow& f : *list)
                 line("| " + cell(f.pattern) + " | " + cell(join(f.labels, ", ")) + " | " +
                      (f.applied ? "yes" : "no") + " | " + cell(f.reason) + " |");
+        if (s.near_miss_total > s.near_misses.size())
+            line(fmt::format("\n({} more near misses not listed)",
+                             s.near_miss_total - s.near_misses.size()));
         line("");
     }
 

@@ -171,6 +171,7 @@ ReportSummary summarize_capture(const CaptureDocument& doc, const ReportOptions&
                 s.fusions_applied.push_back(std::move(fr));
             } else {
                 ++row.near_misses;
+                ++s.near_miss_total;
                 if (s.near_misses.size() < options.max_listed)
                     s.near_misses.push_back(std::move(fr));
             }

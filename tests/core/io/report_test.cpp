@@ -35,6 +35,16 @@ TEST_F(ReportOfSmallCapture, FusionsNameTheirDispatchesByLabel) {
     EXPECT_EQ(summary.near_misses[0].reason, "no second add reads blk.0.residual");
 }
 
+TEST_F(ReportOfSmallCapture, ListsAreCappedButTotalsAreNot) {
+    ReportOptions options;
+    options.max_listed = 0;
+    const ReportSummary capped = summarize_capture(doc, options);
+    EXPECT_TRUE(capped.near_misses.empty());
+    EXPECT_EQ(capped.near_miss_total, 1u);
+    EXPECT_NE(report_markdown(capped).find("Fusions: 1 applied, 1 near misses"), std::string::npos);
+    EXPECT_NE(report_markdown(capped).find("(1 more near misses not listed)"), std::string::npos);
+}
+
 TEST_F(ReportOfSmallCapture, TheNecessaryBarrierIsExplainedByItsHazard) {
     // In the fused stage the residual add reads activations [1024, 1536) that the fused
     // norm+mul writes: a RAW forces the barrier between them; the range-less dispatch in the
