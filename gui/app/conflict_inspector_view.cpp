@@ -26,7 +26,7 @@ ConflictInspectorView::ConflictInspectorView(SelectionState* state, QWidget* par
         t->horizontalHeader()->setStretchLastSection(true);
         t->verticalHeader()->setDefaultSectionSize(20);
     }
-    const int widths[] = {110, 55, 170, 170, 260};
+    const int widths[] = {105, 75, 165, 165, 260};
     for (int c = 0; c < 5; ++c) hazard_table_->setColumnWidth(c, widths[c]);
     fusion_table_->setColumnWidth(0, 150);
     fusion_table_->setColumnWidth(1, 80);

@@ -53,7 +53,12 @@ FoldedGraph fold_graph(const ComputeGraph& graph, const StageAnalysis& analysis,
     fg.item_of_node.assign(graph.nodes.size(), -1);
     std::map<int, size_t> folded_item_of_layer;
     for (auto [first, count] : repeated_layer_runs(graph)) {
-        if (opened.count(first)) continue;
+        // Opening a run shows its first layer and keeps the rest folded, one layer at a time.
+        while (count >= 2 && opened.count(first)) {
+            ++first;
+            --count;
+        }
+        if (count < 2) continue;
         GraphItem item;
         item.folded = true;
         item.first_block = first;

@@ -36,7 +36,8 @@ struct FoldedGraph {
 
 /// Runs of at least two consecutive identical layers, as (first layer, layer count).
 std::vector<std::pair<int, int>> repeated_layer_runs(const ComputeGraph& graph);
-/// Folds every repeated run except those whose first layer is in `opened`.
+/// Folds every repeated run; a run whose first layer is in `opened` shows that layer and
+/// folds the rest (so opening layer after layer walks through the run).
 FoldedGraph fold_graph(const ComputeGraph& graph, const StageAnalysis& analysis,
                        const std::set<int>& opened);
 

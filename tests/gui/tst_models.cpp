@@ -362,9 +362,15 @@ class TestModels : public QObject {
         QCOMPARE(folded.items[0].nodes.size(), size_t(12));
         QCOMPARE(folded.edges.size(), size_t(1));
         QCOMPARE(folded.items[1].level, 1);
+        // Opening shows the first layer and folds the other five.
         const FoldedGraph open = fold_graph(g, a, {0});
-        QCOMPARE(open.items.size(), size_t(13));
-        QCOMPARE(open.levels, 13);  // a chain: norm → mm → norm → ... → output
+        QCOMPARE(open.items.size(), size_t(4));
+        QCOMPARE(open.levels, 4);  // norm → mm → ×5 → output
+        QVERIFY(open.items[0].label.contains(QStringLiteral("×5")));
+        // Opening every layer but the last leaves nothing to fold.
+        const FoldedGraph all = fold_graph(g, a, {0, 1, 2, 3, 4});
+        QCOMPARE(all.items.size(), size_t(13));
+        QCOMPARE(all.levels, 13);  // a chain: norm → mm → norm → ... → output
     }
 
     void requestQueueReplacesOlderRequestsWithTheSameTag() {
