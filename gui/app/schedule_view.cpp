@@ -7,6 +7,7 @@
 #include <QToolTip>
 #include <QWheelEvent>
 #include <cmath>
+#include <iterator>
 
 #include "models/presentation.h"
 
@@ -280,6 +281,20 @@ void ScheduleView::paintEvent(QPaintEvent*) {
     const size_t every = std::max<size_t>(1, size_t(std::ceil(40.0 / pitch)));
     for (size_t g = first - first % every; g < last; g += every)
         p.drawText(QPointF(layout_.columnX(g) - sx + 1, kHeader - 4), QString::number(g));
+    // Legend of the op families on the second line.
+    {
+        const OpKind families[] = {OpKind::matmul, OpKind::flash_attn_vec, OpKind::rms_norm,
+                                   OpKind::add,    OpKind::silu,           OpKind::rope,
+                                   OpKind::copy,   OpKind::other};
+        double x = 4;
+        p.setPen(text);
+        for (OpKind op : families) {
+            const QString name = opFamily(op);
+            p.fillRect(QRectF(x, 20, 10, 10), opColor(op));
+            p.drawText(QPointF(x + 13, 30), name);
+            x += p.fontMetrics().horizontalAdvance(name) + 24;
+        }
+    }
     p.drawText(QRect(4, 0, viewport()->width() - 8, 16), Qt::AlignLeft | Qt::AlignVCenter,
                tr("Stage \"%1\": %2 groups (columns), %3 barriers (lines; %4 redundant, dashed) "
                   "— click to inspect, drag to pan, Ctrl+wheel to zoom")

@@ -42,7 +42,7 @@ class ScheduleView : public QAbstractScrollArea {
     ScheduleLayout layout_;
     std::vector<long> barrier_before_group_;  ///< node index of the barrier before group g
     std::vector<size_t> slot_of_node_;
-    static constexpr int kHeader = 34;  ///< summary line + group numbers
+    static constexpr int kHeader = 50;  ///< summary, legend and group-number lines
     QPoint drag_origin_;
     QPoint drag_scroll_;
     bool dragging_ = false;
