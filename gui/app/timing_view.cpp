@@ -192,6 +192,14 @@ void TimingView::setCheckedModes(const QStringList& modes) {
                                                                                : Qt::Unchecked);
 }
 
+void TimingView::setProfileDispatches(bool on) {
+    profile_->setChecked(on);
+}
+
+size_t TimingView::ganttDispatches() const {
+    return gantt_->dispatches();
+}
+
 void TimingView::runSelected() {
     if (!state_->document()) return;
     RunRequest r;

@@ -25,6 +25,7 @@ class GanttChart : public QWidget {
   public:
     explicit GanttChart(SelectionState* state, QWidget* parent = nullptr);
     void setRun(const std::optional<RunResult>& run);
+    size_t dispatches() const { return timings_.size(); }
 
   protected:
     void paintEvent(QPaintEvent* event) override;
@@ -46,6 +47,9 @@ class TimingView : public QWidget {
     int barCount() const;
     QStringList checkedModes() const;
     void setCheckedModes(const QStringList& modes);
+    void setProfileDispatches(bool on);
+    /// Dispatches on the per-dispatch timeline (0 unless the run was profiled).
+    size_t ganttDispatches() const;
 
   public slots:
     void runSelected();

@@ -278,12 +278,15 @@ class TestWidgets : public QObject {
         const QStringList modes = {QStringLiteral("per-op-submit"), QStringLiteral("serial"),
                                    QStringLiteral("elided")};
         timing->setCheckedModes(modes);
+        timing->setProfileDispatches(true);
         QSignalSpy finished(w().worker(), &CoreWorker::runFinished);
         timing->runSelected();
         QTRY_VERIFY_WITH_TIMEOUT(finished.count() > 0 || !w().lastError().isEmpty(), 120000);
         QVERIFY2(w().lastError().isEmpty(), qPrintable(w().lastError()));
         QTRY_COMPARE(timing->model().rowCount(), int(modes.size()));
         QCOMPARE(timing->barCount(), int(modes.size()));
+        // Profiled: the per-dispatch timeline has every captured dispatch.
+        QCOMPARE(timing->ganttDispatches(), capture.graph.dispatch_count());
         w().showView(timing);
         QTest::qWait(30);
         QVERIFY(QDir().mkpath(QStringLiteral(GRAPHLENS_SCREENSHOT_DIR)));
