@@ -2,11 +2,13 @@
 // (checked with QAbstractItemModelTester), the schedule geometry, layer folding and the
 // worker's request queue.
 #include <QAbstractItemModelTester>
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QtTest>
 #include <atomic>
 #include <thread>
 
+#include "graphlens/synthetic_graphs.h"
 #include "models/graph_folding.h"
 #include "models/hazard_model.h"
 #include "models/node_table_model.h"
@@ -399,6 +401,33 @@ class TestModels : public QObject {
         QTRY_COMPARE(done.load(), 1);
         q.close();
         worker.join();
+    }
+
+    void aHundredThousandDispatchesStayInteractive() {
+        // What the UI does with a 100k-dispatch stage once the worker analysed it: build the
+        // node table, fold the dependency graph, lay out the schedule.
+        TransformerGraphOptions o;
+        o.layers = 100000 / kTransformerDispatchesPerLayer;
+        ComputeGraph g = transformer_graph(o);
+        QVERIFY(g.dispatch_count() >= 100000);
+        QElapsedTimer analysis;
+        analysis.start();
+        const DocumentPtr doc = document({stage("captured", std::move(g))});
+        const qint64 analysis_ms = analysis.elapsed();
+        QElapsedTimer ui;
+        ui.start();
+        NodeTableModel table;
+        table.setStage(doc, 0);
+        const FoldedGraph folded = fold_graph(doc->stages[0].graph, doc->analyses[0], {});
+        ScheduleLayout layout;
+        std::vector<size_t> sizes;
+        for (const auto& grp : doc->analyses[0].group_nodes) sizes.push_back(grp.size());
+        layout.setGroups(std::move(sizes));
+        const qint64 ui_ms = ui.elapsed();
+        qInfo("100k dispatches: analysis %lld ms (worker), views %lld ms (UI), %zu folded items",
+              analysis_ms, ui_ms, folded.items.size());
+        QVERIFY(folded.items.size() < 100);  // the repeated layers fold into one item
+        QVERIFY2(ui_ms < 2000, qPrintable(QString::number(ui_ms)));
     }
 
     void presentationFormatsValues() {
