@@ -14,50 +14,56 @@
 namespace graphlens {
 namespace {
 
-std::vector<WrittenView> written_views(const ComputeGraph& g) {
-    std::vector<WrittenView> out;
-    std::set<std::tuple<AllocationId, uint64_t, uint64_t>> seen;
-    for (const Node& n : g.nodes) {
+// One elementary piece of an allocation with the node that wrote it last.
+struct FinalWrite {
+    uint64_t end = 0;
+    size_t node = 0;  // index into ComputeGraph::nodes
+    DType dtype = DType::u8;
+};
+// Per allocation: piece begin -> final write, for the whole graph in its order.
+using FinalWrites = std::map<AllocationId, std::map<uint64_t, FinalWrite>>;
+
+// Paints [b, e) with `w`, splitting the pieces it partly covers.
+void paint(std::map<uint64_t, FinalWrite>& pieces, uint64_t b, uint64_t e, FinalWrite w) {
+    auto it = pieces.lower_bound(b);
+    if (it != pieces.begin()) {
+        auto prev = std::prev(it);
+        if (prev->second.end > b) {  // split the piece that starts before b
+            FinalWrite tail = prev->second;
+            prev->second.end = b;
+            it = pieces.emplace(b, tail).first;
+        }
+    }
+    while (it != pieces.end() && it->first < e) {
+        if (it->second.end > e) {  // keep the part after e
+            FinalWrite tail = it->second;
+            pieces.emplace(e, tail);
+        }
+        it = pieces.erase(it);
+    }
+    w.end = e;
+    pieces.emplace(b, w);
+}
+
+FinalWrites final_writes(const ComputeGraph& g) {
+    FinalWrites out;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+        const Node& n = g.nodes[i];
         if (!n.is_dispatch() || n.kernel >= g.kernels.size()) continue;
         const KernelInfo& k = g.kernels[n.kernel];
         for (const auto& b : n.bindings) {
             const KernelBinding* kb = k.find_binding(b.binding);
             if (kb && !access_writes(kb->access)) continue;
             const ByteRange r = b.view.range();
-            if (r.empty() || !seen.insert({r.allocation, r.begin, r.end}).second) continue;
-            out.push_back({r, b.view.dtype});
+            if (r.empty()) continue;
+            paint(out[r.allocation], r.begin, r.end, {r.end, i, b.view.dtype});
         }
     }
     return out;
 }
 
-// Merged write intervals per allocation.
-std::map<AllocationId, std::vector<std::pair<uint64_t, uint64_t>>> write_union(
-    const ComputeGraph& g) {
-    std::map<AllocationId, std::vector<std::pair<uint64_t, uint64_t>>> u;
-    for (const auto& v : written_views(g))
-        u[v.range.allocation].push_back({v.range.begin, v.range.end});
-    for (auto& [id, list] : u) {
-        std::sort(list.begin(), list.end());
-        std::vector<std::pair<uint64_t, uint64_t>> merged;
-        for (const auto& iv : list) {
-            if (!merged.empty() && iv.first <= merged.back().second)
-                merged.back().second = std::max(merged.back().second, iv.second);
-            else
-                merged.push_back(iv);
-        }
-        list = std::move(merged);
-    }
-    return u;
-}
-
-bool covered(const std::map<AllocationId, std::vector<std::pair<uint64_t, uint64_t>>>& u,
-             const ByteRange& r) {
-    const auto it = u.find(r.allocation);
-    if (it == u.end()) return false;
-    for (const auto& [b, e] : it->second)
-        if (b <= r.begin && r.end <= e) return true;
-    return false;
+bool contains(const std::vector<NodeId>& ids, NodeId id) {
+    return std::find(ids.begin(), ids.end(), id) != ids.end();
 }
 
 double element(const uint8_t* p, DType t) {
@@ -75,11 +81,42 @@ double element(const uint8_t* p, DType t) {
 
 std::vector<WrittenView> comparable_outputs(const ComputeGraph& reference,
                                             const ComputeGraph& other) {
-    const auto u = write_union(other);
-    std::vector<WrittenView> out;
-    for (const auto& v : written_views(reference))
-        if (covered(u, v.range)) out.push_back(v);
-    return out;
+    const FinalWrites ref = final_writes(reference);
+    const FinalWrites oth = final_writes(other);
+    // Original dispatches that `other` absorbed into a fused dispatch.
+    std::set<NodeId> absorbed;
+    for (const Node& n : other.nodes)
+        if (n.is_dispatch() && n.origin.size() > 1)
+            absorbed.insert(n.origin.begin(), n.origin.end());
+    // Pieces in the order their writers ran, so the first difference reported is the one the
+    // earliest dispatch left behind.
+    std::vector<std::pair<size_t, WrittenView>> out;
+    for (const auto& [alloc, pieces] : ref) {
+        const auto o = oth.find(alloc);
+        for (const auto& [begin, w] : pieces) {
+            const NodeId writer = reference.nodes[w.node].id;
+            if (!absorbed.count(writer)) {
+                out.push_back({w.node, {{alloc, begin, w.end}, w.dtype}});
+                continue;
+            }
+            // Keep the parts whose last writer in `other` is the fused dispatch standing for
+            // `writer`; the rest of the piece is a dead intermediate.
+            if (o == oth.end()) continue;
+            auto it = o->second.upper_bound(begin);
+            if (it != o->second.begin()) --it;
+            for (; it != o->second.end() && it->first < w.end; ++it) {
+                const uint64_t b = std::max(begin, it->first), e = std::min(w.end, it->second.end);
+                if (b < e && contains(other.nodes[it->second.node].origin, writer))
+                    out.push_back({w.node, {{alloc, b, e}, w.dtype}});
+            }
+        }
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<WrittenView> views;
+    views.reserve(out.size());
+    for (auto& [node, v] : out) views.push_back(v);
+    return views;
 }
 
 OutputSnapshot read_outputs(DeviceMemory& memory, const std::vector<WrittenView>& views) {
@@ -93,10 +130,10 @@ OutputSnapshot read_outputs(DeviceMemory& memory, const std::vector<WrittenView>
 Comparison compare_outputs(const ComputeGraph& graph, const OutputSnapshot& reference,
                            const OutputSnapshot& mode, bool exact, double rel_tol, double abs_tol) {
     Comparison c;
-    std::map<std::tuple<AllocationId, uint64_t, uint64_t>, size_t> ref_index;
+    std::map<std::pair<AllocationId, uint64_t>, size_t> ref_index;  // (allocation, begin) -> piece
     for (size_t i = 0; i < reference.views.size(); ++i) {
         const auto& r = reference.views[i].range;
-        ref_index[{r.allocation, r.begin, r.end}] = i;
+        ref_index[{r.allocation, r.begin}] = i;
     }
     auto where = [&](const ByteRange& r, uint64_t byte) {
         const std::string name = r.allocation < graph.allocations.size()
@@ -106,9 +143,20 @@ Comparison compare_outputs(const ComputeGraph& graph, const OutputSnapshot& refe
     };
     for (size_t i = 0; i < mode.views.size() && c.match; ++i) {
         const WrittenView& v = mode.views[i];
-        const auto it = ref_index.find({v.range.allocation, v.range.begin, v.range.end});
-        if (it == ref_index.end()) continue;
-        const auto& a = reference.bytes[it->second];
+        auto it = ref_index.upper_bound({v.range.allocation, v.range.begin});
+        const ByteRange* outer = nullptr;
+        if (it != ref_index.begin()) outer = &reference.views[(--it)->second].range;
+        if (!outer || outer->allocation != v.range.allocation || outer->begin > v.range.begin ||
+            outer->end < v.range.end) {
+            c.match = false;
+            c.text = fmt::format("{} was not part of the serial reference", where(v.range, 0));
+            break;
+        }
+        const auto& whole = reference.bytes[it->second];
+        const size_t skip = v.range.begin - outer->begin;
+        const std::vector<uint8_t> a(
+            whole.begin() + static_cast<std::ptrdiff_t>(skip),
+            whole.begin() + static_cast<std::ptrdiff_t>(skip + v.range.size()));
         const auto& b = mode.bytes[i];
         if (a == b) continue;
         c.bitwise = false;

@@ -16,8 +16,12 @@ struct WrittenView {
     DType dtype = DType::u8;
 };
 
-/// Every range written by the dispatches of `reference` that `other` also writes (fusion
-/// drops intermediates, which are then not compared), deduplicated.
+/// The bytes whose final values two schedules of one graph must agree on, as pieces with the
+/// dtype of the binding that last wrote them. A byte is compared by its LAST writer in
+/// `reference`: it is left out only when that writer was absorbed into a fused dispatch of
+/// `other` that no longer writes the byte (a dead intermediate: fused kernels keep it in
+/// registers). Every other written byte is compared, including bytes that `other` leaves to a
+/// different last writer, so a reorder that breaks write-after-write order is caught.
 std::vector<WrittenView> comparable_outputs(const ComputeGraph& reference,
                                             const ComputeGraph& other);
 
@@ -35,8 +39,9 @@ struct Comparison {
     std::string text;  ///< "bitwise", "within tolerance (...)", or the first difference
 };
 
-/// Compares `mode` with `reference` over the views of `mode` (a subset of the reference's
-/// views, by range). exact: any differing byte is a mismatch; else f32/f16 within tolerance.
+/// Compares `mode` with `reference` over the pieces of `mode`; each must lie inside one piece
+/// of `reference` (true when both come from comparable_outputs of the same reference graph). exact:
+/// any differing byte is a mismatch; else f32/f16 within tolerance.
 Comparison compare_outputs(const ComputeGraph& graph, const OutputSnapshot& reference,
                            const OutputSnapshot& mode, bool exact, double rel_tol, double abs_tol);
 
