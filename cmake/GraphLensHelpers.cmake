@@ -33,5 +33,6 @@ function(graphlens_add_test_dir area)
     GRAPHLENS_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")
   gtest_discover_tests(test_${area}
     DISCOVERY_MODE PRE_TEST
-    PROPERTIES ENVIRONMENT "GRAPHLENS_VALIDATION=1;GRAPHLENS_DEVICE=llvmpipe" TIMEOUT 600)
+    PROPERTIES ENVIRONMENT "GRAPHLENS_VALIDATION=1;GRAPHLENS_DEVICE=llvmpipe" TIMEOUT 600
+               LABELS ${area})
 endfunction()

@@ -1,25 +1,34 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds with -Werror and runs every test on Mesa's software Vulkan
-# device (lavapipe) with validation + synchronization validation; then the core tests again
-# under ASan+UBSan, and the fuzzers for a bounded time.
+# device (lavapipe) with validation + synchronization validation. Then the pure-CPU and
+# capture-file tests again under ASan+UBSan, and the libFuzzer harnesses for a bounded time
+# (GRAPHLENS_FUZZ_SECONDS each, default 60). GRAPHLENS_SKIP_SANITIZE=1 / GRAPHLENS_SKIP_FUZZ=1
+# skip those steps when iterating locally.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$root/scripts/deps.sh"
 jobs="$(nproc)"
 export QT_QPA_PLATFORM=offscreen
+export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 
 build="$root/build"
-[ -f "$build/build.ninja" ] || cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGRAPHLENS_WERROR=ON
+[ -f "$build/build.ninja" ] || cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake "$build" -DGRAPHLENS_WERROR=ON > /dev/null
 cmake --build "$build" -j"$jobs"
-(cd "$build" && ctest --output-on-failure -j"$jobs" --timeout 900)
 
 if [ "${GRAPHLENS_SKIP_SANITIZE:-0}" != "1" ]; then
   asan="$root/build-asan"
   [ -f "$asan/build.ninja" ] || cmake -S "$root" -B "$asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
     -DGRAPHLENS_SANITIZE=ON -DGRAPHLENS_WERROR=ON -DGRAPHLENS_BUILD_GUI=OFF -DGRAPHLENS_BUILD_BENCH=OFF
-  cmake --build "$asan" -j"$jobs" --target test_graph
-  # The sanitizer run covers the pure-CPU layers; leak checks are off because the Vulkan
-  # loader and Mesa keep process-lifetime allocations.
-  (cd "$asan" && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -j"$jobs" -R '^(Graph|Hazard|Pass|Verif|Fus|Reorder|Barrier|Capture|Gguf|Report)' --timeout 900)
+  cmake --build "$asan" -j"$jobs" --target test_graph test_io
 fi
+if [ "${GRAPHLENS_SKIP_FUZZ:-0}" != "1" ]; then
+  GRAPHLENS_FUZZ_SECONDS="${GRAPHLENS_FUZZ_SECONDS:-60}" bash "$root/scripts/fuzz.sh"
+fi
+if [ "${GRAPHLENS_SKIP_SANITIZE:-0}" != "1" ]; then
+  # Leak checks are off here: the Vulkan loader and Mesa keep process-lifetime allocations.
+  (cd "$asan" && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --output-on-failure -j"$jobs" -L '^(graph|io)$' --timeout 900)
+fi
+# The main run last, so its summary closes the output.
+(cd "$build" && ctest --output-on-failure -j"$jobs" --timeout 900)
