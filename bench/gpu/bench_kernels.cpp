@@ -1,7 +1,8 @@
 // Kernel benchmarks (issue 4): mat-vec bandwidth against a device-to-device copy measured in
 // the same run, the llama-3.2-1b Q4_0 mat-vec shapes one dispatch per command buffer, and
-// flash_attn_vec at KV 4096. GPU time comes from timestamp queries around a command buffer
-// holding only the measured work; each figure is the median of `repeats` runs after warm-up.
+// flash_attn_vec at the llama-3.2-1b decode shapes (KV 512, 4096) and head dim 128. GPU time comes
+// from timestamp queries around a command buffer holding only the measured work; each figure is the
+// median of `repeats` runs after warm-up.
 #include "bench_kernels.h"
 
 #include <fmt/format.h>
@@ -221,42 +222,51 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
     }
 
     if (wanted("attention")) {
-        out("\n## flash_attn_vec (decode), head dim 128, 32 heads, 8 KV heads\n");
-        out("| KV length | cache | split | us | GB/s (K+V bytes) |");
-        out("|---|---|---|---|---|");
-        for (DType cache : {DType::f16, DType::f32})
-            for (uint32_t split : {128u, 256u, 512u}) {
-                DeviceMemory mem(device);
-                GraphExecutor exec(device, mem);
-                FlashAttnVecParams p;
-                p.head_dim = 128;
-                p.n_heads = 32;
-                p.n_kv_heads = 8;
-                p.kv_len = 4096;
-                p.split_len = split;
-                const uint64_t elems = uint64_t(p.head_dim) * p.n_kv_heads * p.kv_len;
-                const uint64_t cache_bytes = dtype_bytes_for(cache, elems);
-                const AllocationId ka = mem.allocate("k", cache_bytes),
-                                   va = mem.allocate("v", cache_bytes);
-                const AllocationId qa = mem.allocate("q", p.head_dim * p.n_heads * 4);
-                const AllocationId oa = mem.allocate("o", p.head_dim * p.n_heads * 4);
-                const AllocationId ta = mem.allocate("tmp", flash_attn_vec_tmp_elements(p) * 4);
-                std::vector<float> small(elems, 0.01f);
-                const TensorView k = mem.view(ka, cache, {p.head_dim, p.n_kv_heads, p.kv_len});
-                const TensorView v = mem.view(va, cache, {p.head_dim, p.n_kv_heads, p.kv_len});
-                mem.upload(k, ggml::quantize(cache, small));
-                mem.upload(v, ggml::quantize(cache, small));
-                const TensorView q = mem.view(qa, DType::f32, {p.head_dim, p.n_heads});
-                mem.upload(q, std::vector<float>(p.head_dim * p.n_heads, 0.01f));
-                const TensorView ov = mem.view(oa, DType::f32, {p.head_dim, p.n_heads});
-                const TensorView tmp =
-                    mem.view(ta, DType::f32, {int64_t(flash_attn_vec_tmp_elements(p))});
-                const double ns = time_session(exec, o, [&](GraphSession& s) {
-                    s.flash_attn_vec(q, k, v, ov, tmp, p, "bench");
-                });
-                out(fmt::format("| {} | {} | {} | {:.2f} | {:.0f} |", p.kv_len, dtype_name(cache),
-                                split, ns / 1000.0, 2.0 * cache_bytes / ns));
-            }
+        // The decode shapes of llama-3.2-1b (head dim 64) at KV 512 and 4096, then the
+        // head dim 128 shape the section started with, over split lengths.
+        struct AttnShape {
+            uint32_t head_dim, kv_len;
+            std::vector<uint32_t> splits;
+        };
+        const AttnShape shapes[] = {
+            {64, 512, {256}}, {64, 4096, {256}}, {128, 4096, {128, 256, 512}}};
+        out("\n## flash_attn_vec (decode) + reduce, 32 heads, 8 KV heads\n");
+        out("| head dim | KV length | cache | split | us | GB/s (K+V bytes) |");
+        out("|---|---|---|---|---|---|");
+        for (const AttnShape& shape : shapes)
+            for (DType cache : {DType::f16, DType::f32})
+                for (uint32_t split : shape.splits) {
+                    DeviceMemory mem(device);
+                    GraphExecutor exec(device, mem);
+                    FlashAttnVecParams p;
+                    p.head_dim = shape.head_dim;
+                    p.n_heads = 32;
+                    p.n_kv_heads = 8;
+                    p.kv_len = shape.kv_len;
+                    p.split_len = split;
+                    const uint64_t elems = uint64_t(p.head_dim) * p.n_kv_heads * p.kv_len;
+                    const uint64_t cache_bytes = dtype_bytes_for(cache, elems);
+                    const AllocationId ka = mem.allocate("k", cache_bytes),
+                                       va = mem.allocate("v", cache_bytes);
+                    const AllocationId qa = mem.allocate("q", p.head_dim * p.n_heads * 4);
+                    const AllocationId oa = mem.allocate("o", p.head_dim * p.n_heads * 4);
+                    const AllocationId ta = mem.allocate("tmp", flash_attn_vec_tmp_elements(p) * 4);
+                    std::vector<float> small(elems, 0.01f);
+                    const TensorView k = mem.view(ka, cache, {p.head_dim, p.n_kv_heads, p.kv_len});
+                    const TensorView v = mem.view(va, cache, {p.head_dim, p.n_kv_heads, p.kv_len});
+                    mem.upload(k, ggml::quantize(cache, small));
+                    mem.upload(v, ggml::quantize(cache, small));
+                    const TensorView q = mem.view(qa, DType::f32, {p.head_dim, p.n_heads});
+                    mem.upload(q, std::vector<float>(p.head_dim * p.n_heads, 0.01f));
+                    const TensorView ov = mem.view(oa, DType::f32, {p.head_dim, p.n_heads});
+                    const TensorView tmp =
+                        mem.view(ta, DType::f32, {int64_t(flash_attn_vec_tmp_elements(p))});
+                    const double ns = time_session(exec, o, [&](GraphSession& s) {
+                        s.flash_attn_vec(q, k, v, ov, tmp, p, "bench");
+                    });
+                    out(fmt::format("| {} | {} | {} | {} | {:.2f} | {:.0f} |", p.head_dim, p.kv_len,
+                                    dtype_name(cache), split, ns / 1000.0, 2.0 * cache_bytes / ns));
+                }
     }
 
     if (!o.report_path.empty()) {

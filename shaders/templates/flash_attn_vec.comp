@@ -5,14 +5,19 @@
 // q: [head_dim, n_heads] f32; k, v caches: [head_dim, n_kv_heads, capacity] (KV_F16: f16,
 // else f32), first kv_len tokens valid; the query is at position kv_len - 1.
 // window > 0: only the last `window` keys (sliding window); softcap > 0: s = cap tanh(s/cap).
-// Subgroups take keys in turn; lanes own 4 consecutive dims (vectorised loads), a key's score
-// is one subgroupAdd. head_dim must be a multiple of 4 and at most 256.
+// The split is walked in chunks of WG_SIZE keys with an online softmax per chunk:
+//   scores: one thread per key, the whole dot product in registers (q from shared memory),
+//           so a chunk costs one memory round trip rather than one per key;
+//   P.V:    thread (group g, dims 4*d4..+3) sums the chunk's keys g, g + G, ... with
+//           vectorised, coalesced V loads (a key's row is read by consecutive lanes);
+// the G groups' sums meet in shared memory at the end. head_dim: multiple of 4, <= 256.
+// 256 threads: a whole split of the default length is one chunk, one round trip for K and
+// one for V, which is what the decode latency is made of.
+#define WG_SIZE 256
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 
-#define MAX_HEAD_DIM 256
-#define MAX_T 8  // groups of 4 dims per lane: 256 / 4 / 8 (smallest subgroup)
-#define MAX_SG (WG_SIZE / 8)
+#define MAX_HD4 64  // 256 / 4
 
 layout(local_size_x = WG_SIZE) in;
 
@@ -42,77 +47,83 @@ layout(push_constant) uniform Params {
     uint window;
 } p;
 
-shared float part_m[MAX_SG];
-shared float part_l[MAX_SG];
-shared vec4 part_o[MAX_SG][MAX_HEAD_DIM / 4];
+shared vec4 q_sh[MAX_HD4];
+shared float p_sh[WG_SIZE];  // the chunk's probabilities e^(s - m)
+shared vec4 o_sh[WG_SIZE];   // per-group P.V sums, combined at the end
 
 void main() {
     const uint split = gl_WorkGroupID.x;
     const uint h = gl_WorkGroupID.y;
+    const uint tid = gl_LocalInvocationID.x;
     const uint kvh = h / (p.n_heads / p.n_kv_heads);
     const uint hd4 = p.head_dim / 4u;
-    const uint lane = gl_SubgroupInvocationID, sg = gl_SubgroupID;
-    const uint sgs = gl_SubgroupSize;
+    const uint token_stride4 = p.n_kv_heads * hd4;
+    const uint head_base4 = kvh * hd4;
 
-    vec4 qv[MAX_T];
-    for (uint t = 0; t < MAX_T; ++t) {
-        const uint d4 = lane + t * sgs;
-        qv[t] = d4 < hd4 ? q4[h * hd4 + d4] * p.scale : vec4(0.0);
-    }
+    if (tid < hd4) q_sh[tid] = q4[h * hd4 + tid] * p.scale;
 
     uint first = split * p.split_len;
     const uint last = min(p.kv_len, first + p.split_len);
     if (p.window > 0u && p.kv_len > p.window) first = max(first, p.kv_len - p.window);
 
-    float m = -1.0 / 0.0, l = 0.0;
-    vec4 acc[MAX_T];
-    for (uint t = 0; t < MAX_T; ++t) acc[t] = vec4(0.0);
-    const uint token_stride4 = p.n_kv_heads * hd4;
+    // P.V layout: n_groups groups of hd4 threads; threads past them only score keys.
+    const uint n_groups = WG_SIZE / hd4;
+    const uint g = tid / hd4, d4 = tid % hd4;
+    const bool pv_thread = g < n_groups;
 
-    for (uint j = first + sg; j < last; j += gl_NumSubgroups) {
-        const uint base = j * token_stride4 + kvh * hd4;
-        float part = 0.0;
-        for (uint t = 0; t < MAX_T; ++t) {
-            const uint d4 = lane + t * sgs;
-            if (d4 < hd4) part += dot(qv[t], load_k(base + d4));
-        }
-        float s = subgroupAdd(part);
-        if (p.softcap > 0.0) s = p.softcap * tanh(s / p.softcap);
-        const float m_new = max(m, s);
-        const float corr = exp(m - m_new);
-        const float pj = exp(s - m_new);
-        l = l * corr + pj;
-        for (uint t = 0; t < MAX_T; ++t) {
-            const uint d4 = lane + t * sgs;
-            if (d4 < hd4) acc[t] = acc[t] * corr + pj * load_v(base + d4);
-        }
-        m = m_new;
-    }
-
-    if (lane == 0u) {
-        part_m[sg] = m;
-        part_l[sg] = l;
-    }
-    for (uint t = 0; t < MAX_T; ++t) {
-        const uint d4 = lane + t * sgs;
-        if (d4 < hd4) part_o[sg][d4] = acc[t];
-    }
+    float m = -1.0 / 0.0;  // running max, the same in every thread
+    float l = 0.0;         // this thread's keys' share of the running sum
+    vec4 acc = vec4(0.0);
     barrier();
 
-    float mx = -1.0 / 0.0;
-    for (uint g = 0; g < gl_NumSubgroups; ++g) mx = max(mx, part_m[g]);
-    const uint out_base = (h * p.n_splits + split) * (p.head_dim + 2u);
-    for (uint d4 = gl_LocalInvocationID.x; d4 < hd4; d4 += WG_SIZE) {
-        vec4 o = vec4(0.0);
-        if (!isinf(mx))
-            for (uint g = 0; g < gl_NumSubgroups; ++g) o += part_o[g][d4] * exp(part_m[g] - mx);
-        for (uint c = 0; c < 4u; ++c) tmp[out_base + 4u * d4 + c] = o[c];
+    for (uint c0 = first; c0 < last; c0 += WG_SIZE) {
+        const uint j = c0 + tid;
+        float s = -1.0 / 0.0;
+        if (j < last) {
+            const uint base = j * token_stride4 + head_base4;
+            float s0 = 0.0, s1 = 0.0;
+            uint e = 0;
+            for (; e + 1u < hd4; e += 2u) {
+                s0 += dot(q_sh[e], load_k(base + e));
+                s1 += dot(q_sh[e + 1u], load_k(base + e + 1u));
+            }
+            if (e < hd4) s0 += dot(q_sh[e], load_k(base + e));
+            s = s0 + s1;
+            if (p.softcap > 0.0) s = p.softcap * tanh(s / p.softcap);
+        }
+        const float m_new = max(m, wg_reduce_max(s));  // finite: key c0 is valid
+        const float corr = exp(m - m_new);
+        const float pj = j < last ? exp(s - m_new) : 0.0;
+        p_sh[tid] = pj;
+        l = l * corr + pj;
+        m = m_new;
+        barrier();
+        if (pv_thread) {
+            const uint n = min(uint(WG_SIZE), last - c0);
+            vec4 a0 = vec4(0.0), a1 = vec4(0.0);
+            uint k = g;
+            for (; k + n_groups < n; k += 2u * n_groups) {
+                a0 += p_sh[k] * load_v((c0 + k) * token_stride4 + head_base4 + d4);
+                a1 += p_sh[k + n_groups] *
+                      load_v((c0 + k + n_groups) * token_stride4 + head_base4 + d4);
+            }
+            if (k < n) a0 += p_sh[k] * load_v((c0 + k) * token_stride4 + head_base4 + d4);
+            acc = acc * corr + a0 + a1;
+        }
+        barrier();  // p_sh is rewritten by the next chunk
     }
-    if (gl_LocalInvocationID.x == 0u) {
-        float sum = 0.0;
-        if (!isinf(mx))
-            for (uint g = 0; g < gl_NumSubgroups; ++g) sum += part_l[g] * exp(part_m[g] - mx);
-        tmp[out_base + p.head_dim] = mx;
+
+    const float sum = wg_reduce_add(l);
+    o_sh[tid] = pv_thread ? acc : vec4(0.0);
+    barrier();
+    const uint out_base = (h * p.n_splits + split) * (p.head_dim + 2u);
+    if (tid < hd4) {
+        vec4 o = vec4(0.0);
+        for (uint gi = 0; gi < n_groups; ++gi) o += o_sh[gi * hd4 + tid];
+        for (uint c = 0; c < 4u; ++c) tmp[out_base + 4u * tid + c] = o[c];
+    }
+    if (tid == 0u) {
+        tmp[out_base + p.head_dim] = m;
         tmp[out_base + p.head_dim + 1u] = sum;
     }
 }
