@@ -18,6 +18,8 @@
 // nodes by label and index. A recipe without a builder is reported "matched, fused kernel not
 // available" and not applied. Barriers between the members of an applied chain are dropped;
 // the fused node takes the chain's place, a new id, and origin = union of the chain's origins.
+// A dropped barrier also separated other dispatches (interleaved chains), so each run between
+// kept barriers that lost one is re-planned from its ranges; other barriers stay as captured.
 #include <functional>
 #include <optional>
 #include <span>

@@ -3,8 +3,10 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <iterator>
 #include <optional>
 
+#include "graphlens/barrier_planner.h"
 #include "graphlens/hazard_index.h"
 
 namespace graphlens {
@@ -242,27 +244,57 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
         p += advance;
     }
 
-    // Emit: barriers between chain members are dropped, the rest kept in place.
-    result.graph.nodes.reserve(graph.nodes.size());
+    // Emit: barriers between chain members are dropped, the others kept in place. A dropped
+    // barrier may also have separated other dispatches of its two groups (interleaved chains:
+    // q_norm | q_mul k_norm | k_mul rope_q), so every run of dispatches between kept barriers
+    // that lost one is re-planned from its ranges; the rest of the schedule is untouched.
+    std::vector<Node>& out = result.graph.nodes;
+    out.reserve(graph.nodes.size());
+    size_t run_begin = 0;   // index in out of the first dispatch after the last kept barrier
+    bool run_lost = false;  // a barrier inside the current run was dropped
+    auto close_run = [&] {
+        if (!run_lost) return;
+        std::vector<Node> run(
+            std::make_move_iterator(out.begin() + static_cast<ptrdiff_t>(run_begin)),
+            std::make_move_iterator(out.end()));
+        out.resize(run_begin);
+        GroupTracker group;
+        for (Node& node : run) {
+            if (group.conflicts(node)) {
+                out.push_back(Node::barrier());
+                group.reset();
+            }
+            group.add(node);
+            out.push_back(std::move(node));
+        }
+        run_lost = false;
+    };
     size_t p = 0;     // dispatch position
     size_t skip = 0;  // dispatches of the current chain still to swallow
     auto next = applied.begin();
     for (const Node& node : graph.nodes) {
         if (node.is_barrier()) {
-            if (skip == 0) result.graph.nodes.push_back(node);
+            if (skip > 0) {
+                run_lost = true;
+            } else {
+                close_run();
+                out.push_back(node);
+                run_begin = out.size();
+            }
             continue;
         }
         if (skip > 0) {
             --skip;
         } else if (next != applied.end() && next->position == p) {
-            result.graph.nodes.push_back(std::move(next->node));
+            out.push_back(std::move(next->node));
             skip = next->length - 1;
             ++next;
         } else {
-            result.graph.nodes.push_back(node);
+            out.push_back(node);
         }
         ++p;
     }
+    close_run();
     return result;
 }
 

@@ -169,6 +169,67 @@ TEST_F(FusionTest, TheVerifierCatchesABuilderThatDropsTheChainOutput) {
         << report.summary();
 }
 
+/// Node kinds of a schedule in order: "d" per dispatch, "|" per barrier.
+std::string schedule_shape(const ComputeGraph& g) {
+    std::string s;
+    for (const Node& n : g.nodes) s += n.is_barrier() ? "|" : "d";
+    return s;
+}
+
+TEST_F(FusionTest, InterleavedChainsKeepTheBarrierAnotherHazardStillNeeds) {
+    // The q-norm and k-norm of qwen3/gemma3: the planner captures
+    // q_norm | q_mul k_norm | k_mul rope_q. The k chain's barrier also keeps rope_q after
+    // q_mul; fusing both chains must leave a barrier between the q chain and rope_q.
+    op(OpKind::rms_norm, "q_norm", {v(0)}, v(1));
+    op(OpKind::mul, "q_mul", {v(1), v(2)}, v(3));
+    op(OpKind::rms_norm, "k_norm", {v(10)}, v(11));
+    op(OpKind::mul, "k_mul", {v(11), v(12)}, v(13));
+    op(OpKind::rope, "rope_q", {v(3)}, v(4));
+    const ComputeGraph c = captured();
+    ASSERT_EQ(schedule_shape(c), "d|dd|dd");
+    const FusionResult r = fuse_with_builders(c);
+    ASSERT_EQ(r.applied, 2u);
+    EXPECT_EQ(schedule_shape(r.graph), "dd|d");
+    const auto report = verify_transformation(c, r.graph);
+    EXPECT_TRUE(report.ok()) << report.summary();
+}
+
+TEST_F(FusionTest, AFusedChainReadingAnEarlierGroupGetsItsBarrierBefore) {
+    // As above, but k_mul also reads q_mul's output: the barrier moves before the fused k
+    // chain (rope_q may then share its group).
+    op(OpKind::rms_norm, "q_norm", {v(0)}, v(1));
+    op(OpKind::mul, "q_mul", {v(1), v(2)}, v(3));
+    op(OpKind::rms_norm, "k_norm", {v(10)}, v(11));
+    op(OpKind::mul, "k_mul", {v(11), v(3)}, v(13));
+    op(OpKind::rope, "rope_q", {v(3)}, v(4));
+    const ComputeGraph c = captured();
+    ASSERT_EQ(schedule_shape(c), "d|dd|dd");
+    const FusionResult r = fuse_with_builders(c);
+    ASSERT_EQ(r.applied, 2u);
+    EXPECT_EQ(schedule_shape(r.graph), "d|dd");
+    const auto report = verify_transformation(c, r.graph);
+    EXPECT_TRUE(report.ok()) << report.summary();
+}
+
+TEST(FusionProperty, FusingABarrierCompleteCaptureGivesAValidSchedule) {
+    const auto recipes = testing::recipes_with_test_builders();
+    size_t applied = 0;
+    for (uint64_t seed = 1; seed <= 2000; ++seed) {
+        RandomGraphOptions o;
+        o.seed = seed;
+        o.dispatches = 2 + seed % 40;
+        o.allocations = 1 + seed % 3;
+        o.allocation_size = 64;  // small buffers: chains line up often
+        o.fence_probability = seed % 5 == 0 ? 0.1 : 0.0;
+        const ComputeGraph c = plan_barriers(random_graph(o));
+        const FusionResult r = fuse(c, recipes);
+        applied += r.applied;
+        const auto report = verify_transformation(c, r.graph);
+        ASSERT_TRUE(report.ok()) << "seed " << seed << ": " << report.summary();
+    }
+    EXPECT_GT(applied, 0u);
+}
+
 TEST(FusionOnModels, TransformerNormsAndGatesFuseWithBuildersAndVerify) {
     TransformerGraphOptions o;
     o.layers = 6;
