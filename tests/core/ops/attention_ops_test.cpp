@@ -1,4 +1,6 @@
 // sdpa (prefill) and flash_attn_vec (decode) against the reference attention.
+#include <algorithm>
+
 #include "graphlens/op_reference.h"
 #include "ops_test_support.h"
 
@@ -69,6 +71,62 @@ INSTANTIATE_TEST_SUITE_P(Caches, FlashAttnVec,
                                     std::to_string(info.param.window) + "_softcap" +
                                     std::to_string(int(info.param.softcap));
                          });
+
+struct GqaCase {
+    const char* name;
+    DType cache;
+    uint32_t head_dim, n_heads, n_kv_heads, kv_len, split_len, window;
+    float softcap;
+};
+
+class FlashAttnVecGqa : public OpsTest, public ::testing::WithParamInterface<GqaCase> {};
+
+// Grids of >= 128 (split, KV head, head batch) workgroups take flash_attn_vec_gqa, which
+// serves up to 4 query heads of a KV head per workgroup: partial batches, head dims that are
+// not a power of two, splits longer than one 256-key chunk, window and softcap must all match.
+TEST_P(FlashAttnVecGqa, ServesQueryHeadsOfAKvHeadTogetherOnLargeGrids) {
+    const GqaCase c = GetParam();
+    FlashAttnVecParams p;
+    p.head_dim = c.head_dim;
+    p.n_heads = c.n_heads;
+    p.n_kv_heads = c.n_kv_heads;
+    p.kv_len = c.kv_len;
+    p.split_len = c.split_len;
+    p.window = c.window;
+    p.softcap = c.softcap;
+    const uint32_t capacity = c.kv_len + 3;
+    const auto q = random(size_t(p.head_dim) * p.n_heads, 0.5f);
+    const auto k = as_stored(c.cache, random(size_t(p.head_dim) * p.n_kv_heads * capacity, 0.5f));
+    const auto v = as_stored(c.cache, random(size_t(p.head_dim) * p.n_kv_heads * capacity));
+    auto tq = input(q, {p.head_dim, p.n_heads}, "q");
+    auto tk = input_as(c.cache, k, {p.head_dim, p.n_kv_heads, capacity}, "k_cache");
+    auto tv = input_as(c.cache, v, {p.head_dim, p.n_kv_heads, capacity}, "v_cache");
+    auto tmp = tensor(DType::f32, {int64_t(flash_attn_vec_tmp_elements(p))}, "tmp");
+    auto out = tensor(DType::f32, {p.head_dim, p.n_heads}, "out");
+
+    auto recorded = executor->begin_recorded();
+    recorded.flash_attn_vec(tq, tk, tv, out, tmp, p);
+    const ComputeGraph g = recorded.finish_recording();
+    const auto split = std::find_if(g.nodes.begin(), g.nodes.end(), [](const Node& n) {
+        return n.is_dispatch() && n.op == OpKind::flash_attn_vec;
+    });
+    ASSERT_NE(split, g.nodes.end());
+    EXPECT_EQ(g.kernels[split->kernel].name,
+              "flash_attn_vec_gqa_" + std::string(dtype_name(c.cache)));
+
+    run([&](GraphSession& s) { s.flash_attn_vec(tq, tk, tv, out, tmp, p); });
+    expect_close(out, ref::flash_attn_vec(q, k, v, p), kTolF32);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Grids, FlashAttnVecGqa,
+    ::testing::Values(
+        // 38 splits x 2 KV heads x 2 batches (4 + 2 heads), head dim 20
+        GqaCase{"partial_batch_f16", DType::f16, 20, 12, 2, 300, 8, 0, 0.0f},
+        GqaCase{"partial_batch_window_f32", DType::f32, 20, 12, 2, 300, 8, 50, 0.0f},
+        // 2 splits of 300 keys (two chunks each) x 64 KV heads x 1 batch of 2 heads
+        GqaCase{"two_chunks_softcap_f32", DType::f32, 8, 128, 64, 600, 300, 0, 2.0f}),
+    [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace graphlens::test
