@@ -14,6 +14,7 @@
 #include "graphlens/reorder_levels.h"
 #include "graphlens/schedule_analysis.h"
 #include "graphlens/verifier.h"
+#include "verifier_detail.h"
 
 namespace graphlens {
 
@@ -102,6 +103,7 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
         }
     }
     std::vector<Snapshot> out;
+    out.reserve(5);  // captured, fused, reordered, planned, split
     const HazardIndex captured_hazards(captured);
     const DependencyDag captured_dag(captured, captured_hazards);
     // The dependency analysis of the latest stage's dispatches, by its node indices: reused by
@@ -114,13 +116,15 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
     // A capture without barriers (a foreign one, a synthetic one) is not a valid schedule;
     // the fused stage keeps its barriers, so it is verified only when the capture is valid.
     bool captured_valid = true;
-    auto verify = [&](Snapshot& s) {
+    // The hazard analysis of the stage being verified when the pipeline already has it.
+    auto verify = [&](Snapshot& s, const HazardIndex* own_hazards) {
         if (!options.verify) return;
         if (s.stage == "fused" && !captured_valid) {
             s.diagnostics.push_back("not verified: the captured schedule itself lacks barriers");
             return;
         }
-        const VerificationReport r = verify_transformation(captured, captured_hazards, s.graph);
+        const VerificationReport r =
+            detail::verify_transformation(captured, captured_hazards, s.graph, own_hazards);
         if (!r.ok())
             throw std::logic_error(
                 fmt::format("pass '{}' produced an invalid schedule: {}", s.stage, r.summary()));
@@ -141,11 +145,12 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
         s.pass_ms = ms_since(t0);
         out.push_back(std::move(s));
     }
-    auto push_stage = [&](Snapshot s, Clock::time_point t0, bool verify_stage = true) {
+    auto push_stage = [&](Snapshot s, Clock::time_point t0, bool verify_stage = true,
+                          const HazardIndex* own_hazards = nullptr) {
         s.diff = diff_stages(out.back().graph, s.graph);
         s.reordered = s.diff.moved.size();
         s.pass_ms = ms_since(t0);
-        if (verify_stage) verify(s);
+        if (verify_stage) verify(s, own_hazards);
         out.push_back(std::move(s));
     };
 
@@ -169,7 +174,8 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
             s.stats = stats_with(s.graph, dependency_part);
         }
         dependency_part = s.stats;
-        push_stage(std::move(s), t0);
+        // The fused graph's own hazards, when a fusion made the pipeline compute them.
+        push_stage(std::move(s), t0, true, fused.applied ? &*fused_hazards : nullptr);
     }
     if (options.reorder != ReorderMode::none) {
         const auto t0 = Clock::now();

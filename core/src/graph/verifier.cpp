@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <span>
 
+#include "graphlens/conflict_tracker.h"
 #include "graphlens/hazard_index.h"
+#include "verifier_detail.h"
 
 namespace graphlens {
 namespace {
@@ -166,9 +169,16 @@ class Checker {
     }
 
     /// 4. The transformed schedule is valid in its own order (new ranges of fused nodes).
-    void check_self_hazards() {
-        const HazardIndex own(t_);
-        for (const Hazard& h : own.hazards()) {
+    void check_self_hazards(const HazardIndex* transformed_hazards) {
+        std::optional<HazardIndex> computed;
+        if (!transformed_hazards) {
+            // Every hazard of the index is a conflicting pair; with no conflict inside any
+            // group there is nothing to report, and one sweep is far cheaper than the index.
+            if (!conflict_inside_a_group()) return;
+            computed.emplace(t_);
+            transformed_hazards = &*computed;
+        }
+        for (const Hazard& h : transformed_hazards->hazards()) {
             if (full()) return;
             if (group_[h.earlier] == group_[h.later])
                 add(ViolationKind::missing_barrier,
@@ -181,6 +191,28 @@ class Checker {
     }
 
   private:
+    /// Whether two dispatches of one concurrency group of the transformed schedule touch the
+    /// same bytes with at least one write (ranges only: fences play no part, as in the index).
+    bool conflict_inside_a_group() const {
+        ConflictTracker group;
+        size_t ranges = 0;
+        for (const Node& n : t_.nodes) {
+            if (n.is_barrier()) {
+                // Keep the buckets of small groups; start afresh after large ones.
+                if (ranges > 256)
+                    group = ConflictTracker();
+                else
+                    group.reset();
+                ranges = 0;
+                continue;
+            }
+            if (group.conflicts(n.reads, n.writes)) return true;
+            group.add(n.reads, n.writes);
+            ranges += n.reads.size() + n.writes.size();
+        }
+        return false;
+    }
+
     void check_fence_pair(size_t oe, size_t ol) {
         const size_t te = holder_[oe];
         const size_t tl = holder_[ol];
@@ -213,9 +245,12 @@ std::string VerificationReport::summary() const {
     return s;
 }
 
+namespace detail {
+
 VerificationReport verify_transformation(const ComputeGraph& original,
                                          const HazardIndex& original_hazards,
                                          const ComputeGraph& transformed,
+                                         const HazardIndex* transformed_hazards,
                                          const VerifyOptions& options) {
     VerificationReport report;
     Checker checker(original, transformed, options, report);
@@ -226,8 +261,17 @@ VerificationReport verify_transformation(const ComputeGraph& original,
                                        [](const Node& n) { return n.origin.size() > 1; });
     // Without fused nodes the transformed dispatches have the original ranges, and every
     // conflicting pair of its order is one of the original's: check 2 already covers it.
-    if (has_fused) checker.check_self_hazards();
+    if (has_fused) checker.check_self_hazards(transformed_hazards);
     return report;
+}
+
+}  // namespace detail
+
+VerificationReport verify_transformation(const ComputeGraph& original,
+                                         const HazardIndex& original_hazards,
+                                         const ComputeGraph& transformed,
+                                         const VerifyOptions& options) {
+    return detail::verify_transformation(original, original_hazards, transformed, nullptr, options);
 }
 
 VerificationReport verify_transformation(const ComputeGraph& original,
