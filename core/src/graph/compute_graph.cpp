@@ -12,7 +12,9 @@ size_t ComputeGraph::dispatch_count() const {
         std::count_if(nodes.begin(), nodes.end(), [](const Node& n) { return n.is_dispatch(); }));
 }
 
-size_t ComputeGraph::barrier_count() const { return nodes.size() - dispatch_count(); }
+size_t ComputeGraph::barrier_count() const {
+    return nodes.size() - dispatch_count();
+}
 
 NodeId ComputeGraph::next_node_id() const {
     NodeId next = 0;
@@ -76,11 +78,25 @@ std::vector<std::string> ComputeGraph::validate() const {
         if (allocations[i].id != i)
             errors.push_back("allocation " + std::to_string(i) + " has id " +
                              std::to_string(allocations[i].id));
+    // Ids are dense in captures and passes: a table by id then replaces a hash set (one heap
+    // block per id). Sparse foreign ids keep the set.
+    NodeId max_id = 0;
+    for (const Node& n : nodes)
+        if (n.is_dispatch()) max_id = std::max(max_id, n.id);
+    const bool dense = size_t{max_id} <= 4 * nodes.size() + 1024;
+    std::vector<char> id_seen(dense ? size_t{max_id} + 1 : 0, 0);
     std::unordered_set<NodeId> ids;
+    auto first_use = [&](NodeId id) {
+        if (!dense) return ids.insert(id).second;
+        const bool first = !id_seen[id];
+        id_seen[id] = 1;
+        return first;
+    };
     auto check_range = [&](size_t i, const ByteRange& r, const char* what) {
         if (r.allocation >= allocations.size()) {
-            errors.push_back("node " + std::to_string(i) + ": " + what + " range names allocation " +
-                             std::to_string(r.allocation) + " which does not exist");
+            errors.push_back("node " + std::to_string(i) + ": " + what +
+                             " range names allocation " + std::to_string(r.allocation) +
+                             " which does not exist");
         } else if (r.begin > r.end || r.end > allocations[r.allocation].size) {
             errors.push_back("node " + std::to_string(i) + ": " + what + " range [" +
                              std::to_string(r.begin) + ", " + std::to_string(r.end) +
@@ -91,7 +107,7 @@ std::vector<std::string> ComputeGraph::validate() const {
     for (size_t i = 0; i < nodes.size(); ++i) {
         const Node& n = nodes[i];
         if (!n.is_dispatch()) continue;
-        if (!ids.insert(n.id).second)
+        if (!first_use(n.id))
             errors.push_back("node " + std::to_string(i) + ": dispatch id " + std::to_string(n.id) +
                              " is used twice");
         if (n.kernel >= kernels.size())

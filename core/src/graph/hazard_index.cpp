@@ -136,8 +136,18 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
             // merged across its ends, so cut there again before replacing them by one.
             split_at(map, w.begin);
             split_at(map, w.end);
-            map.erase(map.lower_bound(w.begin), map.lower_bound(w.end));
-            map.emplace(w.begin, Segment{w.end, self, {}});
+            const auto first = map.lower_bound(w.begin);
+            const auto last = map.lower_bound(w.end);
+            if (first != last && first->first == w.begin) {
+                // Reuse the first segment's tree node (one allocation less per write).
+                first->second.end = w.end;
+                first->second.writer = self;
+                first->second.readers.clear();
+                map.erase(std::next(first), last);
+            } else {
+                map.erase(first, last);
+                map.emplace(w.begin, Segment{w.end, self, {}});
+            }
         }
     }
     into_begin_[n] = hazards_.size();
