@@ -1,6 +1,7 @@
 #include "graphlens/hazard_index.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <tuple>
 
@@ -9,11 +10,41 @@ namespace {
 
 constexpr uint32_t kNoWriter = UINT32_MAX;
 
+/// Node indices that read a run of bytes since its last write. Usually one to three, so they
+/// live inline: segments are split (copied) and created by the thousand, and a heap block per
+/// reader list was most of the index's allocations.
+class ReaderList {
+  public:
+    bool empty() const { return size_ == 0; }
+    uint32_t back() const { return begin()[size_ - 1]; }
+    void push_back(uint32_t reader) {
+        if (size_ < kInline) {
+            inline_[size_] = reader;
+        } else {
+            if (size_ == kInline) more_.assign(inline_.begin(), inline_.end());
+            more_.push_back(reader);
+        }
+        ++size_;
+    }
+    void clear() {
+        size_ = 0;
+        more_.clear();
+    }
+    const uint32_t* begin() const { return size_ <= kInline ? inline_.data() : more_.data(); }
+    const uint32_t* end() const { return begin() + size_; }
+
+  private:
+    static constexpr uint32_t kInline = 3;
+    std::array<uint32_t, kInline> inline_{};
+    uint32_t size_ = 0;
+    std::vector<uint32_t> more_;  ///< all of them once there are more than kInline
+};
+
 /// The state of a run of bytes: who wrote it last and who read it since.
 struct Segment {
     uint64_t end = 0;
     uint32_t writer = kNoWriter;
-    std::vector<uint32_t> readers;  ///< node indices, ascending, since the last write
+    ReaderList readers;  ///< ascending
 };
 
 /// Non-overlapping segments keyed by begin; bytes never touched have no segment.
