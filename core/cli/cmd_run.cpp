@@ -23,6 +23,7 @@ struct RunOptions {
     std::string modes = "all";
     uint32_t repeat = 20;
     uint32_t warmup = 2;
+    double warmup_ms = 200;
     uint64_t seed = 1;
     std::string trace;
     std::string save;
@@ -125,6 +126,7 @@ int run_command(const RunOptions& o) {
     ro.modes = parse_execution_modes(o.modes);
     ro.repeats = o.repeat;
     ro.warmup = o.warmup;
+    ro.warmup_ms = o.warmup_ms;
     ro.seed = o.seed;
     ro.profile_dispatches = o.profile;
     if (!o.groups.empty()) {
@@ -175,6 +177,10 @@ const RegisterCommand reg{
         app.add_option("--repeat", o->repeat, "timed runs per mode (default 20)")
             ->check(CLI::Range(1, 100000));
         app.add_option("--warmup", o->warmup, "untimed runs per mode first (default 2)");
+        app.add_option("--warmup-ms", o->warmup_ms,
+                       "and untimed runs for at least this many ms per mode, so the GPU is at its "
+                       "boost clock (default 200; 0 = count only)")
+            ->check(CLI::NonNegativeNumber);
         app.add_option("--seed", o->seed, "seed of the random initial data");
         app.add_option("--trace", o->trace, "write a Chrome trace (Perfetto) of the run");
         app.add_option("--save", o->save, "write the capture with the run results");

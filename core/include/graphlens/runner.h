@@ -45,7 +45,8 @@ struct ModePlan {
 
 struct RunnerOptions {
     std::vector<ExecutionMode> modes = all_execution_modes();
-    uint32_t warmup = 2;
+    uint32_t warmup = 2;      ///< untimed runs per mode, at least
+    double warmup_ms = 200;   ///< and at least this much wall time of untimed runs per mode
     uint32_t repeats = 20;
     uint64_t seed = 1;
     InitialData initial = InitialData::random;
