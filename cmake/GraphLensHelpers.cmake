@@ -18,7 +18,8 @@ function(graphlens_add_layer name dir)
 endfunction()
 
 # graphlens_add_test_dir(area DEPS ...): one GoogleTest binary test_<area> from
-# tests/core/<area>/*.cpp; every test runs with validation + synchronization validation on.
+# tests/core/<area>/*.cpp; every test runs with validation + synchronization validation on,
+# labelled with its area (ctest -L graph).
 function(graphlens_add_test_dir area)
   cmake_parse_arguments(T "" "" "DEPS" ${ARGN})
   file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/core/${area}/*.cpp)
@@ -33,6 +34,7 @@ function(graphlens_add_test_dir area)
     GRAPHLENS_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")
   gtest_discover_tests(test_${area}
     DISCOVERY_MODE PRE_TEST
-    PROPERTIES ENVIRONMENT "GRAPHLENS_VALIDATION=1;GRAPHLENS_DEVICE=llvmpipe" TIMEOUT 600
-               LABELS ${area})
+    # One ENVIRONMENT entry only: gtest_discover_tests flattens a ';' list into the property
+    # pairs. scripts/test.sh also exports GRAPHLENS_DEVICE=llvmpipe (lavapipe).
+    PROPERTIES ENVIRONMENT GRAPHLENS_VALIDATION=1 TIMEOUT 600 LABELS ${area})
 endfunction()

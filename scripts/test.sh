@@ -9,6 +9,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$root/scripts/deps.sh"
 jobs="$(nproc)"
 export QT_QPA_PLATFORM=offscreen
+# Every Vulkan test runs on Mesa's lavapipe with validation + synchronization validation.
+export GRAPHLENS_DEVICE=llvmpipe GRAPHLENS_VALIDATION=1
 export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 
 build="$root/build"
