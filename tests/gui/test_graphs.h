@@ -53,4 +53,19 @@ inline DocumentPtr document(std::vector<Snapshot> stages) {
         make_document(std::move(stages), "test", "hand-built test graph"));
 }
 
+// a and b are independent; c reads what a wrote; d reads what b wrote. The barrier before c
+// is forced by a→c; the barrier before d is redundant (b→d is already ordered by the first).
+//   0 a | 1 b | 2 barrier | 3 c | 4 barrier | 5 d
+inline ComputeGraph twoChains() {
+    GraphBuilder b;
+    const auto x = b.alloc("x", 256), y = b.alloc("y", 256), z = b.alloc("z", 256);
+    b.dispatch("a", OpKind::add, {}, {{x, 0, 128}});
+    b.dispatch("b", OpKind::matmul, {}, {{y, 0, 128}});
+    b.barrier();
+    b.dispatch("c", OpKind::rms_norm, {{x, 0, 64}}, {{z, 0, 64}});
+    b.barrier();
+    b.dispatch("d", OpKind::silu, {{y, 0, 64}}, {{z, 128, 192}});
+    return b.graph();
+}
+
 }  // namespace graphlens::gui::testing

@@ -38,19 +38,6 @@ using namespace graphlens::gui::testing;
 
 namespace {
 
-// 0 a | 1 b | 2 barrier (forced by a→c) | 3 c | 4 barrier (redundant) | 5 d
-ComputeGraph twoChains() {
-    GraphBuilder b;
-    const auto x = b.alloc("x", 256), y = b.alloc("y", 256), z = b.alloc("z", 256);
-    b.dispatch("a", OpKind::add, {}, {{x, 0, 128}});
-    b.dispatch("b", OpKind::matmul, {}, {{y, 0, 128}});
-    b.barrier();
-    b.dispatch("c", OpKind::rms_norm, {{x, 0, 64}}, {{z, 0, 64}});
-    b.barrier();
-    b.dispatch("d", OpKind::silu, {{y, 0, 64}}, {{z, 128, 192}});
-    return b.graph();
-}
-
 RunResult twoModeRun() {
     RunResult run;
     run.device = "test device";
