@@ -22,7 +22,8 @@ namespace {
 Document document_from_graph(const ComputeGraph& graph, std::string source, std::string title) {
     PassOptions options;
     options.recipes = ops::fusion_recipes();  // with the kernel library's fused kernels
-    return make_document(PassPipeline::run(graph, options), std::move(source), std::move(title));
+    return make_document(run_passes_with_both_reorders(graph, std::move(options)),
+                         std::move(source), std::move(title));
 }
 
 std::string workload_title(const ComputeGraph& graph, const std::string& fallback) {

@@ -1,6 +1,7 @@
 #pragma once
 // The main window: one SelectionState shared by every dock, one CoreWorker for all work that
 // could block, menus whose actions all carry shortcuts, persisted layout and recent files.
+#include <QElapsedTimer>
 #include <QMainWindow>
 #include <QPointer>
 
@@ -84,6 +85,7 @@ class MainWindow : public QMainWindow {
     QMenu* view_menu_ = nullptr;
     QLabel* busy_ = nullptr;
     QString pending_source_;
+    QElapsedTimer open_timer_;  ///< since the open request: the "Opened ... in N ms" log line
     QString last_error_;
     QPointer<QMessageBox> error_box_;
     QByteArray default_state_;

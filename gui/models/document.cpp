@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <stdexcept>
+#include <string_view>
 #include <tuple>
 
 namespace graphlens::gui {
@@ -113,6 +115,30 @@ StageAnalysis analyse_stage(const ComputeGraph& graph) {
         if (a.group[a.hazards[h].earlier] == a.group[a.hazards[h].later])
             a.unsynchronised.push_back(h);
     return a;
+}
+
+std::vector<Snapshot> run_passes_with_both_reorders(const ComputeGraph& captured,
+                                                    PassOptions options) {
+    options.reorder = ReorderMode::greedy;
+    std::vector<Snapshot> stages = PassPipeline::run(captured, options);
+    // Only the levels stage is kept from the second run; the passes before it are the same
+    // deterministic ones, so its diff is against the stage the greedy one follows too.
+    PassOptions levels = options;
+    levels.reorder = ReorderMode::levels;
+    std::vector<Snapshot> second = PassPipeline::run(captured, levels);
+    const auto named = [](const std::vector<Snapshot>& v, std::string_view name) {
+        return std::find_if(v.begin(), v.end(), [&](const Snapshot& s) { return s.stage == name; });
+    };
+    const auto levels_stage = named(second, "reordered (levels)");
+    const auto greedy_stage = named(stages, "reordered (greedy)");
+    if (levels_stage == second.end() || greedy_stage == stages.end())
+        throw std::logic_error("pass pipeline: a run with a reorder produced no reordered stage");
+    Snapshot s = std::move(*levels_stage);
+    s.diagnostics.push_back(
+        "an alternative to the greedy order: diff against the stage before the reorder; "
+        "the planned and split stages follow the greedy order");
+    stages.insert(greedy_stage + 1, std::move(s));
+    return stages;
 }
 
 Document make_document(std::vector<Snapshot> stages, std::string source, std::string title) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "graphlens/hazard.h"
+#include "graphlens/pass_pipeline.h"
 #include "graphlens/run_result.h"
 #include "graphlens/snapshot.h"
 
@@ -64,6 +65,13 @@ using DocumentPtr = std::shared_ptr<const Document>;
 /// Analyses one stage. Costs about O(n log n + hazards) per allocation: run it in the worker
 /// for large graphs.
 StageAnalysis analyse_stage(const ComputeGraph& graph);
+/// The pass pipeline with both reorders, so a user can compare them: the stages of a greedy
+/// run (captured, fused, reordered (greedy), barriers planned, split) with the levels run's
+/// "reordered (levels)" stage inserted after "reordered (greedy)". The planned and split stages
+/// follow the greedy order (the default the CLI and the runner use). `options.reorder` is
+/// ignored; both pipelines use the rest of `options`.
+std::vector<Snapshot> run_passes_with_both_reorders(const ComputeGraph& captured,
+                                                    PassOptions options);
 /// Builds a document from stages, analysing each.
 Document make_document(std::vector<Snapshot> stages, std::string source, std::string title);
 

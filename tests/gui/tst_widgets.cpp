@@ -30,6 +30,7 @@
 #include "graphlens/device_memory.h"
 #include "graphlens/model_config.h"
 #include "graphlens/transformer_builder.h"
+#include "models/stage_list_model.h"
 #include "test_graphs.h"
 
 using namespace graphlens;
@@ -88,6 +89,21 @@ class TestWidgets : public QObject {
         return path;
     }
 
+    // Index of the stage with this name, -1 when there is none.
+    int stageNamed(const QString& name) {
+        const auto& stages = w().state()->document()->stages;
+        for (size_t i = 0; i < stages.size(); ++i)
+            if (QString::fromStdString(stages[i].stage) == name) return int(i);
+        return -1;
+    }
+
+    static size_t countRows(const StageCompareModel& model, NodeChange change) {
+        size_t n = 0;
+        for (int r = 0; r < model.rowCount(); ++r)
+            n += model.index(r).data(StageCompareModel::ChangeRole).toInt() == int(change);
+        return n;
+    }
+
     // The first barrier of the current stage that hazards force.
     size_t forcedBarrier() {
         for (const BarrierExplanation& b : analysis().barriers)
@@ -133,25 +149,35 @@ class TestWidgets : public QObject {
         QTest::keyClick(&w(), Qt::Key_F8);
         QTest::keyClick(&w(), Qt::Key_F8, Qt::ShiftModifier);
         QCOMPARE(w().state()->stage(), 1);
-        // Comparing "captured" with the reordered stage marks moved dispatches.
-        const int reordered = [&] {
-            const auto& stages = w().state()->document()->stages;
-            for (size_t i = 0; i < stages.size(); ++i)
-                if (QString::fromStdString(stages[i].stage).startsWith("reordered")) return int(i);
-            return -1;
-        }();
-        QVERIFY(reordered > 0);
-        w().state()->setStage(reordered);
-        w().state()->setCompareStage(0);
-        const StageCompareModel& right = w().passStepper()->rightModel();
-        int moved = 0;
-        for (int r = 0; r < right.rowCount(); ++r)
-            moved += right.index(r).data(StageCompareModel::ChangeRole).toInt() ==
-                     int(NodeChange::moved);
-        QVERIFY(moved > 0);
-        QCOMPARE(size_t(moved) <= w().state()->document()->stages[size_t(reordered)].reordered ||
-                     w().state()->document()->stages[size_t(reordered)].reordered == 0,
-                 true);
+        // Both reorders are stages of their own, each with the barriers its order needs, so a
+        // user can compare greedy against levels.
+        const int greedy = stageNamed(QStringLiteral("reordered (greedy)"));
+        const int levels = stageNamed(QStringLiteral("reordered (levels)"));
+        QVERIFY(greedy > 0);
+        QCOMPARE(levels, greedy + 1);
+        const QAbstractItemModel* table = w().passStepper()->stageTable()->model();
+        for (const int stage : {greedy, levels}) {
+            const ComputeGraph& g = w().state()->document()->stages[size_t(stage)].graph;
+            QVERIFY(g.barrier_count() > 0);
+            QCOMPARE(table->index(stage, StageListModel::Barriers).data().toULongLong(),
+                     qulonglong(g.barrier_count()));
+        }
+        // Levels puts one barrier between consecutive DAG levels: exactly the lower bound.
+        QCOMPARE(table->index(levels, StageListModel::Barriers).data().toULongLong(),
+                 table->index(levels, StageListModel::LowerBound).data().toULongLong());
+        // Comparing "captured" with each reordered stage marks moved dispatches.
+        for (const int reordered : {greedy, levels}) {
+            w().state()->setStage(reordered);
+            w().state()->setCompareStage(0);
+            const size_t moved = countRows(w().passStepper()->rightModel(), NodeChange::moved);
+            QVERIFY(moved > 0);
+        }
+        // Comparing the two reorders with each other works too: same dispatches, other order.
+        w().state()->setStage(levels);
+        w().state()->setCompareStage(greedy);
+        QCOMPARE(w().passStepper()->rightModel().rowCount(),
+                 int(w().state()->document()->stages[size_t(levels)].graph.nodes.size()));
+        QCOMPARE(countRows(w().passStepper()->rightModel(), NodeChange::fused), size_t(0));
     }
 
     void selectingANodeMovesEveryView() {
