@@ -7,6 +7,10 @@ namespace graphlens::gui {
 void StageListModel::setDocument(DocumentPtr document) {
     beginResetModel();
     document_ = std::move(document);
+    counts_.clear();
+    if (document_)
+        for (const Snapshot& s : document_->stages)
+            counts_.push_back({s.graph.dispatch_count(), s.graph.barrier_count()});
     endResetModel();
 }
 
@@ -24,15 +28,15 @@ QVariant StageListModel::data(const QModelIndex& index, int role) const {
     const Snapshot& s = document_->stages[static_cast<size_t>(index.row())];
     const StageAnalysis& a = document_->analyses[static_cast<size_t>(index.row())];
     // Counted from the graph itself so a stage with unfilled stats still shows the truth.
-    const qulonglong barriers = s.graph.barrier_count();
+    const Counts& counts = counts_[static_cast<size_t>(index.row())];
     if (role == Qt::DisplayRole || role == Qt::EditRole) {
         switch (index.column()) {
             case Stage:
                 return QString::fromStdString(s.stage);
             case Dispatches:
-                return qulonglong(s.graph.dispatch_count());
+                return counts.dispatches;
             case Barriers:
-                return barriers;
+                return counts.barriers;
             case Redundant:
                 return qulonglong(a.redundant_barriers());
             case Groups:
