@@ -29,6 +29,7 @@
 #include "graphlens/device.h"
 #include "graphlens/device_memory.h"
 #include "graphlens/model_config.h"
+#include "graphlens/synthetic_graphs.h"
 #include "graphlens/transformer_builder.h"
 #include "models/stage_list_model.h"
 #include "test_graphs.h"
@@ -74,10 +75,10 @@ class TestWidgets : public QObject {
     MainWindow& w() { return *window_; }
     const StageAnalysis& analysis() { return *w().state()->analysis(); }
 
-    void waitForDocument(const std::function<void()>& open) {
+    void waitForDocument(const std::function<void()>& open, int timeout_ms = 20000) {
         QSignalSpy shown(&w(), &MainWindow::documentShown);
         open();
-        QVERIFY(shown.wait(20000));
+        QVERIFY(shown.wait(timeout_ms));
     }
 
     QString writeCapture(const QString& name, std::optional<RunResult> run) {
@@ -140,6 +141,27 @@ class TestWidgets : public QObject {
         QCOMPARE(w().passStepper()->stageTable()->model()->rowCount(), int(doc->stages.size()));
         QVERIFY(!w().dependencyGraph()->folded().items.empty());
         QVERIFY(w().windowTitle().contains(QStringLiteral("captured")));
+    }
+
+    // The large case, untimed (docs/user-guide.md has the measured open time and
+    // memory): a 100k-dispatch capture opens and every stage reaches the views.
+    void opensA100kDispatchCapture() {
+        TransformerGraphOptions options;
+        options.layers =
+            (100000 - kTransformerExtraDispatches + kTransformerDispatchesPerLayer - 1) /
+            kTransformerDispatchesPerLayer;
+        CaptureDocument capture;
+        capture.graph = transformer_graph(options);
+        const size_t nodes = capture.graph.nodes.size();
+        const QString path = dir_.filePath(QStringLiteral("100k.json"));
+        save_capture(capture, path.toStdString());
+        capture = {};
+        waitForDocument([&] { w().openFile(path); }, 120000);
+        const DocumentPtr& doc = w().state()->document();
+        QVERIFY(doc->stages.front().graph.dispatch_count() >= 100000);
+        QCOMPARE(w().nodeTable()->table()->model()->rowCount(), int(nodes));
+        QVERIFY(stageNamed(QStringLiteral("reordered (levels)")) > 0);
+        QCOMPARE(w().scheduleView()->layout().groupCount(), analysis().group_nodes.size());
     }
 
     void stepsThroughPassesWithKeys() {
