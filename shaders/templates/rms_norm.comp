@@ -8,6 +8,13 @@
 //   HAS_MUL:    fused rms_norm→mul: multiply by m (row stride mul_stride, 0 = broadcast)
 //   HAS_ADD:    fused rms_norm→mul→add: add a (row stride add_stride, 0 = broadcast)
 //   IO_F16:     x and y are f16 (weights stay f32)
+// Fused forms whose normalised row is itself a sum the graph keeps (the residual stream):
+//   PRE_ADD:    fused add→rms_norm: the row is t = x + b (b at binding 5, same shape)
+//   PRE_NORM:   fused rms_norm→mul→add→rms_norm: the row is t = rms(x) * pm + b (pm at
+//               binding 7, row stride pre_mul_stride; b at binding 5, same shape)
+//   Both write t to s (binding 6): the add's output, which later dispatches still read. t is
+//   computed again rather than read back (s is write-only); `precise` keeps both computations
+//   free of contraction so the row normalised is bit for bit the row written.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #define WG_SIZE 512
@@ -33,6 +40,14 @@ layout(set = 0, binding = 2) readonly buffer M { float m[]; };
 layout(set = 0, binding = 3) readonly buffer A { float a[]; };
 #endif
 layout(set = 0, binding = 4) writeonly buffer Y { IO_T y[]; };
+#if defined(PRE_ADD) || defined(PRE_NORM)
+#define PRE_SUM
+layout(set = 0, binding = 5) readonly buffer B { float b[]; };
+layout(set = 0, binding = 6) writeonly buffer S { float s[]; };
+#endif
+#ifdef PRE_NORM
+layout(set = 0, binding = 7) readonly buffer PM { float pm[]; };
+#endif
 
 layout(push_constant) uniform Params {
     uint rows;
@@ -40,7 +55,28 @@ layout(push_constant) uniform Params {
     float eps;
     uint mul_stride;  // elements between rows of m (0: one row broadcast)
     uint add_stride;  // elements between rows of a (0: one row broadcast)
+#ifdef PRE_NORM
+    uint pre_mul_stride;  // elements between rows of pm (0: one row broadcast)
+    float pre_eps;        // eps of the first norm
+#endif
 } p;
+
+#ifdef PRE_SUM
+#ifdef PRE_NORM
+float pre_inv;  // 1 / rms of the row of x (the first norm)
+#endif
+// Element i of the row's sum t (see the header).
+float pre_sum(uint row, uint base, uint i) {
+#ifdef PRE_NORM
+    precise float n = x[base + i] * pre_inv;
+    precise float t = n * pm[row * p.pre_mul_stride + i];
+    precise float r = t + b[base + i];
+#else
+    precise float r = float(x[base + i]) + b[base + i];
+#endif
+    return r;
+}
+#endif
 
 // y = normalised value [* w] [* m] [+ a] of element i of the row.
 void store_row_value(uint row, uint base, uint i, float v) {

@@ -4,6 +4,7 @@
 // [/ freq_factors[j]]; dimensions from rope_dim on are copied unchanged (partial rotation).
 //   NEOX: pairs (j, j + rope_dim / 2); otherwise adjacent pairs (2j, 2j + 1).
 // Positions (i32) come from a buffer, one per sequence element.
+//   OUT_F16: y is f16 (fused rope→copy into an f16 KV cache: the copy's rounding, done here).
 #extension GL_GOOGLE_include_directive : require
 #define WG_SIZE 64
 #include "common.glsl"
@@ -15,7 +16,13 @@ layout(set = 0, binding = 1) readonly buffer Pos { int pos[]; };
 #ifdef FREQ_FACTORS
 layout(set = 0, binding = 2) readonly buffer FF { float ff[]; };
 #endif
+#ifdef OUT_F16
+layout(set = 0, binding = 3) writeonly buffer Y { float16_t y[]; };
+#define STORE(v) float16_t(v)
+#else
 layout(set = 0, binding = 3) writeonly buffer Y { float y[]; };
+#define STORE(v) (v)
+#endif
 
 layout(push_constant) uniform Params {
     uint head_dim;
@@ -36,8 +43,8 @@ void main() {
     if (j >= half_rot) {
         // Unrotated tail: this thread copies two elements of it.
         const uint e = p.rope_dim + 2 * (j - half_rot);
-        y[base + e] = x[base + e];
-        y[base + e + 1] = x[base + e + 1];
+        y[base + e] = STORE(x[base + e]);
+        y[base + e + 1] = STORE(x[base + e + 1]);
         return;
     }
     float theta = float(pos[s]) * p.freq_scale * pow(p.freq_base, -2.0 * float(j) / float(p.rope_dim));
@@ -51,6 +58,6 @@ void main() {
     const uint i0 = 2 * j, i1 = 2 * j + 1;
 #endif
     const float a = x[base + i0], b = x[base + i1];
-    y[base + i0] = a * c - b * sn;
-    y[base + i1] = a * sn + b * c;
+    y[base + i0] = STORE(a * c - b * sn);
+    y[base + i1] = STORE(a * sn + b * c);
 }
