@@ -1,14 +1,23 @@
 #version 450
-// Matrix-matrix product for prefill: Y[c][r] = sum_k W[r][k] X[c][k], tiled 64 rows x 64
-// columns x 16 k through shared memory, 256 threads each computing 4 x 4 outputs. Weight
-// format from weights.glsl (one W_* define); elements are dequantised as tiles are loaded.
+// Matrix-matrix product for prefill: Y[c][r] = sum_k W[r][k] X[c][k], tiled TILE rows x TILE
+// columns x 32 k through shared memory (TILE = 64 or 128), 256 threads each computing
+// TILE/16 x TILE/16 outputs from vec4 reads of the tiles. Weight format from weights.glsl (one
+// W_* define); each weight is dequantised once per tile, eight at a time (matmul_tile.glsl).
+//
+// Shared layout: [k][group of 4 rows (columns)] vec4, the group index XOR-swizzled by k / 4 so
+// that both the tile stores (lanes spread over k) and the vec4 reads (lanes spread over rows)
+// hit distinct banks. 128 x 128 x 32 floats x 2 tiles = 32 KiB, lavapipe's limit.
 #extension GL_GOOGLE_include_directive : require
-#define WG_SIZE 256
-#include "common.glsl"
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_EXT_shader_16bit_storage : require
+#define WG_SIZE 256  // common.glsl is left out: its reduction scratch would not fit beside the tiles
 
-#define BN 64
-#define BM 64
-#define BK 16
+#ifndef TILE
+#define TILE 128
+#endif
+#define BK 32
+#define G (TILE / 4)    // vec4 groups per tile row
+#define TI (TILE / 64)  // vec4 groups per thread along rows and along columns
 
 layout(local_size_x = WG_SIZE) in;
 
@@ -23,47 +32,72 @@ layout(set = 0, binding = 4) readonly buffer B { float16_t biases[]; };
 #endif
 
 #include "weights.glsl"
+#include "matmul_tile.glsl"
 
-shared float ws[BK][BN + 1];
-shared float xs[BK][BM + 1];
+shared vec4 ws[BK][G];
+shared vec4 xs[BK][G];
+
+uint swz(uint kk, uint g) { return g ^ ((kk >> 2) & 7u); }
 
 void main() {
     const uint lid = gl_LocalInvocationID.x;
-    const uint r0 = gl_WorkGroupID.x * BN;
-    const uint c0 = gl_WorkGroupID.y * BM;
-    const uint tr = lid % 16u, tc = lid / 16u;  // this thread: rows tr*4.., columns tc*4..
-    float acc[4][4];
-    for (uint i = 0; i < 4; ++i)
-        for (uint j = 0; j < 4; ++j) acc[i][j] = 0.0;
+    const uint r0 = gl_WorkGroupID.x * TILE;
+    const uint c0 = gl_WorkGroupID.y * TILE;
+    // 8 warps of 32 as 2 (rows) x 4 (columns); lanes as 8 (rows) x 4 (columns). Thread groups
+    // of 4 rows: wr * 8 TI + lr + 8 i; of 4 columns: wc * 4 TI + lc + 4 j.
+    const uint w = lid / 32u, l = lid % 32u;
+    const uint rg = (w % 2u) * 8u * TI + l % 8u;
+    const uint cg = (w / 2u) * 4u * TI + l / 8u;
+
+    vec4 acc[TI * 4][TI];
+    [[unroll]] for (uint i = 0; i < TI * 4; ++i)
+        [[unroll]] for (uint j = 0; j < TI; ++j) acc[i][j] = vec4(0.0);
 
     for (uint k0 = 0; k0 < p.k; k0 += BK) {
-        // 1024 elements of each tile, 4 per thread; k fastest so loads follow rows.
-        for (uint e = lid; e < BK * BN; e += WG_SIZE) {
-            const uint kk = e % BK, rr = e / BK;
-            const uint row = r0 + rr, kg = k0 + kk;
-            ws[kk][rr] = (row < p.n && kg < p.k) ? w_elem(row * p.row_bytes, kg) : 0.0;
+        // W: TILE rows x 4 octets of k.
+        [[unroll]] for (uint t = 0; t < TI; ++t) {
+            const uint task = lid + WG_SIZE * t;
+            const uint rr = task / 4u, o = task % 4u, row = r0 + rr;
+            float v[8];
+            if (row < p.n) {
+                w_oct(row * p.row_bytes, k0 / 8u + o, v);
+            } else {
+                [[unroll]] for (uint e = 0; e < 8u; ++e) v[e] = 0.0;
+            }
+            [[unroll]] for (uint e = 0; e < 8u; ++e) {
+                const uint kk = 8u * o + e;
+                ws[kk][swz(kk, rr / 4u)][rr % 4u] = v[e];
+            }
         }
-        for (uint e = lid; e < BK * BM; e += WG_SIZE) {
-            const uint kk = e % BK, cc = e / BK;
-            const uint col = c0 + cc, kg = k0 + kk;
-            xs[kk][cc] = (col < p.m && kg < p.k) ? x[col * p.x_stride + kg] : 0.0;
+        // X: TILE columns x 8 quads of k; 8 lanes read one column's 128 bytes.
+        [[unroll]] for (uint t = 0; t < TI * 2; ++t) {
+            const uint task = lid + WG_SIZE * t;
+            const uint cc = task / 8u, q = task % 8u, col = c0 + cc;
+            [[unroll]] for (uint e = 0; e < 4u; ++e) {
+                const uint kk = 4u * q + e, kg = k0 + kk;
+                xs[kk][swz(kk, cc / 4u)][cc % 4u] =
+                    (col < p.m && kg < p.k) ? x[col * p.x_stride + kg] : 0.0;
+            }
         }
         barrier();
-        for (uint kk = 0; kk < BK; ++kk) {
-            float a[4], b[4];
-            for (uint i = 0; i < 4; ++i) a[i] = ws[kk][tr * 4 + i];
-            for (uint j = 0; j < 4; ++j) b[j] = xs[kk][tc * 4 + j];
-            for (uint i = 0; i < 4; ++i)
-                for (uint j = 0; j < 4; ++j) acc[i][j] += a[i] * b[j];
+        [[unroll]] for (uint kk = 0; kk < BK; ++kk) {
+            vec4 a[TI], b[TI];
+            [[unroll]] for (uint i = 0; i < TI; ++i) a[i] = ws[kk][swz(kk, rg + 8u * i)];
+            [[unroll]] for (uint j = 0; j < TI; ++j) b[j] = xs[kk][swz(kk, cg + 4u * j)];
+            [[unroll]] for (uint i = 0; i < TI; ++i)
+                [[unroll]] for (uint r = 0; r < 4u; ++r)
+                    [[unroll]] for (uint j = 0; j < TI; ++j) acc[4 * i + r][j] += a[i][r] * b[j];
         }
         barrier();
     }
-    for (uint i = 0; i < 4; ++i) {
-        const uint row = r0 + tr * 4 + i;
-        if (row >= p.n) continue;
-        for (uint j = 0; j < 4; ++j) {
-            const uint col = c0 + tc * 4 + j;
-            if (col < p.m) y[col * p.y_stride + row] = acc[i][j];
+    [[unroll]] for (uint i = 0; i < TI; ++i)
+        [[unroll]] for (uint r = 0; r < 4u; ++r) {
+            const uint row = r0 + 4u * (rg + 8u * i) + r;
+            if (row >= p.n) continue;
+            [[unroll]] for (uint j = 0; j < TI; ++j)
+                [[unroll]] for (uint c = 0; c < 4u; ++c) {
+                    const uint col = c0 + 4u * (cg + 4u * j) + c;
+                    if (col < p.m) y[col * p.y_stride + row] = acc[4 * i + r][j][c];
+                }
         }
-    }
 }
