@@ -34,8 +34,9 @@ struct MatmulIdParams {
     uint32_t n_tokens = 1;
 };
 
-/// sdpa: q, out f32 [head_dim, n_heads, seq_q]; k, v f32 [head_dim, n_kv_heads, seq_kv].
-/// Query i is at absolute position seq_kv - seq_q + i (causal: sees keys up to it).
+/// sdpa: q, out f32 [head_dim, n_heads, seq_q]; k, v f32 or f16 (both the same)
+/// [head_dim, n_kv_heads, seq_kv]. Query i is at absolute position pos = seq_kv - seq_q + i
+/// (causal: sees keys up to it; a window w > 0: only keys after pos - w, as flash_attn_vec).
 struct SdpaParams {
     uint32_t head_dim = 0;  ///< at most 256
     uint32_t n_heads = 0;
@@ -44,6 +45,8 @@ struct SdpaParams {
     uint32_t seq_kv = 0;
     float scale = 0.0f;  ///< 0 = 1 / sqrt(head_dim)
     bool causal = true;
+    float softcap = 0.0f;  ///< > 0: scores become softcap * tanh(score / softcap)
+    uint32_t window = 0;   ///< > 0: sliding window, keys pos - window + 1 .. pos
 };
 
 /// flash_attn_vec (decode, one query token): q, out f32 [head_dim, n_heads]; k and v caches

@@ -150,22 +150,25 @@ Vec sdpa(std::span<const float> q, std::span<const float> k, std::span<const flo
     for (uint32_t i = 0; i < p.seq_q; ++i)
         for (uint32_t h = 0; h < p.n_heads; ++h) {
             const uint32_t kvh = h / group;
-            const uint32_t n_keys =
-                p.causal ? std::min(p.seq_kv, p.seq_kv - p.seq_q + i + 1) : p.seq_kv;
+            const uint32_t pos = p.seq_kv - p.seq_q + i;
+            const uint32_t n_keys = p.causal ? std::min(p.seq_kv, pos + 1) : p.seq_kv;
+            const uint32_t first = p.window > 0 && pos + 1 > p.window ? pos + 1 - p.window : 0;
             const float* qv = q.data() + (size_t(i) * p.n_heads + h) * p.head_dim;
-            Vec s(n_keys);
+            Vec s(n_keys, 0.0);
             double mx = kNegInf;
-            for (uint32_t j = 0; j < n_keys; ++j) {
+            for (uint32_t j = first; j < n_keys; ++j) {
                 const float* kv = k.data() + (size_t(j) * p.n_kv_heads + kvh) * p.head_dim;
                 double d = 0;
                 for (uint32_t e = 0; e < p.head_dim; ++e) d += double(qv[e]) * kv[e];
-                s[j] = d * scale;
-                mx = std::max(mx, s[j]);
+                d *= scale;
+                if (p.softcap > 0) d = p.softcap * std::tanh(d / p.softcap);
+                s[j] = d;
+                mx = std::max(mx, d);
             }
             double sum = 0;
-            for (auto& e : s) sum += (e = std::exp(e - mx));
+            for (uint32_t j = first; j < n_keys; ++j) sum += (s[j] = std::exp(s[j] - mx));
             double* o = out.data() + (size_t(i) * p.n_heads + h) * p.head_dim;
-            for (uint32_t j = 0; j < n_keys; ++j) {
+            for (uint32_t j = first; j < n_keys; ++j) {
                 const float* vv = v.data() + (size_t(j) * p.n_kv_heads + kvh) * p.head_dim;
                 for (uint32_t e = 0; e < p.head_dim; ++e) o[e] += s[j] / sum * vv[e];
             }

@@ -1,0 +1,154 @@
+#version 450
+// Scaled dot-product attention for prefill (flash-attention style): q, out f32
+// [head_dim, n_heads, seq_q]; k, v f32 or f16 (KV_F16) [head_dim, n_kv_heads, seq_kv], head_dim
+// innermost, grouped-query heads. Query i sits at absolute position pos = seq_kv - seq_q + i;
+// causal: it sees keys up to pos; window w > 0: only keys after pos - w; softcap c > 0: scores
+// become c * tanh(score / c).
+//
+// One workgroup per (block of BQ queries, query head). Keys go in tiles of BKV through shared
+// memory, head dimensions in chunks of DC (so K and V tiles of any head dim <= 256 fit beside
+// the queries in 32 KiB); scores of a tile -> online softmax (running max and sum per query)
+// -> the tile's weighted V rows are added to accumulators kept in registers. seq_kv is
+// unbounded; only the key tiles a block can see are visited.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_control_flow_attributes : require
+
+#define WG_SIZE 256
+#define BQ 16
+#define BKV 32
+#define DC 64
+#define MAX_HD 256
+#define NCH (MAX_HD / DC)
+#define TPQ (WG_SIZE / BQ)  // threads per query: 16
+
+layout(local_size_x = WG_SIZE) in;
+
+#ifdef KV_F16
+#define KV_T float16_t
+#else
+#define KV_T float
+#endif
+
+layout(set = 0, binding = 0) readonly buffer Q { float q[]; };
+layout(set = 0, binding = 1) readonly buffer K { KV_T kc[]; };
+layout(set = 0, binding = 2) readonly buffer V { KV_T vc[]; };
+layout(set = 0, binding = 3) writeonly buffer O { float o[]; };
+
+layout(push_constant) uniform Params {
+    uint head_dim;
+    uint n_heads;
+    uint n_kv_heads;
+    uint seq_q;
+    uint seq_kv;
+    float scale;
+    uint causal;
+    float softcap;
+    uint window;
+} p;
+
+shared float qs[BQ][MAX_HD];
+shared float kvs[BKV][DC + 1];  // +1: the 16 key rows of a score read hit distinct banks
+shared float ps[BQ][BKV + 1];
+shared float m_sh[BQ], l_sh[BQ], c_sh[BQ];
+
+const float NEG_INF = -1.0 / 0.0;
+
+// Dimensions c*DC .. c*DC+DC-1 of the key tile j0.. of K or V into kvs (0 outside).
+#define LOAD_CHUNK(SRC, c)                                                             \
+    for (uint e = lid; e < BKV * DC; e += WG_SIZE) {                                  \
+        const uint jj = e / DC, d = e % DC, key = j0 + jj, dg = (c) * DC + d;         \
+        kvs[jj][d] = (key < hi && dg < hd) ? float(SRC[key * tok + kv_base + dg]) : 0.0; \
+    }
+
+void main() {
+    const uint lid = gl_LocalInvocationID.x;
+    const uint q0 = gl_WorkGroupID.x * BQ;
+    const uint h = gl_WorkGroupID.y;
+    const uint hd = p.head_dim;
+    const uint kv_base = (h / (p.n_heads / p.n_kv_heads)) * hd;
+    const uint tok = p.n_kv_heads * hd;
+    const uint nq = min(uint(BQ), p.seq_q - q0);
+
+    for (uint e = lid; e < BQ * MAX_HD; e += WG_SIZE) {
+        const uint i = e / MAX_HD, d = e % MAX_HD;
+        qs[i][d] = (i < nq && d < hd) ? q[((q0 + i) * p.n_heads + h) * hd + d] * p.scale : 0.0;
+    }
+    if (lid < BQ) {
+        m_sh[lid] = NEG_INF;
+        l_sh[lid] = 0.0;
+    }
+
+    // Keys this block of queries can see: [lo, hi).
+    const uint pos0 = p.seq_kv - p.seq_q + q0;
+    const uint hi = p.causal != 0u ? min(p.seq_kv, pos0 + nq) : p.seq_kv;
+    const uint lo = (p.window > 0u && pos0 + 1u > p.window) ? pos0 + 1u - p.window : 0u;
+
+    // Scores: thread (si, sj) computes keys sj and sj + 16 of query si. Outputs: thread
+    // (si, sj) accumulates dimensions sj + 16 u of query si.
+    const uint si = lid / TPQ, sj = lid % TPQ;
+    const uint pos = pos0 + si;
+    float acc[MAX_HD / TPQ];
+    [[unroll]] for (uint u = 0; u < MAX_HD / TPQ; ++u) acc[u] = 0.0;
+
+    for (uint j0 = lo; j0 < hi; j0 += BKV) {
+        float s0 = 0.0, s1 = 0.0;
+        [[unroll]] for (uint c = 0; c < NCH; ++c) {
+            if (c * DC >= hd) break;
+            barrier();  // qs written / kvs free
+            LOAD_CHUNK(kc, c)
+            barrier();
+            [[unroll]] for (uint d = 0; d < DC; ++d) {
+                const float qv = qs[si][c * DC + d];
+                s0 += qv * kvs[sj][d];
+                s1 += qv * kvs[sj + TPQ][d];
+            }
+        }
+        [[unroll]] for (uint t = 0; t < 2u; ++t) {
+            const uint jj = sj + t * TPQ, key = j0 + jj;
+            float s = t == 0u ? s0 : s1;
+            if (p.softcap > 0.0) s = p.softcap * tanh(s / p.softcap);
+            const bool visible = si < nq && key < hi && (p.causal == 0u || key <= pos) &&
+                                 (p.window == 0u || key + p.window > pos);
+            ps[si][jj] = visible ? s : NEG_INF;
+        }
+        barrier();
+        if (lid < BQ) {  // online softmax of query lid over this tile
+            const float m_old = m_sh[lid];
+            float mx = m_old;
+            for (uint jj = 0; jj < BKV; ++jj) mx = max(mx, ps[lid][jj]);
+            float sum = 0.0;
+            for (uint jj = 0; jj < BKV; ++jj) {
+                const float pv = mx == NEG_INF ? 0.0 : exp(ps[lid][jj] - mx);
+                ps[lid][jj] = pv;
+                sum += pv;
+            }
+            const float corr = mx == NEG_INF ? 1.0 : exp(m_old - mx);
+            l_sh[lid] = l_sh[lid] * corr + sum;
+            m_sh[lid] = mx;
+            c_sh[lid] = corr;
+        }
+        barrier();
+        const float corr = c_sh[si];
+        [[unroll]] for (uint u = 0; u < MAX_HD / TPQ; ++u) acc[u] *= corr;
+        [[unroll]] for (uint c = 0; c < NCH; ++c) {
+            if (c * DC >= hd) break;
+            barrier();  // kvs free
+            LOAD_CHUNK(vc, c)
+            barrier();
+            for (uint jj = 0; jj < BKV; ++jj) {
+                const float pj = ps[si][jj];
+                [[unroll]] for (uint u = 0; u < DC / TPQ; ++u)
+                    acc[c * (DC / TPQ) + u] += pj * kvs[jj][sj + TPQ * u];
+            }
+        }
+    }
+    barrier();
+    if (si < nq) {
+        const float l = l_sh[si];
+        [[unroll]] for (uint u = 0; u < MAX_HD / TPQ; ++u) {
+            const uint d = (u / (DC / TPQ)) * DC + sj + TPQ * (u % (DC / TPQ));
+            if (d < hd) o[((q0 + si) * p.n_heads + h) * hd + d] = l > 0.0 ? acc[u] / l : 0.0;
+        }
+    }
+}
