@@ -512,12 +512,9 @@ void TransformerModel::record_attention(GraphSession& s, uint32_t il, uint32_t T
         return memory_->view(kv_alloc_, options_.kv_type, {hd, c.n_head_kv, int64_t(len)},
                              whole.offset);
     };
-    // sdpa has neither soft-capping nor a sliding window and reads f32: prefill of a model
-    // that needs those runs the decode kernel once per query token instead.
-    const bool window_matters = window > 0 && window < kv_len;
-    const bool per_token =
-        T == 1 || c.attn_logit_softcap > 0 || window_matters || options_.kv_type != DType::f32;
-    if (!per_token) {
+    // Prefill: one sdpa over all queries (causal, window and soft-cap as the layer has them,
+    // the cache's type); decode: flash_attn_vec below.
+    if (T > 1) {
         SdpaParams p;
         p.head_dim = c.head_dim;
         p.n_heads = c.n_head;
@@ -526,27 +523,23 @@ void TransformerModel::record_attention(GraphSession& s, uint32_t il, uint32_t T
         p.seq_kv = kv_len;
         p.scale = scale;
         p.causal = true;
+        p.softcap = c.attn_logit_softcap;
+        p.window = window;
         s.sdpa(q, cache(k_cache(il), kv_len), cache(v_cache(il), kv_len), out, p, label);
         return;
     }
-    const uint64_t q_bytes = 4ull * c.q_dim();
-    for (uint32_t t = 0; t < T; ++t) {
-        FlashAttnVecParams p;
-        p.head_dim = c.head_dim;
-        p.n_heads = c.n_head;
-        p.n_kv_heads = c.n_head_kv;
-        p.kv_len = L + t + 1;
-        p.scale = scale;
-        p.softcap = c.attn_logit_softcap;
-        p.window = window;
-        const TensorView qt =
-            memory_->view(q.allocation, DType::f32, {hd, c.n_head}, q.offset + t * q_bytes);
-        const TensorView ot =
-            memory_->view(out.allocation, DType::f32, {hd, c.n_head}, out.offset + t * q_bytes);
-        const TensorView tmp = act("fa_tmp", DType::f32, {int64_t(flash_attn_vec_tmp_elements(p))});
-        s.flash_attn_vec(qt, cache(k_cache(il), p.kv_len), cache(v_cache(il), p.kv_len), ot, tmp, p,
-                         T == 1 ? label : fmt::format("{}.{}", label, t));
-    }
+    FlashAttnVecParams p;
+    p.head_dim = c.head_dim;
+    p.n_heads = c.n_head;
+    p.n_kv_heads = c.n_head_kv;
+    p.kv_len = kv_len;
+    p.scale = scale;
+    p.softcap = c.attn_logit_softcap;
+    p.window = window;
+    const TensorView qt = memory_->view(q.allocation, DType::f32, {hd, c.n_head}, q.offset);
+    const TensorView ot = memory_->view(out.allocation, DType::f32, {hd, c.n_head}, out.offset);
+    const TensorView tmp = act("fa_tmp", DType::f32, {int64_t(flash_attn_vec_tmp_elements(p))});
+    s.flash_attn_vec(qt, cache(k_cache(il), kv_len), cache(v_cache(il), kv_len), ot, tmp, p, label);
 }
 
 void TransformerModel::record_ffn(GraphSession& s, uint32_t il, uint32_t T, const TensorView& in,
