@@ -80,6 +80,7 @@ Family familyOf(OpKind op) {
         case OpKind::rms_norm_no_scale:
         case OpKind::rms_norm_mul:
         case OpKind::rms_norm_mul_add:
+        case OpKind::add_rms_norm_mul:
             return Family::norm;
         case OpKind::add:
         case OpKind::mul:
@@ -93,6 +94,7 @@ Family familyOf(OpKind op) {
             return Family::activation;
         case OpKind::rope:
         case OpKind::rope_neox:
+        case OpKind::rope_copy:
             return Family::rope;
         case OpKind::copy:
         case OpKind::get_rows:

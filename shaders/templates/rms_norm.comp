@@ -12,9 +12,10 @@
 //   PRE_ADD:    fused add→rms_norm: the row is t = x + b (b at binding 5, same shape)
 //   PRE_NORM:   fused rms_norm→mul→add→rms_norm: the row is t = rms(x) * pm + b (pm at
 //               binding 7, row stride pre_mul_stride; b at binding 5, same shape)
-//   Both write t to s (binding 6): the add's output, which later dispatches still read. t is
-//   computed again rather than read back (s is write-only); `precise` keeps both computations
-//   free of contraction so the row normalised is bit for bit the row written.
+//   Both write t to s (binding 6): the add's output, which later dispatches still read. Past
+//   the register cache t is computed again rather than read back (s is write-only);
+//   `precise` keeps both computations free of contraction, so the row normalised is bit for
+//   bit the row written.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #define WG_SIZE 512
@@ -65,16 +66,26 @@ layout(push_constant) uniform Params {
 #ifdef PRE_NORM
 float pre_inv;  // 1 / rms of the row of x (the first norm)
 #endif
-// Element i of the row's sum t (see the header).
-float pre_sum(uint row, uint base, uint i) {
+// Element i of the row's sum t (see the header) from xv = x[base + i].
+float pre_sum(uint row, uint base, uint i, float xv) {
 #ifdef PRE_NORM
-    precise float n = x[base + i] * pre_inv;
+    precise float n = xv * pre_inv;
     precise float t = n * pm[row * p.pre_mul_stride + i];
     precise float r = t + b[base + i];
 #else
-    precise float r = float(x[base + i]) + b[base + i];
+    precise float r = xv + b[base + i];
 #endif
     return r;
+}
+// The value the norm normalises: t (written to s once) or x itself.
+float row_value(uint row, uint base, uint i, bool write_sum) {
+    const float t = pre_sum(row, base, i, float(x[base + i]));
+    if (write_sum) s[base + i] = t;
+    return t;
+}
+#else
+float row_value(uint row, uint base, uint i, bool write_sum) {
+    return float(x[base + i]);
 }
 #endif
 
@@ -99,6 +110,8 @@ void main() {
     const uint tid = gl_LocalInvocationID.x;
     float xc[CACHED];
     float ss = 0.0;
+#ifdef PRE_NORM
+    // The first norm's sum of squares over x (cached), then the row t from the cache.
     [[unroll]] for (uint c = 0; c < CACHED; ++c) {
         const uint i = tid + c * WG_SIZE;
         xc[c] = i < p.dim ? float(x[base + i]) : 0.0;
@@ -109,12 +122,35 @@ void main() {
         ss += v * v;
     }
     ss = wg_reduce_add(ss);
+    pre_inv = inversesqrt(ss / float(p.dim) + p.pre_eps);
+    ss = 0.0;
+    [[unroll]] for (uint c = 0; c < CACHED; ++c) {
+        const uint i = tid + c * WG_SIZE;
+        if (i < p.dim) {
+            xc[c] = pre_sum(row, base, i, xc[c]);
+            s[base + i] = xc[c];
+        }
+        ss += xc[c] * xc[c];
+    }
+#else
+    [[unroll]] for (uint c = 0; c < CACHED; ++c) {
+        const uint i = tid + c * WG_SIZE;
+        xc[c] = i < p.dim ? row_value(row, base, i, true) : 0.0;
+        ss += xc[c] * xc[c];
+    }
+#endif
+    for (uint i = tid + CACHED * WG_SIZE; i < p.dim; i += WG_SIZE) {
+        float v = row_value(row, base, i, true);
+        ss += v * v;
+    }
+    ss = wg_reduce_add(ss);
     const float inv = inversesqrt(ss / float(p.dim) + p.eps);
     // Constant indices into xc keep it in registers.
     [[unroll]] for (uint c = 0; c < CACHED; ++c) {
         const uint i = tid + c * WG_SIZE;
         if (i < p.dim) store_row_value(row, base, i, xc[c] * inv);
     }
+    // Beyond the cache the row value is computed again (bit for bit the same: `precise`).
     for (uint i = tid + CACHED * WG_SIZE; i < p.dim; i += WG_SIZE)
-        store_row_value(row, base, i, float(x[base + i]) * inv);
+        store_row_value(row, base, i, row_value(row, base, i, false) * inv);
 }

@@ -5,13 +5,18 @@
 // the recipe. It fuses only when:
 //   - each member writes exactly one range and the next member reads that range as one of its
 //     bindings, byte for byte (the intermediate; "ranges line up");
-//   - every member's output has the chain's shape and dtype, and is read with it;
+//   - every member's output has the chain's shape and dtype, and is read with it, except
+//     that a member the recipe marks converting (a copy f32→f16) may change the dtype: it
+//     must read nothing but the intermediate and write the same shape, element for element;
 //   - no member reads an earlier member's output through any other binding (the fused kernel
 //     reads its inputs before that output exists); in-place writes over a member's own
 //     inputs are allowed, as the fused kernels are elementwise;
 //   - no dispatch other than the next member reads an intermediate before it is overwritten,
 //     and no intermediate lies in an allocation with usage output / input / kv_cache (it
-//     would be needed after the graph ends);
+//     would be needed after the graph ends) -- unless the recipe marks it a kept output: the
+//     fused kernel still writes it, to the same bytes with the same values, so later readers
+//     and the end of the graph see it as before (the residual sum of add→rms_norm→mul);
+//     a kept output must not be overwritten by a later member of the chain;
 //   - no member is a fence;
 //   - the recipe has a builder and the builder accepts the chain.
 // Every candidate that fails one of these is a FusionDiagnostic with the reason, naming the
@@ -56,10 +61,18 @@ struct FusionRecipe {
     OpKind fused_op = OpKind::other;
     std::string fused_kernel;  ///< kernel name the builder produces
     FusionBuilder build;       ///< empty: fused kernel not available
+    /// Members (indices into chain, not the last) whose output the fused kernel still writes,
+    /// byte for byte the same values: other dispatches may read it later and it may lie in an
+    /// allocation needed after the graph. The builder must bind it as an output.
+    std::vector<size_t> kept_outputs = {};
+    /// Members (indices into chain, not the first) that only convert the dtype of the
+    /// intermediate they read (copy f32→f16): they may change the dtype, nothing else.
+    std::vector<size_t> converting = {};
 };
 
-/// rms_norm→mul→add, rms_norm→mul, add chains of 8 down to 2 adds (→ multi_add), gelu→mul,
-/// silu→mul; longest patterns first. No builders (the kernel library provides those).
+/// [rms_norm→mul→]add→rms_norm→mul (the sum kept), rms_norm→mul→add, rms_norm→mul, add
+/// chains of 8 down to 2 adds (→ multi_add), gelu→mul, silu→mul, rope→copy (the copy may
+/// convert f32→f16); longest patterns first. No builders (the kernel library provides those).
 std::vector<FusionRecipe> default_fusion_recipes();
 
 struct FusionResult {

@@ -35,11 +35,13 @@ enum class OpKind : uint8_t {
     copy,
     get_rows,
     topk,
+    add_rms_norm_mul,  ///< fused add→rms_norm→mul: writes the sum (kept) and the normed product
+    rope_copy,         ///< fused rope→copy: the rotated values written where the copy put them
 };
 
 std::string_view op_kind_name(OpKind k);
 std::optional<OpKind> op_kind_from_name(std::string_view name);
 /// Number of enumerators, for tables indexed by OpKind.
-inline constexpr size_t kOpKindCount = static_cast<size_t>(OpKind::topk) + 1;
+inline constexpr size_t kOpKindCount = static_cast<size_t>(OpKind::rope_copy) + 1;
 
 }  // namespace graphlens

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iterator>
 #include <optional>
+#include <stdexcept>
 
 #include "graphlens/barrier_planner.h"
 #include "graphlens/hazard_index.h"
@@ -13,24 +14,38 @@ namespace graphlens {
 
 std::vector<FusionRecipe> default_fusion_recipes() {
     std::vector<FusionRecipe> r;
-    r.push_back({"rms_norm→mul→add",
-                 {OpKind::rms_norm, OpKind::mul, OpKind::add},
-                 OpKind::rms_norm_mul_add,
-                 "rms_norm_mul_add_f32",
-                 {}});
-    r.push_back({"rms_norm→mul",
-                 {OpKind::rms_norm, OpKind::mul},
-                 OpKind::rms_norm_mul,
-                 "rms_norm_mul_f32",
-                 {}});
+    auto add = [&r](std::string pattern, std::vector<OpKind> chain, OpKind op,
+                    std::string kernel) -> FusionRecipe& {
+        FusionRecipe recipe;
+        recipe.pattern = std::move(pattern);
+        recipe.chain = std::move(chain);
+        recipe.fused_op = op;
+        recipe.fused_kernel = std::move(kernel);
+        return r.emplace_back(std::move(recipe));
+    };
+    // The residual sum stays live (the next residual add reads it): a kept output.
+    add("rms_norm→mul→add→rms_norm→mul",
+        {OpKind::rms_norm, OpKind::mul, OpKind::add, OpKind::rms_norm, OpKind::mul},
+        OpKind::add_rms_norm_mul, "rms_norm_mul_add_rms_norm_mul_f32")
+        .kept_outputs = {2};
+    add("rms_norm→mul→add", {OpKind::rms_norm, OpKind::mul, OpKind::add}, OpKind::rms_norm_mul_add,
+        "rms_norm_mul_add_f32");
+    add("add→rms_norm→mul", {OpKind::add, OpKind::rms_norm, OpKind::mul}, OpKind::add_rms_norm_mul,
+        "add_rms_norm_mul_f32")
+        .kept_outputs = {0};
+    add("rms_norm→mul", {OpKind::rms_norm, OpKind::mul}, OpKind::rms_norm_mul, "rms_norm_mul_f32");
     for (size_t n = 8; n >= 2; --n) {
         std::string pattern = "add";
         for (size_t i = 1; i < n; ++i) pattern += "→add";
-        r.push_back(
-            {pattern, std::vector<OpKind>(n, OpKind::add), OpKind::multi_add, "multi_add_f32", {}});
+        add(pattern, std::vector<OpKind>(n, OpKind::add), OpKind::multi_add, "multi_add_f32");
     }
-    r.push_back({"gelu→mul", {OpKind::gelu, OpKind::mul}, OpKind::gelu_mul, "gelu_mul_f32", {}});
-    r.push_back({"silu→mul", {OpKind::silu, OpKind::mul}, OpKind::silu_mul, "silu_mul_f32", {}});
+    add("gelu→mul", {OpKind::gelu, OpKind::mul}, OpKind::gelu_mul, "gelu_mul_f32");
+    add("silu→mul", {OpKind::silu, OpKind::mul}, OpKind::silu_mul, "silu_mul_f32");
+    // The KV-cache append: rope writes its rotated keys straight into the cache slot.
+    for (OpKind rope : {OpKind::rope, OpKind::rope_neox})
+        add(std::string(op_kind_name(rope)) + "→copy", {rope, OpKind::copy}, OpKind::rope_copy,
+            "rope_f32_f16")
+            .converting = {1};
     return r;
 }
 
@@ -70,13 +85,16 @@ class ChainMatcher {
   public:
     ChainMatcher(const ComputeGraph& g, const HazardIndex& hazards) : g_(g), hazards_(hazards) {}
 
-    /// Empty when the chain qualifies, else the reason it does not.
-    std::string check(std::span<const size_t> chain) const {
+    /// Empty when the chain qualifies for the recipe, else the reason it does not.
+    std::string check(std::span<const size_t> chain, const FusionRecipe& recipe) const {
+        auto listed = [](const std::vector<size_t>& members, size_t k) {
+            return std::find(members.begin(), members.end(), k) != members.end();
+        };
         for (size_t i : chain)
             if (g_.nodes[i].is_fence())
                 return fmt::format("{} is a fence (its ranges are unknown or it is marked so)",
                                    node_ref(g_, i));
-        const TensorView* first_out = nullptr;
+        const TensorView* chain_out = nullptr;  // the layout every member's output must have
         for (size_t k = 0; k < chain.size(); ++k) {
             const size_t p = chain[k];
             const Node& producer = g_.nodes[p];
@@ -88,10 +106,27 @@ class ChainMatcher {
             if (!out_view)
                 return fmt::format("{} has no binding for its output, shapes cannot be checked",
                                    node_ref(g_, p));
-            if (!first_out) first_out = &out_view->view;
-            if (!same_layout(*first_out, out_view->view))
+            if (!chain_out) chain_out = &out_view->view;
+            if (k > 0 && listed(recipe.converting, k)) {
+                // A conversion: the same elements in the same shape, another dtype allowed.
+                TensorView as_input = out_view->view;
+                as_input.dtype = chain_out->dtype;
+                if (!same_layout(*chain_out, as_input))
+                    return fmt::format("{} converts to another shape than output of {}",
+                                       node_ref(g_, p), node_ref(g_, chain[k - 1]));
+                const ByteRange in = g_.nodes[chain[k - 1]].writes[0];
+                for (const ByteRange& r : producer.reads)
+                    if (!r.empty() &&
+                        !(r.allocation == in.allocation && in.begin <= r.begin && r.end <= in.end))
+                        return fmt::format(
+                            "{} reads more than the output of {}: not a pure conversion",
+                            node_ref(g_, p), node_ref(g_, chain[k - 1]));
+                chain_out = &out_view->view;
+            }
+            if (!same_layout(*chain_out, out_view->view))
                 return fmt::format("output of {} has another shape or dtype than output of {}",
                                    node_ref(g_, p), node_ref(g_, chain[0]));
+            const bool kept = listed(recipe.kept_outputs, k);
             if (k + 1 == chain.size()) break;
             const size_t c = chain[k + 1];
             const Node& consumer = g_.nodes[c];
@@ -127,6 +162,9 @@ class ChainMatcher {
             if (!same_layout(in_view->view, out_view->view))
                 return fmt::format("{} reads the output of {} with another shape or dtype",
                                    node_ref(g_, c), node_ref(g_, p));
+            // A kept output is still written by the fused kernel: later readers and the end
+            // of the graph see it as before.
+            if (kept) continue;
             for (const Hazard& h : hazards_.out_of(p))
                 if (h.kind == HazardKind::raw && h.later != c && h.overlap.overlaps(out))
                     return fmt::format("output of {} also read by {}", name_of(g_, p),
@@ -151,6 +189,12 @@ class ChainMatcher {
                     name_of(g_, p), g_.allocations[out.allocation].name,
                     allocation_usage_name(usage));
         }
+        // The fused kernel writes a kept output and the later members' outputs at once.
+        for (size_t k : recipe.kept_outputs)
+            for (size_t m = k + 1; k < chain.size() && m < chain.size(); ++m)
+                if (g_.nodes[chain[m]].writes[0].overlaps(g_.nodes[chain[k]].writes[0]))
+                    return fmt::format("kept output of {} is overwritten by {} in the chain",
+                                       node_ref(g_, chain[k]), node_ref(g_, chain[m]));
         return {};
     }
 
@@ -201,7 +245,7 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
             FusionDiagnostic d;
             d.pattern = recipe.pattern;
             for (size_t i : chain) d.nodes.push_back(graph.nodes[i].id);
-            d.reason = matcher.check(chain);
+            d.reason = matcher.check(chain, recipe);
             if (d.reason.empty() && !recipe.build)
                 d.reason =
                     fmt::format("matched, fused kernel {} not available", recipe.fused_kernel);
@@ -227,6 +271,19 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
                     node.ranges_known = true;
                     node.fence = false;
                     result.graph.derive_ranges(node);
+                    for (size_t k : recipe.kept_outputs) {
+                        const ByteRange kept = graph.nodes[chain.at(k)].writes[0];
+                        if (std::none_of(node.writes.begin(), node.writes.end(),
+                                         [&](const ByteRange& w) {
+                                             return w.allocation == kept.allocation &&
+                                                    w.begin <= kept.begin && kept.end <= w.end;
+                                         }))
+                            throw std::logic_error(fmt::format(
+                                "fusion {}: the builder's {} does not write the kept output of "
+                                "{}",
+                                recipe.pattern, built.fused->kernel.name,
+                                name_of(graph, chain[k])));
+                    }
                     d.applied = true;
                     d.fused_id = node.id;
                     applied.push_back({p, len, std::move(node)});

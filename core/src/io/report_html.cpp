@@ -47,6 +47,7 @@ OpFamily family(OpKind op) {
         case OpKind::rms_norm_no_scale:
         case OpKind::rms_norm_mul:
         case OpKind::rms_norm_mul_add:
+        case OpKind::add_rms_norm_mul:
             return {"norm", "#E69F00"};
         case OpKind::matmul:
         case OpKind::quantized_matmul:
@@ -62,6 +63,7 @@ OpFamily family(OpKind op) {
             return {"attention", "#CC79A7"};
         case OpKind::rope:
         case OpKind::rope_neox:
+        case OpKind::rope_copy:
             return {"rope", "#56B4E9"};
         case OpKind::copy:
         case OpKind::get_rows:

@@ -1,12 +1,13 @@
 // Builders of fused dispatches. They read the members' bindings and push constants, whose
-// layouts this library defines (rms_norm.comp, unary.comp, multi_add.comp) or follows
-// (add_f32.comp / mul_f32.comp: bindings 0 a, 1 b, 2 out; push {n, nb}).
+// layouts this library defines (rms_norm.comp, unary.comp, multi_add.comp, rope.comp,
+// copy.comp) or follows (add_f32.comp / mul_f32.comp: bindings 0 a, 1 b, 2 out; push {n, nb}).
 #include "graphlens/op_fusion_recipes.h"
 
 #include <fmt/format.h>
 
 #include <cstring>
 #include <optional>
+#include <utility>
 
 #include "graphlens/kernel_catalog.h"
 #include "graphlens/op_support.h"
@@ -21,6 +22,11 @@ struct NormParams {  // rms_norm.comp
 };
 struct BinaryParams {  // add_f32.comp / mul_f32.comp
     uint32_t n, nb;
+};
+struct PreNormParams {  // rms_norm.comp with PRE_NORM
+    NormParams norm;
+    uint32_t pre_mul_stride;
+    float pre_eps;
 };
 
 FusionBuildResult decline(std::string reason) {
@@ -76,6 +82,197 @@ FusedDispatch make(const std::string& kernel, OpKind op, std::vector<BoundView> 
     f.node.push_constants = std::move(push);
     f.node.workgroups = groups;
     return f;
+}
+
+// Row stride of a fused operand of `elements` values for rows of dim: 0 (one row) or dim.
+std::optional<uint32_t> row_stride(uint32_t elements, const NormParams& np) {
+    if (elements == np.dim) return 0u;
+    if (elements == np.dim * np.rows) return np.dim;
+    return std::nullopt;
+}
+
+// The rms_norm member of a chain: its parameters and whether it is weighted.
+struct NormMember {
+    NormParams params;
+    bool weighted;
+    const TensorView* x;
+    const TensorView* weight;
+    const TensorView* y;
+};
+
+std::optional<NormMember> norm_member(const ComputeGraph& g, const Node& norm, std::string& why) {
+    const std::string& nk = kernel_name(g, norm);
+    const bool weighted = nk == "rms_norm_f32";
+    if (!weighted && nk != "rms_norm_no_scale_f32") {
+        why = fmt::format("{} runs {}; the fused kernels are f32 only", norm.label, nk);
+        return std::nullopt;
+    }
+    const auto np = params_of<NormParams>(norm);
+    const TensorView* x = binding(norm, 0);
+    const TensorView* y = binding(norm, 4);
+    const TensorView* w = binding(norm, 1);
+    if (!np || !x || !y || (weighted && !w)) {
+        why = fmt::format("{} is not an rms_norm dispatch", norm.label);
+        return std::nullopt;
+    }
+    return NormMember{*np, weighted, x, weighted ? w : nullptr, y};
+}
+
+// The operand a mul member multiplies the chain's value by, as a binding of the fused
+// kernel with its row stride.
+std::optional<std::pair<TensorView, uint32_t>> mul_member(const ComputeGraph& g, const Node& mul,
+                                                          const TensorView& current,
+                                                          const NormParams& np, std::string& why) {
+    if (kernel_name(g, mul) != "mul_f32") {
+        why = fmt::format("{} runs {}, the fusion expects mul_f32", mul.label, kernel_name(g, mul));
+        return std::nullopt;
+    }
+    const auto other = other_operand(mul, current, why);
+    if (!other) return std::nullopt;
+    const auto stride = row_stride(other->elements, np);
+    if (!stride) {
+        why = fmt::format("{}: operand of {} elements is neither a row nor the whole tensor",
+                          mul.label, other->elements);
+        return std::nullopt;
+    }
+    return std::pair{other->view, *stride};
+}
+
+// The residual add of an add→rms_norm chain: its full-shape operand (the one that is not
+// `current`, or both when current is null) and its output, the sum the graph keeps. The
+// fused kernel computes the sum twice from the operands, so it must not overwrite them.
+struct AddMember {
+    TensorView a, b, sum;
+};
+
+std::optional<AddMember> add_member(const ComputeGraph& g, const Node& add,
+                                    const TensorView* current, std::string& why) {
+    if (kernel_name(g, add) != "add_f32") {
+        why = fmt::format("{} runs {}, not add_f32", add.label, kernel_name(g, add));
+        return std::nullopt;
+    }
+    const TensorView* a = binding(add, 0);
+    const TensorView* b = binding(add, 1);
+    const TensorView* out = binding(add, 2);
+    const auto p = params_of<BinaryParams>(add);
+    if (!a || !b || !out || !p) {
+        why = fmt::format("{} does not have the add_f32 bindings", add.label);
+        return std::nullopt;
+    }
+    if (p->nb != p->n) {
+        why = fmt::format("{} broadcasts its second operand; the fused kernel adds whole rows",
+                          add.label);
+        return std::nullopt;
+    }
+    AddMember m{*a, *b, *out};
+    if (current) {
+        std::string ignored;
+        const auto other = other_operand(add, *current, ignored);
+        if (!other) {
+            why = fmt::format("{} does not add the chain's value", add.label);
+            return std::nullopt;
+        }
+        m.a = *current;
+        m.b = other->view;
+    }
+    for (const TensorView* in : {a, b})
+        if (out->range().overlaps(in->range())) {
+            why = fmt::format(
+                "{} adds in place; the fused kernel reads its operands again after writing the "
+                "sum",
+                add.label);
+            return std::nullopt;
+        }
+    return m;
+}
+
+// add → rms_norm → mul: the sum (binding 6) stays written for its later readers.
+FusionBuildResult build_add_norm_chain(const ComputeGraph& g, std::span<const size_t> chain) {
+    std::string why;
+    const auto add = add_member(g, g.nodes[chain[0]], nullptr, why);
+    if (!add) return decline(why);
+    const Node& norm_node = g.nodes[chain[1]];
+    const auto norm = norm_member(g, norm_node, why);
+    if (!norm) return decline(why);
+    if (int64_t(norm->params.dim) * norm->params.rows != add->sum.elements())
+        return decline(fmt::format("{} normalises another number of elements than {} adds",
+                                   norm_node.label, g.nodes[chain[0]].label));
+    NormParams np = norm->params;
+    const auto mul = mul_member(g, g.nodes[chain[2]], *norm->y, np, why);
+    if (!mul) return decline(why);
+    np.mul_stride = mul->second;
+    std::vector<BoundView> bindings{{0, add->a}, {5, add->b}, {6, add->sum}};
+    if (norm->weighted) bindings.push_back({1, *norm->weight});
+    bindings.push_back({2, mul->first});
+    bindings.push_back({4, *binding(g.nodes[chain[2]], 2)});
+    return {make(norm->weighted ? "add_rms_norm_w_mul_f32" : "add_rms_norm_mul_f32",
+                 OpKind::add_rms_norm_mul, std::move(bindings), push_constant_bytes(np),
+                 norm_node.workgroups),
+            {}};
+}
+
+// rms_norm → mul → add → rms_norm → mul (gemma's post-norm, residual add and next norm): the
+// sum (binding 6) stays written for its later readers.
+FusionBuildResult build_norm_add_norm_chain(const ComputeGraph& g, std::span<const size_t> chain) {
+    std::string why;
+    const Node& first_node = g.nodes[chain[0]];
+    const auto first = norm_member(g, first_node, why);
+    if (!first) return decline(why);
+    if (first->weighted)
+        return decline(fmt::format("{} is weighted; the fused kernel's first norm has no weight",
+                                   first_node.label));
+    const auto pre_mul = mul_member(g, g.nodes[chain[1]], *first->y, first->params, why);
+    if (!pre_mul) return decline(why);
+    const auto add = add_member(g, g.nodes[chain[2]], binding(g.nodes[chain[1]], 2), why);
+    if (!add) return decline(why);
+    for (const TensorView* in : {first->x, &pre_mul->first})
+        if (add->sum.range().overlaps(in->range()))
+            return decline(
+                fmt::format("{} writes over an input of the chain; the fused kernel reads it again",
+                            g.nodes[chain[2]].label));
+    const Node& norm_node = g.nodes[chain[3]];
+    const auto second = norm_member(g, norm_node, why);
+    if (!second) return decline(why);
+    if (second->params.dim != first->params.dim || second->params.rows != first->params.rows)
+        return decline(fmt::format("{} normalises rows of another length than {}", norm_node.label,
+                                   first_node.label));
+    PreNormParams p{second->params, pre_mul->second, first->params.eps};
+    const auto mul = mul_member(g, g.nodes[chain[4]], *second->y, p.norm, why);
+    if (!mul) return decline(why);
+    p.norm.mul_stride = mul->second;
+    p.norm.add_stride = 0;
+    std::vector<BoundView> bindings{
+        {0, *first->x}, {7, pre_mul->first}, {5, add->b}, {6, add->sum}};
+    if (second->weighted) bindings.push_back({1, *second->weight});
+    bindings.push_back({2, mul->first});
+    bindings.push_back({4, *binding(g.nodes[chain[4]], 2)});
+    return {make(second->weighted ? "rms_norm_mul_add_rms_norm_w_mul_f32"
+                                  : "rms_norm_mul_add_rms_norm_mul_f32",
+                 OpKind::add_rms_norm_mul, std::move(bindings), push_constant_bytes(p),
+                 norm_node.workgroups),
+            {}};
+}
+
+// rope → copy: the rope kernel writes straight where the copy would have put its output,
+// converting to f16 itself when the copy did.
+FusionBuildResult build_rope_copy(const ComputeGraph& g, std::span<const size_t> chain) {
+    const Node& rope = g.nodes[chain[0]];
+    const Node& copy = g.nodes[chain[1]];
+    const std::string& rk = kernel_name(g, rope);
+    if (rk != "rope_f32" && rk != "rope_ff_f32" && rk != "rope_neox_f32" &&
+        rk != "rope_neox_ff_f32")
+        return decline(fmt::format("{} runs {}, not an f32 rope kernel", rope.label, rk));
+    const std::string& ck = kernel_name(g, copy);
+    if (ck != "copy_f32" && ck != "copy_f32_f16")
+        return decline(fmt::format("{} runs {}, not copy_f32 or copy_f32_f16", copy.label, ck));
+    const TensorView* dst = binding(copy, 1);
+    if (!dst) return decline(fmt::format("{} has no destination binding", copy.label));
+    std::vector<BoundView> bindings;
+    for (const BoundView& b : rope.bindings)
+        bindings.push_back(b.binding == 3 ? BoundView{3, *dst} : b);
+    return {make(ck == "copy_f32" ? rk : rk + "_f16", OpKind::rope_copy, std::move(bindings),
+                 rope.push_constants, rope.workgroups),
+            {}};
 }
 
 // rms_norm [→ mul [→ add]] with the norm weighted or not.
@@ -187,43 +384,56 @@ FusionBuildResult build_gated(const ComputeGraph& g, std::span<const size_t> cha
 
 std::vector<FusionRecipe> fusion_recipes() {
     std::vector<FusionRecipe> r;
-    for (OpKind norm : {OpKind::rms_norm, OpKind::rms_norm_no_scale}) {
-        const std::string name = norm == OpKind::rms_norm ? "rms_norm" : "rms_norm_no_scale";
-        r.push_back({name + "→mul→add",
-                     {norm, OpKind::mul, OpKind::add},
-                     OpKind::rms_norm_mul_add,
-                     "rms_norm_mul_add_f32",
-                     build_norm_chain});
-    }
-    for (OpKind norm : {OpKind::rms_norm, OpKind::rms_norm_no_scale}) {
-        const std::string name = norm == OpKind::rms_norm ? "rms_norm" : "rms_norm_no_scale";
-        r.push_back({name + "→mul",
-                     {norm, OpKind::mul},
-                     OpKind::rms_norm_mul,
-                     "rms_norm_mul_f32",
-                     build_norm_chain});
-    }
+    auto add = [&r](std::string pattern, std::vector<OpKind> chain, OpKind op, std::string kernel,
+                    FusionBuilder build) -> FusionRecipe& {
+        FusionRecipe recipe;
+        recipe.pattern = std::move(pattern);
+        recipe.chain = std::move(chain);
+        recipe.fused_op = op;
+        recipe.fused_kernel = std::move(kernel);
+        recipe.build = std::move(build);
+        return r.emplace_back(std::move(recipe));
+    };
+    auto name = [](OpKind k) { return std::string(op_kind_name(k)); };
+    const OpKind norms[] = {OpKind::rms_norm, OpKind::rms_norm_no_scale};
+    // The kept output is the residual sum, read again by the next residual add.
+    for (OpKind norm : norms)
+        add(fmt::format("rms_norm_no_scale→mul→add→{}→mul", name(norm)),
+            {OpKind::rms_norm_no_scale, OpKind::mul, OpKind::add, norm, OpKind::mul},
+            OpKind::add_rms_norm_mul, "rms_norm_mul_add_rms_norm_[w_]mul_f32",
+            build_norm_add_norm_chain)
+            .kept_outputs = {2};
+    for (OpKind norm : norms)
+        add(name(norm) + "→mul→add", {norm, OpKind::mul, OpKind::add}, OpKind::rms_norm_mul_add,
+            "rms_norm_mul_add_f32", build_norm_chain);
+    for (OpKind norm : norms)
+        add("add→" + name(norm) + "→mul", {OpKind::add, norm, OpKind::mul},
+            OpKind::add_rms_norm_mul, "add_rms_norm_[w_]mul_f32", build_add_norm_chain)
+            .kept_outputs = {0};
+    for (OpKind norm : norms)
+        add(name(norm) + "→mul", {norm, OpKind::mul}, OpKind::rms_norm_mul, "rms_norm_mul_f32",
+            build_norm_chain);
     for (size_t n = 8; n >= 2; --n) {
         std::string pattern = "add";
         for (size_t i = 1; i < n; ++i) pattern += "→add";
         // n adds sum n + 1 tensors (multi_add takes up to 9).
-        r.push_back({pattern, std::vector<OpKind>(n, OpKind::add), OpKind::multi_add,
-                     fmt::format("multi_add{}_f32", n + 1), build_add_chain});
+        add(pattern, std::vector<OpKind>(n, OpKind::add), OpKind::multi_add,
+            fmt::format("multi_add{}_f32", n + 1), build_add_chain);
     }
-    r.push_back({"gelu→mul",
-                 {OpKind::gelu, OpKind::mul},
-                 OpKind::gelu_mul,
-                 "gelu_mul_f32",
-                 [](const ComputeGraph& g, std::span<const size_t> c) {
-                     return build_gated(g, c, "gelu_f32", "gelu_mul_f32", OpKind::gelu_mul);
-                 }});
-    r.push_back({"silu→mul",
-                 {OpKind::silu, OpKind::mul},
-                 OpKind::silu_mul,
-                 "silu_mul_f32",
-                 [](const ComputeGraph& g, std::span<const size_t> c) {
-                     return build_gated(g, c, "silu_f32", "silu_mul_f32", OpKind::silu_mul);
-                 }});
+    add("gelu→mul", {OpKind::gelu, OpKind::mul}, OpKind::gelu_mul, "gelu_mul_f32",
+        [](const ComputeGraph& g, std::span<const size_t> c) {
+            return build_gated(g, c, "gelu_f32", "gelu_mul_f32", OpKind::gelu_mul);
+        });
+    add("silu→mul", {OpKind::silu, OpKind::mul}, OpKind::silu_mul, "silu_mul_f32",
+        [](const ComputeGraph& g, std::span<const size_t> c) {
+            return build_gated(g, c, "silu_f32", "silu_mul_f32", OpKind::silu_mul);
+        });
+    // The KV-cache append: the copy only converts f32 → f16 (or copies f32), element for
+    // element, so rope writes the cache slot itself.
+    for (OpKind rope : {OpKind::rope, OpKind::rope_neox})
+        add(name(rope) + "→copy", {rope, OpKind::copy}, OpKind::rope_copy,
+            name(rope) + "[_ff]_f32[_f16]", build_rope_copy)
+            .converting = {1};
     return r;
 }
 

@@ -1,4 +1,5 @@
-// Rotary position embedding, adjacent-pair and NeoX forms (rope.comp variants).
+// Rotary position embedding, adjacent-pair and NeoX forms (rope.comp variants). The output
+// may be f16 (a rope writing straight into an f16 KV cache: rope_*_f32_f16).
 #include <fmt/format.h>
 
 #include "graphlens/graph_session.h"
@@ -16,7 +17,7 @@ DispatchDesc rope_desc(std::string_view op, bool neox, const TensorView& x,
                        const TensorView& positions, const TensorView& out, RopeParams p,
                        const std::optional<TensorView>& ff, std::string label) {
     require_dtype(op, label, "x", x, DType::f32);
-    require_dtype(op, label, "out", out, DType::f32);
+    require_dtype_of(op, label, "out", out, DType::f32, DType::f16);
     require_dtype(op, label, "positions", positions, DType::i32);
     require_consistent(op, label, "x", x);
     require_consistent(op, label, "out", out);
@@ -40,7 +41,8 @@ DispatchDesc rope_desc(std::string_view op, bool neox, const TensorView& x,
         uint32_t head_dim, n_heads, seq_len, rope_dim;
         float freq_base, freq_scale;
     } params{p.head_dim, p.n_heads, p.seq_len, p.rope_dim, p.freq_base, p.freq_scale};
-    d.kernel = fmt::format("rope{}{}_f32", neox ? "_neox" : "", ff ? "_ff" : "");
+    d.kernel = fmt::format("rope{}{}_f32{}", neox ? "_neox" : "", ff ? "_ff" : "",
+                           out.dtype == DType::f16 ? "_f16" : "");
     d.push_constants = push_constant_bytes(params);
     d.workgroups = {(p.head_dim / 2 + kLocal - 1) / kLocal, p.n_heads, p.seq_len};
     d.op = neox ? OpKind::rope_neox : OpKind::rope;

@@ -169,6 +169,122 @@ TEST_F(FusionTest, TheVerifierCatchesABuilderThatDropsTheChainOutput) {
         << report.summary();
 }
 
+/// The default table's recipe of `pattern` with the stand-in builder.
+FusionRecipe recipe(const std::string& pattern) {
+    for (auto& r : testing::recipes_with_test_builders())
+        if (r.pattern == pattern) return r;
+    ADD_FAILURE() << "no recipe " << pattern;
+    return {};
+}
+
+TEST_F(FusionTest, AKeptOutputMayBeReadLaterAndStaysWritten) {
+    // The residual stream: the sum of attn_residual feeds ffn_norm and, later, ffn_residual.
+    op(OpKind::add, "blk.0.attn_residual", {v(0), v(1)}, v(2));
+    op(OpKind::rms_norm, "blk.0.ffn_norm", {v(2)}, v(3));
+    op(OpKind::mul, "blk.0.ffn_norm.mul", {v(3), v(4)}, v(5));
+    op(OpKind::matmul, "blk.0.ffn_down", {v(5)}, v(6));
+    op(OpKind::add, "blk.0.ffn_residual", {v(6), v(2)}, v(7, 256, out));
+    const ComputeGraph c = captured();
+    const FusionResult r = fuse_with_builders(c);
+    ASSERT_EQ(r.applied, 1u);
+    EXPECT_EQ(r.diagnostics[0].pattern, "add→rms_norm→mul");
+    const Node& fused = r.graph.nodes[0];
+    EXPECT_EQ(fused.writes, (std::vector<ByteRange>{v(2).range(), v(5).range()}));
+    const auto report = verify_transformation(c, r.graph);
+    EXPECT_TRUE(report.ok()) << report.summary();
+    // The same chain without the kept output is the near miss it always was.
+    FusionRecipe plain = recipe("add→rms_norm→mul");
+    plain.kept_outputs.clear();
+    plain.build = [](const ComputeGraph& g, std::span<const size_t> chain) {
+        return testing::concatenating_builder(g, chain);
+    };
+    const FusionResult p = fuse(c, std::vector<FusionRecipe>{plain});
+    EXPECT_EQ(p.applied, 0u);
+    ASSERT_EQ(p.diagnostics.size(), 1u);
+    EXPECT_NE(p.diagnostics[0].reason.find("output of blk.0.attn_residual also read by"),
+              std::string::npos)
+        << p.diagnostics[0].reason;
+}
+
+TEST_F(FusionTest, AKeptOutputMayLieInAnOutputAllocation) {
+    op(OpKind::add, "residual", {v(0), v(1)}, v(0, 256, out));
+    op(OpKind::rms_norm, "norm", {v(0, 256, out)}, v(3));
+    op(OpKind::mul, "norm.mul", {v(3), v(4)}, v(5));
+    const ComputeGraph c = captured();
+    const FusionResult r = fuse_with_builders(c);
+    ASSERT_EQ(r.applied, 1u);
+    EXPECT_TRUE(verify_transformation(c, r.graph).ok());
+}
+
+TEST_F(FusionTest, AKeptOutputOverwrittenInsideTheChainIsANearMiss) {
+    op(OpKind::add, "residual", {v(0), v(1)}, v(2));
+    op(OpKind::rms_norm, "norm", {v(2)}, v(3));
+    op(OpKind::mul, "norm.mul", {v(3), v(4)}, v(2));  // writes over the sum
+    const FusionResult r = fuse_with_builders(captured());
+    ASSERT_FALSE(r.diagnostics.empty());
+    EXPECT_EQ(r.diagnostics[0].pattern, "add→rms_norm→mul");
+    EXPECT_FALSE(r.diagnostics[0].applied);
+    EXPECT_NE(r.diagnostics[0].reason.find("kept output of node 0 (residual) is overwritten by"),
+              std::string::npos)
+        << r.diagnostics[0].reason;
+}
+
+TEST_F(FusionTest, ABuilderThatDropsAKeptOutputIsAnError) {
+    op(OpKind::add, "residual", {v(0), v(1)}, v(2));
+    op(OpKind::rms_norm, "norm", {v(2)}, v(3));
+    op(OpKind::mul, "norm.mul", {v(3), v(4)}, v(5));
+    FusionRecipe broken = recipe("add→rms_norm→mul");
+    broken.build = [](const ComputeGraph& g, std::span<const size_t> chain) {
+        return testing::concatenating_builder(g, chain);  // binds the chain output only
+    };
+    EXPECT_THROW(fuse(captured(), std::vector<FusionRecipe>{broken}), std::logic_error);
+}
+
+TEST_F(FusionTest, AConvertingCopyMayChangeTheDtypeOnly) {
+    // rope_k's f32 keys appended to an f16 cache.
+    const AllocationId kv = g.add_allocation("kv_cache", 4096, AllocationUsage::kv_cache);
+    TensorView slot = v(0, 256, kv);
+    slot.dtype = DType::f16;
+    slot.size = 512;
+    op(OpKind::rope, "blk.0.rope_k", {v(0)}, v(1));
+    op(OpKind::copy, "blk.0.k_cache", {v(1)}, slot);
+    op(OpKind::flash_attn_vec, "blk.0.attn", {slot}, v(2));
+    const ComputeGraph c = captured();
+    const FusionResult r = fuse_with_builders(c);
+    ASSERT_EQ(r.applied, 1u);
+    EXPECT_EQ(r.diagnostics[0].pattern, "rope→copy");
+    EXPECT_EQ(r.graph.nodes[0].writes, (std::vector<ByteRange>{slot.range()}));
+    EXPECT_TRUE(verify_transformation(c, r.graph).ok());
+    // Without the recipe's permission the dtype change is a near miss.
+    FusionRecipe strict = recipe("rope→copy");
+    strict.converting.clear();
+    const FusionResult s = fuse(c, std::vector<FusionRecipe>{strict});
+    EXPECT_EQ(s.applied, 0u);
+    ASSERT_EQ(s.diagnostics.size(), 1u);
+    EXPECT_NE(s.diagnostics[0].reason.find("another shape or dtype"), std::string::npos)
+        << s.diagnostics[0].reason;
+}
+
+TEST_F(FusionTest, AConversionThatReshapesOrReadsMoreIsNoConversion) {
+    TensorView half = v(3, 128);
+    half.dtype = DType::f16;
+    half.size = 256;
+    op(OpKind::rope, "a.rope", {v(0)}, v(1));
+    op(OpKind::copy, "a.copy", {v(1)}, half);  // half the elements
+    op(OpKind::rope, "b.rope", {v(4)}, v(5));
+    TensorView f16 = v(6);
+    f16.dtype = DType::f16;
+    f16.size = 512;
+    op(OpKind::copy, "b.copy", {v(5), v(7)}, f16);  // reads a second tensor
+    const FusionResult r = fuse_with_builders(captured());
+    EXPECT_EQ(r.applied, 0u);
+    ASSERT_EQ(r.diagnostics.size(), 2u);
+    EXPECT_NE(r.diagnostics[0].reason.find("converts to another shape"), std::string::npos)
+        << r.diagnostics[0].reason;
+    EXPECT_NE(r.diagnostics[1].reason.find("not a pure conversion"), std::string::npos)
+        << r.diagnostics[1].reason;
+}
+
 /// Node kinds of a schedule in order: "d" per dispatch, "|" per barrier.
 std::string schedule_shape(const ComputeGraph& g) {
     std::string s;
@@ -213,7 +329,7 @@ TEST_F(FusionTest, AFusedChainReadingAnEarlierGroupGetsItsBarrierBefore) {
 
 TEST(FusionProperty, FusingABarrierCompleteCaptureGivesAValidSchedule) {
     const auto recipes = testing::recipes_with_test_builders();
-    size_t applied = 0;
+    size_t applied = 0, applied_keeping_or_converting = 0;
     for (uint64_t seed = 1; seed <= 2000; ++seed) {
         RandomGraphOptions o;
         o.seed = seed;
@@ -224,13 +340,17 @@ TEST(FusionProperty, FusingABarrierCompleteCaptureGivesAValidSchedule) {
         const ComputeGraph c = plan_barriers(random_graph(o));
         const FusionResult r = fuse(c, recipes);
         applied += r.applied;
+        for (const auto& d : r.diagnostics)
+            if (d.applied && (d.pattern == "add→rms_norm→mul" || d.pattern == "rope→copy"))
+                ++applied_keeping_or_converting;
         const auto report = verify_transformation(c, r.graph);
         ASSERT_TRUE(report.ok()) << "seed " << seed << ": " << report.summary();
     }
     EXPECT_GT(applied, 0u);
+    EXPECT_GT(applied_keeping_or_converting, 0u);  // kept outputs and conversions verify too
 }
 
-TEST(FusionOnModels, TransformerNormsAndGatesFuseWithBuildersAndVerify) {
+TEST(FusionOnModels, TransformerNormsResidualsGatesAndRopesFuseWithBuildersAndVerify) {
     TransformerGraphOptions o;
     o.layers = 6;
     o.hidden = 256;
@@ -240,14 +360,16 @@ TEST(FusionOnModels, TransformerNormsAndGatesFuseWithBuildersAndVerify) {
     o.context = 32;
     o.vocab = 1000;
     const ComputeGraph c = transformer_graph(o);
+    const auto expected = testing::transformer_fusions(o.layers);
     const auto without = fuse(c, default_fusion_recipes());
     EXPECT_EQ(without.applied, 0u);
-    EXPECT_EQ(without.diagnostics.size(), 3 * o.layers + 1);  // 2 norms + silu→mul per layer
+    EXPECT_EQ(without.diagnostics.size(), expected.reported);
 
     const auto recipes = testing::recipes_with_test_builders();
     const auto with = fuse(c, recipes);
-    EXPECT_EQ(with.applied, 3 * o.layers + 1);
-    EXPECT_EQ(with.graph.dispatch_count(), c.dispatch_count() - with.applied);
+    EXPECT_EQ(with.applied, expected.chains);
+    EXPECT_EQ(with.graph.dispatch_count(),
+              c.dispatch_count() - (expected.members - expected.chains));
     const auto report = verify_transformation(c, with.graph);
     EXPECT_TRUE(report.ok()) << report.summary();
 }

@@ -74,6 +74,7 @@ inline std::vector<std::vector<bool>> reachability(
 
 }  // namespace graphlens::testing
 
+#include <algorithm>
 #include <span>
 
 #include "graphlens/fusion.h"
@@ -81,9 +82,10 @@ inline std::vector<std::vector<bool>> reachability(
 namespace graphlens::testing {
 
 /// A stand-in for the kernel library's builders: the fused kernel binds every input of the
-/// chain except the intermediates, and the last member's output.
-inline FusionBuildResult concatenating_builder(const ComputeGraph& g,
-                                               std::span<const size_t> chain) {
+/// chain except the intermediates, the last member's output and the kept outputs (members
+/// listed in `kept`).
+inline FusionBuildResult concatenating_builder(const ComputeGraph& g, std::span<const size_t> chain,
+                                               std::span<const size_t> kept = {}) {
     FusedDispatch f;
     const Node& first = g.nodes[chain.front()];
     f.node.op = OpKind::other;
@@ -98,7 +100,8 @@ inline FusionBuildResult concatenating_builder(const ComputeGraph& g,
             const BindingAccess access = kb ? kb->access : BindingAccess::read_write;
             const bool intermediate_in = k > 0 && access == BindingAccess::read &&
                                          b.view.range() == g.nodes[chain[k - 1]].writes[0];
-            const bool intermediate_out = k + 1 < chain.size() && access_writes(access);
+            const bool is_kept = std::find(kept.begin(), kept.end(), k) != kept.end();
+            const bool intermediate_out = k + 1 < chain.size() && access_writes(access) && !is_kept;
             if (intermediate_in || intermediate_out) continue;
             const auto slot = static_cast<uint32_t>(f.node.bindings.size());
             f.node.bindings.push_back({slot, b.view});
@@ -108,10 +111,27 @@ inline FusionBuildResult concatenating_builder(const ComputeGraph& g,
     return {std::move(f), {}};
 }
 
+/// The chains the default recipe table finds in synthetic_graphs.h's transformer_graph of
+/// `layers` layers: per layer rope→copy (the k-cache store), silu→mul and twice
+/// add→rms_norm→mul (each residual add with the norm after it: ffn_norm, the next layer's
+/// attn_norm or output_norm), plus layer 0's attn_norm→mul.
+struct TransformerFusions {
+    size_t chains;    ///< chains that fuse (with builders)
+    size_t members;   ///< dispatches inside them
+    size_t reported;  ///< diagnostics without builders: every match, also the rms_norm→mul
+                      ///< inside each add→rms_norm→mul, as nothing applies
+};
+inline TransformerFusions transformer_fusions(size_t layers) {
+    return {4 * layers + 1, (2 + 2 + 3 + 3) * layers + 2, 6 * layers + 1};
+}
+
 /// The default recipes with the stand-in builder.
 inline std::vector<FusionRecipe> recipes_with_test_builders() {
     auto recipes = default_fusion_recipes();
-    for (auto& r : recipes) r.build = concatenating_builder;
+    for (auto& r : recipes)
+        r.build = [kept = r.kept_outputs](const ComputeGraph& g, std::span<const size_t> chain) {
+            return concatenating_builder(g, chain, kept);
+        };
     return recipes;
 }
 

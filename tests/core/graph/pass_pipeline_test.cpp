@@ -40,7 +40,7 @@ TEST(PassPipelineTest, StagesInOrderWithStatsAndDiffs) {
     EXPECT_EQ(s[0].stats.dispatches, g.dispatch_count());
     EXPECT_EQ(s[0].stats.barriers, g.barrier_count());
     // No builders by default: matched, reported, not applied.
-    EXPECT_EQ(s[1].fusions.size(), 3 * 8 + 1u);
+    EXPECT_EQ(s[1].fusions.size(), testing::transformer_fusions(8).reported);
     EXPECT_TRUE(s[1].diff.fused.empty());
     EXPECT_EQ(s[2].stats.barriers, s[0].stats.barrier_lower_bound);
     EXPECT_LT(s[2].stats.barriers, s[0].stats.barriers);
@@ -58,8 +58,8 @@ TEST(PassPipelineTest, GreedyWithFusionBuildersFusesAndSplitsAtATenth) {
     o.reorder = ReorderMode::greedy;
     const auto s = PassPipeline::run(g, o);
     ASSERT_EQ(s.size(), 5u);
-    EXPECT_EQ(s[1].diff.fused.size(), 3 * 40 + 1u);
-    EXPECT_EQ(s[1].diff.removed.size(), 2 * (3 * 40 + 1u));
+    EXPECT_EQ(s[1].diff.fused.size(), testing::transformer_fusions(40).chains);
+    EXPECT_EQ(s[1].diff.removed.size(), testing::transformer_fusions(40).members);
     const size_t n = s[4].stats.dispatches;
     EXPECT_EQ(s[4].split_first_dispatches, std::max<size_t>(64, n / 10));
     EXPECT_LE(s[2].stats.barriers, s[1].stats.barriers);
