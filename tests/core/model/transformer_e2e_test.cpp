@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <random>
@@ -142,12 +143,14 @@ class TransformerEndToEndTest : public test::GpuTest {
     /// (Runner::plan: the pass pipeline's graph and encoding of the mode): the logits equal
     /// serial's bitwise where no fusion changed the arithmetic, within kLogitTolerance
     /// otherwise, and serial's match the CPU reference.
-    void check_every_mode(const ModelConfig& c) {
+    /// `fused_ops`: ops the fused plan must contain (the fusions this graph exercises).
+    void check_every_mode(const ModelConfig& c, DType kv_type = DType::f32,
+                          std::vector<OpKind> fused_ops = {}) {
         SCOPED_TRACE(c.name);
         TinyModelFile tiny(c, 15);
-        TransformerModel model(*memory, tiny.weights->config(), {4, 5});
+        TransformerModel model(*memory, tiny.weights->config(), {4, 5, kv_type});
         model.upload_weights(*tiny.weights);
-        CpuReferenceModel reference(*tiny.weights);
+        CpuReferenceModel reference(*tiny.weights, kv_type);
         const auto prompt = random_tokens(4, c.n_vocab), next = random_tokens(1, c.n_vocab);
         for (std::span<const int32_t> tokens :
              {std::span<const int32_t>(prompt), std::span<const int32_t>(next)}) {
@@ -173,6 +176,10 @@ class TransformerEndToEndTest : public test::GpuTest {
                 if (mode == ExecutionMode::fused) {
                     EXPECT_GT(plan.fusions_applied, 0u)
                         << "the graph offers norm and activation fusions";
+                    for (OpKind op : fused_ops)
+                        EXPECT_TRUE(std::any_of(plan.graph.nodes.begin(), plan.graph.nodes.end(),
+                                                [op](const Node& n) { return n.op == op; }))
+                            << "no " << op_kind_name(op) << " in the fused plan";
                 }
                 memory->fill(model.logits().allocation, 0xFF);
                 executor->execute(plan.graph, plan.execute);
@@ -269,7 +276,8 @@ TEST_F(TransformerEndToEndTest, HostEmbeddingAndChunkedLmHeadMatchTheCpuReferenc
 
 TEST_F(TransformerEndToEndTest, EveryExecutionModeGivesTheSameLogits) {
     for (Architecture arch : {Architecture::llama, Architecture::qwen2, Architecture::gemma2})
-        check_every_mode(tiny_model_config(arch));
+        check_every_mode(tiny_model_config(arch), DType::f32,
+                         {OpKind::add_rms_norm_mul, OpKind::rope_copy});
 }
 
 // q/k norms give interleaved fusable chains (q_norm | q_mul k_norm | k_mul rope_q): the fuse
@@ -277,6 +285,18 @@ TEST_F(TransformerEndToEndTest, EveryExecutionModeGivesTheSameLogits) {
 TEST_F(TransformerEndToEndTest, EveryExecutionModeGivesTheSameLogitsWithQkNorm) {
     for (Architecture arch : {Architecture::qwen3, Architecture::gemma3, Architecture::qwen3moe})
         check_every_mode(tiny_model_config(arch));
+}
+
+// An f16 KV cache: rope writes its keys straight into the cache (rope→copy converting
+// f32→f16); the residual adds fuse with the norms after them (add→rms_norm→mul keeps the sum),
+// gemma's post-norms with the residual add and the next norm (5 members).
+TEST_F(TransformerEndToEndTest, EveryExecutionModeGivesTheSameLogitsWithAnF16Cache) {
+    check_every_mode(tiny_model_config(Architecture::llama), DType::f16,
+                     {OpKind::add_rms_norm_mul, OpKind::rope_copy});
+    check_every_mode(tiny_model_config(Architecture::gemma2), DType::f16,
+                     {OpKind::add_rms_norm_mul, OpKind::rope_copy});
+    check_every_mode(tiny_model_config(Architecture::qwen3), DType::f16,
+                     {OpKind::add_rms_norm_mul, OpKind::rope_copy});
 }
 
 TEST_F(TransformerEndToEndTest, BarrierPoliciesGiveBitwiseEqualLogits) {
