@@ -211,7 +211,8 @@ class GraphSession {
 
     // --- rope.cpp (f32) ---
     /// Rotary embedding with adjacent pairs (2j, 2j+1); positions i32 [seq_len];
-    /// freq_factors (optional) f32 [rope_dim / 2] divide the frequencies.
+    /// freq_factors (optional) f32 [rope_dim / 2] divide the frequencies. x is f32; out is
+    /// f32 or f16 (rounded as copy() rounds: a rope writing straight into an f16 KV cache).
     void rope(const TensorView& x, const TensorView& positions, const TensorView& out,
               const RopeParams& params, std::optional<TensorView> freq_factors = std::nullopt,
               std::string label = "rope");
