@@ -9,6 +9,7 @@
 #include <vulkan/vulkan.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -23,6 +24,8 @@
 #include "graphlens/ggml_blocks.h"
 #include "graphlens/graph_executor.h"
 #include "graphlens/graph_session.h"
+#include "graphlens/kernel_catalog.h"
+#include "graphlens/op_support.h"
 
 namespace graphlens::bench {
 namespace {
@@ -84,50 +87,128 @@ struct MatvecResult {
     uint64_t bytes = 0;
 };
 
-/// Single: one dispatch per command buffer (includes the command buffer's fixed cost).
-/// Streaming: `copies` dispatches over distinct copies of the weights (together larger than
-/// the L2 cache, so every dispatch reads HBM) into distinct outputs, one command buffer, no
-/// barriers; per-dispatch time = (t(copies) - t(1)) / (copies - 1) removes the fixed cost.
-MatvecResult bench_matvec(GraphExecutor& exec, DeviceMemory& mem, DType t, uint32_t n, uint32_t k,
-                          const KernelBenchOptions& o, bool streaming) {
+/// The buffers of one mat-vec shape: `copies` distinct copies of the weights (together larger
+/// than the L2 cache when streaming, so every dispatch reads HBM), one x, an output per copy.
+struct MatvecSetup {
+    DType type;
+    uint32_t n, k;
+    uint64_t bytes = 0;  ///< of one weight copy
+    std::vector<TensorView> w, y;
+    TensorView x;
+};
+
+MatvecSetup setup_matvec(DeviceMemory& mem, DType t, uint32_t n, uint32_t k, bool streaming) {
     const auto bytes = tiled_weights(t, n, k, 42);
     const uint32_t copies =
         streaming ? std::clamp<uint32_t>(uint32_t((320ull << 20) / bytes.size()) + 1, 3, 16) : 1;
-    std::vector<TensorView> w, y;
+    MatvecSetup s{t, n, k, bytes.size(), {}, {}, {}};
     for (uint32_t i = 0; i < copies; ++i) {
         const AllocationId wa =
             mem.allocate(fmt::format("w{}_{}x{}", i, n, k), bytes.size(), AllocationUsage::weights);
         mem.upload(wa, bytes);
-        w.push_back(mem.view(wa, t, {k, n}));
+        s.w.push_back(mem.view(wa, t, {k, n}));
         const AllocationId ya =
             mem.allocate(fmt::format("y{}", i), uint64_t(n) * 4, AllocationUsage::activations);
-        y.push_back(mem.view(ya, DType::f32, {n}));
+        s.y.push_back(mem.view(ya, DType::f32, {n}));
     }
     const AllocationId xa = mem.allocate("x", uint64_t(k) * 4, AllocationUsage::activations);
-    const TensorView x = mem.view(xa, DType::f32, {k});
-    mem.upload(x, std::vector<float>(k, 0.01f));
-    auto matvec = [&](GraphSession& s, uint32_t i) {
-        if (t == DType::f16 || t == DType::f32)
-            s.matmul(w[i], x, y[i], "bench");
-        else
-            s.quantized_matmul_ggml(x, w[i], y[i], "bench");
-    };
+    s.x = mem.view(xa, DType::f32, {k});
+    mem.upload(s.x, std::vector<float>(k, 0.01f));
+    return s;
+}
+
+/// Records the mat-vec of weight copy i.
+using MatvecRecorder = std::function<void(GraphSession&, const MatvecSetup&, uint32_t i)>;
+
+/// Single: one dispatch per command buffer (includes the command buffer's fixed cost).
+/// Streaming: a dispatch per weight copy into distinct outputs, one command buffer, no
+/// barriers; per-dispatch time = (t(copies) - t(1)) / (copies - 1) removes the fixed cost.
+MatvecResult time_matvec(GraphExecutor& exec, const MatvecSetup& m, const KernelBenchOptions& o,
+                         const MatvecRecorder& record) {
+    const auto copies = uint32_t(m.w.size());
     MatvecResult r;
-    r.bytes = bytes.size();
-    const double one = time_session(exec, o, [&](GraphSession& s) { matvec(s, 0); });
+    r.bytes = m.bytes;
+    const double one = time_session(exec, o, [&](GraphSession& s) { record(s, m, 0); });
     r.single_us = one / 1000.0;
-    if (streaming) {
+    if (copies > 1) {
         const double all = time_session(exec, o, [&](GraphSession& s) {
-            for (uint32_t i = 0; i < copies; ++i) matvec(s, i);
+            for (uint32_t i = 0; i < copies; ++i) record(s, m, i);
         });
         const double per = (all - one) / (copies - 1);
         r.per_dispatch_us = per / 1000.0;
-        r.gbps = double(bytes.size()) / per;
+        r.gbps = double(m.bytes) / per;
     } else {
-        r.gbps = double(bytes.size()) / one;
+        r.gbps = double(m.bytes) / one;
     }
     return r;
 }
+
+/// What the ops dispatch: matmul for f16/f32 weights, quantized_matmul_ggml for blocks.
+void record_op(GraphSession& s, const MatvecSetup& m, uint32_t i) {
+    if (m.type == DType::f16 || m.type == DType::f32)
+        s.matmul(m.w[i], m.x, m.y[i], "bench");
+    else
+        s.quantized_matmul_ggml(m.x, m.w[i], m.y[i], "bench");
+}
+
+// matmul_params.glsl
+struct MatmulParams {
+    uint32_t n = 0, k = 0, m = 0, row_bytes = 0, x_stride = 0, y_stride = 0, bits = 0,
+             group_size = 0, expert_bytes = 0, n_ids = 0, x_slot_stride = 0;
+};
+
+/// A named matvec_blocks.comp kernel dispatched directly (rows per workgroup from its name,
+/// "matvec1_<format>_<threads>x<rows>_c<chunk>").
+MatvecRecorder record_kernel(const std::string& kernel) {
+    const size_t x = kernel.rfind('x'), c = kernel.rfind("_c");
+    const auto rows = uint32_t(std::stoul(kernel.substr(x + 1, c - x - 1)));
+    return [kernel, rows](GraphSession& s, const MatvecSetup& m, uint32_t i) {
+        MatmulParams p;
+        p.n = m.n;
+        p.k = m.k;
+        p.m = 1;
+        p.row_bytes = uint32_t(m.bytes / m.n);
+        p.x_stride = m.k;
+        p.y_stride = m.n;
+        DispatchDesc d;
+        d.kernel = kernel;
+        d.bindings = {{0, m.w[i]}, {1, m.x}, {2, m.y[i]}};
+        d.push_constants = push_constant_bytes(p);
+        d.workgroups = {(m.n + rows - 1) / rows, 1, 1};
+        d.op = OpKind::quantized_matmul_ggml;
+        d.label = "bench";
+        s.dispatch(d);
+    };
+}
+
+/// Keeps the GPU busy with copies so that it is at its boost clock when a timing starts: the
+/// timed loops submit a few microseconds of work per command buffer and wait, and the clock
+/// falls during such idle stretches and during the uploads of a new shape (seen on the H100:
+/// the same kernel 3-4x slower late in a section).
+class GpuWarmer {
+  public:
+    explicit GpuWarmer(Device& device) : mem_(device), exec_(device, mem_) {
+        const uint64_t bytes = 64ull << 20;
+        const AllocationId a = mem_.allocate("warm_src", bytes),
+                           b = mem_.allocate("warm_dst", bytes);
+        src_ = mem_.view(a, DType::f32, {int64_t(bytes / 4)});
+        dst_ = mem_.view(b, DType::f32, {int64_t(bytes / 4)});
+    }
+    void warm(double ms) {
+        const auto start = std::chrono::steady_clock::now();
+        while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                   .count() < ms) {
+            auto s = exec_.begin();
+            for (int i = 0; i < 8; ++i) s.copy(src_, dst_, "warm");
+            s.finish_with_timing();
+        }
+    }
+
+  private:
+    DeviceMemory mem_;
+    GraphExecutor exec_;
+    TensorView src_, dst_;
+};
 
 }  // namespace
 
@@ -145,31 +226,51 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
                     "buffer per measurement\n",
                     o.repeats, o.warmup));
 
-    // The reference: the faster of vkCmdCopyBuffer and the copy_f32 kernel, bytes read +
-    // bytes written per second.
+    // The reference: the fastest of vkCmdCopyBuffer, the scalar copy_f32 kernel and the 16-byte
+    // copy_f32_vec4 kernel, bytes read + bytes written per second.
     auto wanted = [&](std::string_view section) {
-        return ("," + o.sections + ",").find("," + std::string(section) + ",") != std::string::npos;
+        std::string_view rest = o.sections;
+        while (!rest.empty()) {
+            const size_t comma = rest.find(',');
+            if (rest.substr(0, comma) == section) return true;
+            rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+        }
+        return false;
     };
+    GpuWarmer warmer(device);
+    warmer.warm(300.0);
     double copy_gbps = 0;
-    if (wanted("copy") || wanted("matvec")) {
+    if (wanted("copy") || wanted("matvec") || wanted("variants")) {
         DeviceMemory mem(device);
         GraphExecutor exec(device, mem);
         const uint64_t bytes = o.copy_mb << 20;
         const AllocationId a = mem.allocate("copy_src", bytes), b = mem.allocate("copy_dst", bytes);
+        warmer.warm(100.0);
         const double ns = time_copy(device, mem, a, b, bytes, o);
         const TensorView src = mem.view(a, DType::f32, {int64_t(bytes / 4)});
         const TensorView dst = mem.view(b, DType::f32, {int64_t(bytes / 4)});
         const double kernel_ns =
             time_session(exec, o, [&](GraphSession& s) { s.copy(src, dst, "copy"); });
-        copy_gbps = 2.0 * double(bytes) / std::min(ns, kernel_ns);
+        const double vec4_ns = time_session(exec, o, [&](GraphSession& s) {
+            DispatchDesc d;
+            d.kernel = "copy_f32_vec4";
+            d.bindings = {{0, src}, {1, dst}};
+            d.push_constants = push_constant_bytes(uint32_t(bytes / 16));
+            d.workgroups = grid_1d(bytes / 16, 256);
+            d.op = OpKind::copy;
+            d.label = "copy";
+            s.dispatch(d);
+        });
+        copy_gbps = 2.0 * double(bytes) / std::min({ns, kernel_ns, vec4_ns});
         out(fmt::format(
             "device-to-device copy of {} MiB: vkCmdCopyBuffer {:.1f} us ({:.0f} GB/s), "
-            "copy_f32 kernel {:.1f} us ({:.0f} GB/s), read + write; reference {:.0f} GB/s\n",
+            "copy_f32 kernel {:.1f} us ({:.0f} GB/s), copy_f32_vec4 kernel {:.1f} us ({:.0f} "
+            "GB/s), read + write; reference {:.0f} GB/s\n",
             o.copy_mb, ns / 1000.0, 2.0 * bytes / ns, kernel_ns / 1000.0, 2.0 * bytes / kernel_ns,
-            copy_gbps));
+            vec4_ns / 1000.0, 2.0 * bytes / vec4_ns, copy_gbps));
     }
 
-    if (wanted("matvec") || wanted("llama")) {
+    if (wanted("matvec") || wanted("llama") || wanted("variants")) {
         // Fixed cost of a measured command buffer: timestamps, submission barrier.
         DeviceMemory mem(device);
         GraphExecutor exec(device, mem);
@@ -193,7 +294,9 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
             for (DType t : {DType::f16, DType::q8_0, DType::q4_0}) {
                 DeviceMemory mem(device);
                 GraphExecutor exec(device, mem);
-                const auto r = bench_matvec(exec, mem, t, n, k, o, true);
+                const MatvecSetup m = setup_matvec(mem, t, n, k, true);
+                warmer.warm(100.0);
+                const auto r = time_matvec(exec, m, o, record_op);
                 out(fmt::format("| {} x {} | {} | {:.1f} | {:.2f} | {:.2f} | {:.0f} | {:.0f}% |", n,
                                 k, dtype_name(t), r.bytes / 1e6, r.single_us, r.per_dispatch_us,
                                 r.gbps, 100.0 * r.gbps / copy_gbps));
@@ -215,9 +318,43 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
         for (const auto& s : llama) {
             DeviceMemory mem(device);
             GraphExecutor exec(device, mem);
-            const auto r = bench_matvec(exec, mem, DType::q4_0, s.n, s.k, o, true);
+            const MatvecSetup m = setup_matvec(mem, DType::q4_0, s.n, s.k, true);
+            warmer.warm(100.0);
+            const auto r = time_matvec(exec, m, o, record_op);
             out(fmt::format("| {} x {} | {:.2f} | {:.2f} | {:.1f} |", s.n, s.k, r.single_us,
                             r.per_dispatch_us, s.llama_us));
+        }
+    }
+
+    if (wanted("variants")) {
+        // Candidate matvec_blocks.comp kernels against what the op dispatches, on every shape
+        // of the matvec and llama sections (m = 1).
+        out("\n## Mat-vec kernel candidates (m = 1), streaming GB/s and single-dispatch us\n");
+        out("| weights (n x k) | type | kernel | single us | streaming us | GB/s | % of copy |");
+        out("|---|---|---|---|---|---|---|");
+        const struct {
+            uint32_t n, k;
+            DType t;
+        } shapes[] = {
+            {4096, 4096, DType::q4_0}, {4096, 14336, DType::q4_0}, {14336, 4096, DType::q4_0},
+            {4096, 4096, DType::q8_0}, {4096, 14336, DType::q8_0}, {14336, 4096, DType::q8_0},
+            {2048, 2048, DType::q4_0}, {512, 2048, DType::q4_0},   {8192, 2048, DType::q4_0},
+            {2048, 8192, DType::q4_0}, {128256, 2048, DType::q4_0}};
+        for (const auto& sh : shapes) {
+            DeviceMemory mem(device);
+            GraphExecutor exec(device, mem);
+            const MatvecSetup m = setup_matvec(mem, sh.t, sh.n, sh.k, true);
+            std::vector<std::pair<std::string, MatvecRecorder>> cands = {{"(op)", record_op}};
+            const std::string prefix = fmt::format("matvec1_{}_", dtype_name(sh.t));
+            for (const auto& name : KernelCatalog::embedded().names())
+                if (name.rfind(prefix, 0) == 0) cands.emplace_back(name, record_kernel(name));
+            for (const auto& [name, rec] : cands) {
+                warmer.warm(100.0);
+                const auto r = time_matvec(exec, m, o, rec);
+                out(fmt::format("| {} x {} | {} | {} | {:.2f} | {:.2f} | {:.0f} | {:.0f}% |", sh.n,
+                                sh.k, dtype_name(sh.t), name, r.single_us, r.per_dispatch_us,
+                                r.gbps, 100.0 * r.gbps / copy_gbps));
+            }
         }
     }
 
@@ -261,6 +398,7 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
                     const TensorView ov = mem.view(oa, DType::f32, {p.head_dim, p.n_heads});
                     const TensorView tmp =
                         mem.view(ta, DType::f32, {int64_t(flash_attn_vec_tmp_elements(p))});
+                    warmer.warm(100.0);
                     const double ns = time_session(exec, o, [&](GraphSession& s) {
                         s.flash_attn_vec(q, k, v, ov, tmp, p, "bench");
                     });

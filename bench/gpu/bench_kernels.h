@@ -10,8 +10,8 @@ struct KernelBenchOptions {
     uint32_t repeats = 30;
     uint64_t copy_mb = 256;   ///< size of the device-to-device copy
     std::string report_path;  ///< markdown copy of the printed tables; empty = none
-    /// Comma-separated subset of: copy, matvec, llama, attention (the copy reference is
-    /// measured whenever matvec runs).
+    /// Comma-separated subset of: copy, matvec, llama, attention, variants (candidate mat-vec
+    /// kernels against the op's choice). The copy reference is measured with matvec/variants.
     std::string sections = "copy,matvec,llama,attention";
 };
 

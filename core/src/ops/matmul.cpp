@@ -1,8 +1,11 @@
 // Matrix products: f32/f16 weights, MLX affine-quantised weights, ggml block weights and
 // expert-routed ggml weights (matvec.comp / matmul.comp variants), plus MoE top-k routing.
-// Mat-vec kernel (one weight pass for up to 8 columns per workgroup) for m <= kMatvecMaxCols,
-// the tiled mat-mat kernel above.
+// One column of Q4_0 / Q8_0: the split-k mat-vec (matvec_blocks.comp). Otherwise the mat-vec
+// kernel (one weight pass for up to 8 columns per workgroup) for m <= kMatvecMaxCols, the tiled
+// mat-mat kernel above.
 #include <fmt/format.h>
+
+#include <optional>
 
 #include "graphlens/device.h"
 #include "graphlens/graph_session.h"
@@ -37,6 +40,27 @@ uint32_t matvec_rows_per_group(std::string_view kernel) {
     return kMatvecThreadGroups;
 }
 
+// Split-k mat-vec of one column (matvec_blocks.comp, "matvec1_<format>_<threads>x<rows>_c<chunk>"
+// in variants.txt) for Q4_0 / Q8_0, from the H100 sweep in docs/kernels.md. Q4_0: 4 rows of
+// 16-weight chunks per workgroup; 128 threads below 8192 rows (a single dispatch needs threads
+// to fill the GPU), 64 up to 16384, 32 above (the lm_head: the most bandwidth per thread). Q8_0:
+// 128 threads over 2 rows of 8-weight chunks. Null for other formats.
+struct SplitKMatvec {
+    std::string_view kernel;
+    uint32_t rows;  // per workgroup
+};
+std::optional<SplitKMatvec> split_k_matvec(std::string_view format, uint32_t n) {
+    std::optional<SplitKMatvec> r;
+    if (format == "q4_0")
+        r = n >= 16384  ? SplitKMatvec{"matvec1_q4_0_32x4_c16", 4}
+            : n >= 8192 ? SplitKMatvec{"matvec1_q4_0_64x4_c16", 4}
+                        : SplitKMatvec{"matvec1_q4_0_128x4_c16", 4};
+    else if (format == "q8_0")
+        r = SplitKMatvec{"matvec1_q8_0_128x2_c8", 2};
+    if (r && (n + r->rows - 1) / r->rows > 65535) r.reset();  // over the grid limit: matvec.comp
+    return r;
+}
+
 struct Shape {
     uint32_t n, k, m;
 };
@@ -57,6 +81,21 @@ uint32_t check_x_out(std::string_view op, std::string_view label, const TensorVi
     return m;
 }
 
+// A ggml block weight (Q4_0, Q8_0, Q4_K, Q6_K): consistent, rows of whole blocks; returns k.
+uint32_t check_ggml_weight(std::string_view op, std::string_view label, const TensorView& weight) {
+    if (!dtype_is_quantized(weight.dtype))
+        fail(op, label,
+             fmt::format("weight must be q4_0, q8_0, q4_k or q6_k, is {}",
+                         dtype_name(weight.dtype)));
+    require_consistent(op, label, "weight", weight);
+    const uint32_t k = checked_u32(op, label, "k", weight.shape[0]);
+    if (k == 0 || k % dtype_block_elements(weight.dtype) != 0)
+        fail(op, label,
+             fmt::format("rows of {} elements are not whole {} blocks", k,
+                         dtype_name(weight.dtype)));
+    return k;
+}
+
 DispatchDesc product(std::string_view op, std::string_view format, const Shape& s,
                      MatmulParams params, std::vector<BoundView> bindings, OpKind kind,
                      std::string label, bool vec_ok) {
@@ -67,7 +106,11 @@ DispatchDesc product(std::string_view op, std::string_view format, const Shape& 
     params.x_stride = s.k;
     params.y_stride = s.n;
     DispatchDesc d;
-    if (s.m <= kMatvecMaxCols) {
+    const auto split_k = s.m == 1 ? split_k_matvec(format, s.n) : std::nullopt;
+    if (split_k) {
+        d.kernel = split_k->kernel;  // 16-bit weight words: any view size
+        d.workgroups = {(s.n + split_k->rows - 1) / split_k->rows, 1, 1};
+    } else if (s.m <= kMatvecMaxCols) {
         d.kernel = fmt::format("matvec_{}{}", format, vec_ok ? "_vec" : words);
         const uint32_t rows = matvec_rows_per_group(d.kernel);
         d.workgroups = {(s.n + rows - 1) / rows, (s.m + kMatvecCols - 1) / kMatvecCols, 1};
@@ -139,17 +182,8 @@ void GraphSession::quantized_matmul_ggml(const TensorView& x, const TensorView& 
                                          const TensorView& out, std::string label) {
     constexpr std::string_view op = "quantized_matmul_ggml";
     require_subgroups(device(), op);
-    if (!dtype_is_quantized(weight.dtype))
-        fail(op, label,
-             fmt::format("weight must be q4_0, q8_0, q4_k or q6_k, is {}",
-                         dtype_name(weight.dtype)));
+    const uint32_t k = check_ggml_weight(op, label, weight);
     const auto suffix = weight_suffix(op, label, weight.dtype);
-    require_consistent(op, label, "weight", weight);
-    const uint32_t k = checked_u32(op, label, "k", weight.shape[0]);
-    if (k % dtype_block_elements(weight.dtype) != 0)
-        fail(op, label,
-             fmt::format("rows of {} elements are not whole {} blocks", k,
-                         dtype_name(weight.dtype)));
     const uint32_t n = checked_u32(op, label, "n", k ? weight.elements() / k : 0);
     const uint32_t m = check_x_out(op, label, x, out, n, k);
     MatmulParams params;
@@ -163,22 +197,13 @@ void GraphSession::quantized_matmul_id_ggml(const TensorView& x, const TensorVie
                                             const MatmulIdParams& p, std::string label) {
     constexpr std::string_view op = "quantized_matmul_id_ggml";
     require_subgroups(device(), op);
-    if (!dtype_is_quantized(weight.dtype))
-        fail(op, label,
-             fmt::format("weight must be q4_0, q8_0, q4_k or q6_k, is {}",
-                         dtype_name(weight.dtype)));
+    const uint32_t k = check_ggml_weight(op, label, weight);
     const auto suffix = weight_suffix(op, label, weight.dtype);
-    require_consistent(op, label, "weight", weight);
     require_dtype(op, label, "ids", ids, DType::i32);
     require_dtype(op, label, "x", x, DType::f32);
     require_dtype(op, label, "out", out, DType::f32);
     if (p.n_experts == 0 || p.n_ids == 0 || p.n_tokens == 0)
         fail(op, label, "n_experts, n_ids and n_tokens must be > 0");
-    const uint32_t k = checked_u32(op, label, "k", weight.shape[0]);
-    if (k == 0 || k % dtype_block_elements(weight.dtype) != 0)
-        fail(op, label,
-             fmt::format("rows of {} elements are not whole {} blocks", k,
-                         dtype_name(weight.dtype)));
     const int64_t per_expert = weight.elements() / p.n_experts;
     if (per_expert * p.n_experts != weight.elements() || per_expert % k != 0)
         fail(op, label,

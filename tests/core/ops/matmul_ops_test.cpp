@@ -1,6 +1,10 @@
 // Matrix products (f32/f16, MLX affine, ggml blocks, expert-routed), top-k routing and
 // get_rows against references computed on the weights as stored (dequantised on the CPU).
+#include <algorithm>
+
+#include "graphlens/kernel_catalog.h"
 #include "graphlens/op_reference.h"
+#include "graphlens/op_support.h"
 #include "ops_test_support.h"
 
 namespace graphlens::test {
@@ -99,6 +103,78 @@ TEST_P(GgmlMatmul, GetRowsDequantisesTheChosenRows) {
 INSTANTIATE_TEST_SUITE_P(Formats, GgmlMatmul,
                          ::testing::Values(DType::q4_0, DType::q8_0, DType::q4_k, DType::q6_k),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+// Every split-k mat-vec kernel (matvec_blocks.comp, "matvec1_<format>_<threads>x<rows>_c<chunk>…")
+// dispatched directly: rows not a multiple of the kernel's rows per workgroup, a short k (fewer
+// chunks than threads) and a long one (the unrolled main loop plus a remainder for every thread
+// count), and several columns (grid y) with a column stride.
+class SplitKMatvec : public OpsTest, public ::testing::WithParamInterface<std::string> {};
+
+std::vector<std::string> split_k_matvec_kernels() {
+    std::vector<std::string> names;
+    for (const auto& name : KernelCatalog::embedded().names())
+        if (name.rfind("matvec1_", 0) == 0) names.push_back(name);
+    return names;
+}
+
+TEST_P(SplitKMatvec, MatchesReferenceForShortAndLongRows) {
+    const std::string& kernel = GetParam();
+    const DType t = kernel.rfind("matvec1_q4_0", 0) == 0 ? DType::q4_0 : DType::q8_0;
+    const size_t x_pos = kernel.rfind('x'), c_pos = kernel.rfind("_c");
+    const auto rows = uint32_t(std::stoul(kernel.substr(x_pos + 1, c_pos - x_pos - 1)));
+    // 32-bit-word kernels ("_w…") need a view size that is a multiple of 4 bytes: 38 rows.
+    const bool words32 = kernel.find("_w", c_pos) != std::string::npos;
+    const uint32_t n = words32 ? 38 : 37, m = 3;
+    for (uint32_t k : {5u * 32, 293u * 32}) {
+        const auto w = random(size_t(n) * k);
+        auto tw = input_as(t, w, {k, n}, "w");
+        const auto x = random(size_t(k) * m);
+        auto tx = input(x, {k, m}, "x");
+        auto out = tensor(DType::f32, {n, m}, "out");
+        struct {
+            uint32_t n, k, m, row_bytes, x_stride, y_stride, bits, group_size, expert_bytes, n_ids,
+                x_slot_stride;
+        } p{n, k, m, uint32_t(dtype_bytes_for(t, k)), k, n, 0, 0, 0, 0, 0};
+        DispatchDesc d;
+        d.kernel = kernel;
+        d.bindings = {{0, tw}, {1, tx}, {2, out}};
+        d.push_constants = push_constant_bytes(p);
+        d.workgroups = {(n + rows - 1) / rows, m, 1};
+        d.op = OpKind::quantized_matmul_ggml;
+        d.label = kernel;
+        run([&](GraphSession& s) { s.dispatch(d); });
+        expect_close(out, ref::matmul(as_stored(t, w), x, n, k, m), kTolF32,
+                     "k = " + std::to_string(k));
+    }
+}
+
+// The op's pick for one column: a split-k kernel at every row count where its choice changes
+// (thread counts by rows, core/src/ops/matmul.cpp), with odd row counts.
+TEST_F(OpsTest, OneColumnOfQ4_0AndQ8_0TakesTheSplitKMatvec) {
+    const uint32_t k = 96;
+    for (DType t : {DType::q4_0, DType::q8_0})
+        for (uint32_t n : {5u, 8193u, 16385u}) {
+            const auto w = random(size_t(n) * k);
+            auto tw = input_as(t, w, {k, n}, "w");
+            const auto x = random(k);
+            auto tx = input(x, {k}, "x");
+            auto out = tensor(DType::f32, {n}, "out");
+            const std::string what = std::string(dtype_name(t)) + ", n = " + std::to_string(n);
+            auto recorded = executor->begin_recorded();
+            recorded.quantized_matmul_ggml(tx, tw, out);
+            const ComputeGraph g = recorded.finish_recording();
+            const auto node = std::find_if(g.nodes.begin(), g.nodes.end(),
+                                           [](const Node& nd) { return nd.is_dispatch(); });
+            ASSERT_NE(node, g.nodes.end());
+            const std::string kernel(g.kernels[node->kernel].name);
+            EXPECT_EQ(kernel.rfind("matvec1_", 0), 0u) << what << ": " << kernel;
+            run([&](GraphSession& s) { s.quantized_matmul_ggml(tx, tw, out); });
+            expect_close(out, ref::matmul(as_stored(t, w), x, n, k, 1), kTolF32, what);
+        }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, SplitKMatvec, ::testing::ValuesIn(split_k_matvec_kernels()),
+                         [](const auto& info) { return info.param; });
 
 struct AffineCase {
     uint32_t bits, group_size;

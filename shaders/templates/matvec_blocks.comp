@@ -1,0 +1,159 @@
+#version 450
+// Q4_0 / Q8_0 mat-vec for decode, one column of x per workgroup (grid y walks the columns):
+// y[c][row] = sum_k W[row][k] x[c][k]. The WG_SIZE threads of a workgroup split the k of NR
+// consecutive rows between them (split-k inside the workgroup): thread t takes the CW-weight
+// chunks t, t + WG_SIZE, ... of every row, so a warp reads a contiguous run of each row and of x,
+// x is read once per workgroup (not once per row), and each loaded x chunk serves NR rows.
+// UNROLL chunks are loaded before any is used (memory-level parallelism). Row sums: subgroupAdd,
+// then shared memory across the subgroups.
+//   W_Q4_0 / W_Q8_0: weight format (ggml blocks, GGUF layout)
+//   NR:       rows per workgroup
+//   CW:       weights per chunk, 8 or 16 (a Q4_0 block is 4 or 2 chunks; Q8_0 the same)
+//   WG_SIZE:  threads per workgroup (a multiple of the subgroup size, <= 256)
+//   UNROLL:   chunks per row in flight per thread (default 4)
+// Weights are read as 16-bit words: blocks of 18 and 34 bytes are only 2-byte aligned, and a
+// view of an odd number of blocks ends on a half word. (32-bit words with realignment, one
+// predicated loop instead of main loop + remainder, and exponent-bit nibble decoding measured
+// no faster on the H100: docs/kernels.md.)
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#include "common.glsl"
+
+#ifndef NR
+#define NR 4
+#endif
+#ifndef CW
+#define CW 8
+#endif
+#ifndef UNROLL
+#define UNROLL 4  // chunks per row loaded before the first is used
+#endif
+#define PARTS (32 / CW)  // chunks per block
+#if defined(W_Q4_0)
+#define BLOCK_BYTES 18u
+#define NW (CW / 8)  // nibble words per chunk: word j holds weights 4j.. (low) and 16 + 4j.. (high)
+#elif defined(W_Q8_0)
+#define BLOCK_BYTES 34u
+#define NW (CW / 4)  // byte words per chunk
+#else
+#error "matvec_blocks: W_Q4_0 or W_Q8_0"
+#endif
+
+layout(local_size_x = WG_SIZE) in;
+
+#include "matmul_params.glsl"
+
+layout(set = 0, binding = 0) readonly buffer W { uint16_t wq16[]; };
+layout(set = 0, binding = 1) readonly buffer X { vec4 x4[]; };
+layout(set = 0, binding = 2) writeonly buffer Y { float y[]; };
+
+// One chunk of x: the vec4s the chunk's weights multiply, and (Q4_0) their sum, so that the
+// nibbles' offset of 8 is one multiply per row: sum (q - 8) x = sum q x - 8 sum x.
+struct XChunk {
+#if defined(W_Q4_0)
+    vec4 lo[NW];
+    vec4 hi[NW];
+    float sum;
+#else
+    vec4 v[NW];
+#endif
+};
+
+XChunk load_x(uint xb4, uint c) {
+    const uint b = c / PARTS, part = c % PARTS;
+    XChunk x;
+#if defined(W_Q4_0)
+    [[unroll]] for (uint j = 0; j < NW; ++j) {
+        x.lo[j] = x4[xb4 + 8u * b + NW * part + j];
+        x.hi[j] = x4[xb4 + 8u * b + 4u + NW * part + j];
+    }
+    vec4 s = vec4(0.0);
+    [[unroll]] for (uint j = 0; j < NW; ++j) s += x.lo[j] + x.hi[j];
+    x.sum = dot(s, vec4(1.0));
+#else
+    [[unroll]] for (uint j = 0; j < NW; ++j) x.v[j] = x4[xb4 + 8u * b + NW * part + j];
+#endif
+    return x;
+}
+
+// The chunk's weight words of one row (row byte offset rb), and the block's scale.
+struct WChunk {
+    uint q[NW];
+    float d;
+};
+
+WChunk load_w(uint rb, uint c) {
+    const uint b = c / PARTS, part = c % PARTS;
+    WChunk w;
+    const uint h = (rb + b * BLOCK_BYTES) >> 1;  // block start, in 16-bit words
+    w.d = unpackHalf2x16(uint(wq16[h])).x;
+    [[unroll]] for (uint j = 0; j < NW; ++j) {
+        const uint i = h + 1u + 2u * (NW * part + j);
+        w.q[j] = uint(wq16[i]) | (uint(wq16[i + 1u]) << 16);
+    }
+    return w;
+}
+
+float chunk_dot(const WChunk w, const XChunk x) {
+    float s = 0.0;
+#if defined(W_Q4_0)
+    [[unroll]] for (uint j = 0; j < NW; ++j) {
+        const uint q = w.q[j];
+        s += dot(vec4(q & 15u, (q >> 8) & 15u, (q >> 16) & 15u, (q >> 24) & 15u), x.lo[j]);
+        s += dot(vec4((q >> 4) & 15u, (q >> 12) & 15u, (q >> 20) & 15u, q >> 28), x.hi[j]);
+    }
+    return w.d * (s - 8.0 * x.sum);
+#else
+    [[unroll]] for (uint j = 0; j < NW; ++j) {
+        const uint q = w.q[j];
+        s += dot(vec4(int(q << 24) >> 24, int(q << 16) >> 24, int(q << 8) >> 24, int(q) >> 24),
+                 x.v[j]);
+    }
+    return w.d * s;
+#endif
+}
+
+shared float partials[NR][WG_SIZE / 4];  // subgroups are at least 4 wide (checked by the op)
+
+void main() {
+    const uint tid = gl_LocalInvocationID.x;
+    const uint row0 = gl_WorkGroupID.x * NR;
+    const uint col = gl_WorkGroupID.y;
+    const uint xb4 = (col * p.x_stride) >> 2;
+    const uint nchunks = p.k / CW;
+
+    // Rows past the matrix read the last row (valid memory) and are not written.
+    uint rb[NR];
+    [[unroll]] for (uint r = 0; r < NR; ++r) rb[r] = min(row0 + r, p.n - 1u) * p.row_bytes;
+
+    float acc[NR];
+    [[unroll]] for (uint r = 0; r < NR; ++r) acc[r] = 0.0;
+
+    uint c = tid;
+    // Main loop: UNROLL chunks per row, all loads issued before the first dot.
+    for (; c + (UNROLL - 1u) * WG_SIZE < nchunks; c += UNROLL * WG_SIZE) {
+        XChunk xc[UNROLL];
+        WChunk wc[UNROLL][NR];
+        [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
+            xc[u] = load_x(xb4, c + u * WG_SIZE);
+            [[unroll]] for (uint r = 0; r < NR; ++r) wc[u][r] = load_w(rb[r], c + u * WG_SIZE);
+        }
+        [[unroll]] for (uint u = 0; u < UNROLL; ++u)
+            [[unroll]] for (uint r = 0; r < NR; ++r) acc[r] += chunk_dot(wc[u][r], xc[u]);
+    }
+    for (; c < nchunks; c += WG_SIZE) {
+        const XChunk xc = load_x(xb4, c);
+        [[unroll]] for (uint r = 0; r < NR; ++r) acc[r] += chunk_dot(load_w(rb[r], c), xc);
+    }
+
+    [[unroll]] for (uint r = 0; r < NR; ++r) {
+        const float s = subgroupAdd(acc[r]);
+        if (subgroupElect()) partials[r][gl_SubgroupID] = s;
+    }
+    barrier();
+    if (tid < NR && row0 + tid < p.n) {
+        float s = 0.0;
+        for (uint g = 0; g < gl_NumSubgroups; ++g) s += partials[tid][g];
+        y[col * p.y_stride + row0 + tid] = s;
+    }
+}
