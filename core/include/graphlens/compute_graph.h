@@ -11,6 +11,8 @@
 #include "graphlens/byte_range.h"
 #include "graphlens/kernel_info.h"
 #include "graphlens/op_kind.h"
+#include "graphlens/shared_string.h"
+#include "graphlens/shared_vector.h"
 #include "graphlens/tensor_view.h"
 
 namespace graphlens {
@@ -28,27 +30,32 @@ struct BoundView {
     friend bool operator==(const BoundView&, const BoundView&) = default;
 };
 
+/// The variable-length fields (label, bindings, push_constants, reads, writes, origin) are
+/// copy-on-write (shared_string.h, shared_vector.h): they read and assign like std::string and
+/// std::vector, and copying a Node shares them, so the graphs of many pass stages can hold the
+/// same dispatches without a heap block per field. Iterate through a const Node where nothing
+/// is written: a non-const begin() or operator[] makes the field a private copy.
 struct Node {
     NodeKind kind = NodeKind::dispatch;
-    NodeId id = 0;             ///< unique among the dispatches of a graph
+    NodeId id = 0;  ///< unique among the dispatches of a graph
     // --- dispatch fields (unused for barriers) ---
-    KernelId kernel = 0;       ///< index into ComputeGraph::kernels
+    KernelId kernel = 0;  ///< index into ComputeGraph::kernels
     OpKind op = OpKind::other;
-    std::string label;         ///< model position, e.g. "blk.3.attn_q"
-    std::vector<BoundView> bindings;
-    std::vector<uint8_t> push_constants;
+    SharedString label;  ///< model position, e.g. "blk.3.attn_q"
+    SharedVector<BoundView> bindings;
+    SharedVector<uint8_t> push_constants;
     std::array<uint32_t, 3> workgroups{1, 1, 1};
     /// Derived from bindings and the kernel's reflected access; a read_write binding appears
     /// in both. Kept explicitly so foreign captures can state ranges without bindings.
-    std::vector<ByteRange> reads;
-    std::vector<ByteRange> writes;
+    SharedVector<ByteRange> reads;
+    SharedVector<ByteRange> writes;
     /// False when the capture could not state what this dispatch touches: such a node is a
     /// fence that nothing may move across, and it conflicts with everything.
     bool ranges_known = true;
     /// Explicit fence: nothing moves across it even though its ranges are known.
     bool fence = false;
     /// Original dispatch ids this node stands for: {id} normally, several after fusion.
-    std::vector<NodeId> origin;
+    SharedVector<NodeId> origin;
 
     bool is_dispatch() const { return kind == NodeKind::dispatch; }
     bool is_barrier() const { return kind == NodeKind::barrier; }

@@ -409,9 +409,9 @@ Node read_node(const Json& v, const Path& p, const ComputeGraph& g) {
     n.kernel = static_cast<KernelId>(kernel);
     const KernelInfo& k = g.kernels[n.kernel];
     if (auto op = f.find("op")) n.op = as_op(*op, p / "op");
-    opt_string(f, "label", n.label);
+    opt_string(f, "label", n.label.edit());
     opt_list(
-        f, "bindings", Limits::max_node_bindings, "bindings", n.bindings,
+        f, "bindings", Limits::max_node_bindings, "bindings", n.bindings.edit(),
         [&](const Json& jb, const Path& pb) { return read_bound_view(jb, pb, g.allocations); });
     for (size_t i = 0; i < n.bindings.size(); ++i) {
         const uint32_t b = n.bindings[i].binding;
@@ -439,8 +439,8 @@ Node read_node(const Json& v, const Path& p, const ComputeGraph& g) {
         opt_list(f, key, Limits::max_node_ranges, "byte ranges", out,
                  [&](const Json& jr, const Path& pr) { return read_range(jr, pr, g.allocations); });
     };
-    read_ranges("reads", n.reads);
-    read_ranges("writes", n.writes);
+    read_ranges("reads", n.reads.edit());
+    read_ranges("writes", n.writes.edit());
     if (n.ranges_known && !n.bindings.empty()) {
         std::vector<ByteRange> derived_reads, derived_writes;
         capture_detail::derived_ranges(k, n.bindings, derived_reads, derived_writes);
@@ -453,7 +453,7 @@ Node read_node(const Json& v, const Path& p, const ComputeGraph& g) {
         }
     }
     n.origin = {n.id};
-    opt_list(f, "origin", Limits::max_origin, "dispatch ids", n.origin,
+    opt_list(f, "origin", Limits::max_origin, "dispatch ids", n.origin.edit(),
              [](const Json& jo, const Path& po) { return as_u32(jo, po); });
     if (n.origin.empty())
         fail(p / "origin", "at least one dispatch id (omit the field to mean [id])", "[]");
