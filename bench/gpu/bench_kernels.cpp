@@ -158,7 +158,7 @@ struct MatmulParams {
 };
 
 /// A named matvec_blocks.comp kernel dispatched directly (rows per workgroup from its name,
-/// "matvec1_<format>_<threads>x<rows>_c<chunk>").
+/// "matvec1_<format>_<threads>x<rows>_c<chunk>[_u<unroll>]").
 MatvecRecorder record_kernel(const std::string& kernel) {
     const size_t x = kernel.rfind('x'), c = kernel.rfind("_c");
     const auto rows = uint32_t(std::stoul(kernel.substr(x + 1, c - x - 1)));

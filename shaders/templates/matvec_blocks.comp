@@ -8,7 +8,7 @@
 // then shared memory across the subgroups.
 //   W_Q4_0 / W_Q8_0: weight format (ggml blocks, GGUF layout)
 //   NR:       rows per workgroup
-//   CW:       weights per chunk, 8 or 16 (a Q4_0 block is 4 or 2 chunks; Q8_0 the same)
+//   CW:       weights per chunk, 8, 16 or 32 (a block is 4, 2 or 1 chunks)
 //   WG_SIZE:  threads per workgroup (a multiple of the subgroup size, <= 256)
 //   UNROLL:   chunks per row in flight per thread (default 4)
 // Weights are read as 16-bit words: blocks of 18 and 34 bytes are only 2-byte aligned, and a

@@ -41,10 +41,10 @@ uint32_t matvec_rows_per_group(std::string_view kernel) {
 }
 
 // Split-k mat-vec of one column (matvec_blocks.comp, "matvec1_<format>_<threads>x<rows>_c<chunk>"
-// in variants.txt) for Q4_0 / Q8_0, from the H100 sweep in docs/kernels.md. Q4_0: 4 rows of
-// 16-weight chunks per workgroup; 128 threads below 8192 rows (a single dispatch needs threads
-// to fill the GPU), 64 up to 16384, 32 above (the lm_head: the most bandwidth per thread). Q8_0:
-// 128 threads over 2 rows of 8-weight chunks. Null for other formats.
+// in variants.txt) for Q4_0 / Q8_0, from the H100 sweep in docs/kernels.md. Q4_0: 16-weight
+// chunks; 128 threads over 4 rows below 8192 rows (a single dispatch needs threads to fill the
+// GPU), 64 over 4 up to 16384, 32 over 8 above (the lm_head: the most bandwidth per thread).
+// Q8_0: 128 threads over 2 rows of 8-weight chunks. Null for other formats.
 struct SplitKMatvec {
     std::string_view kernel;
     uint32_t rows;  // per workgroup
@@ -52,7 +52,7 @@ struct SplitKMatvec {
 std::optional<SplitKMatvec> split_k_matvec(std::string_view format, uint32_t n) {
     std::optional<SplitKMatvec> r;
     if (format == "q4_0")
-        r = n >= 16384  ? SplitKMatvec{"matvec1_q4_0_32x4_c16", 4}
+        r = n >= 16384  ? SplitKMatvec{"matvec1_q4_0_32x8_c16_u2", 8}
             : n >= 8192 ? SplitKMatvec{"matvec1_q4_0_64x4_c16", 4}
                         : SplitKMatvec{"matvec1_q4_0_128x4_c16", 4};
     else if (format == "q8_0")
