@@ -47,10 +47,10 @@ layout(push_constant) uniform Params {
     uint window;
 } p;
 
-shared float qs[BQ][MAX_HD];
-shared float kvs[BKV][DC + 1];  // +1: the 16 key rows of a score read hit distinct banks
+shared vec4 qs[BQ][MAX_HD / 4];
+shared vec4 kvs[BKV][DC / 4 + 1];  // +1 vec4: a column of keys spreads over the banks
 shared float ps[BQ][BKV + 1];
-shared float m_sh[BQ], l_sh[BQ], c_sh[BQ];
+shared float red[BQ][TPQ];  // per-thread partial max, then partial sum, of a query's row
 
 const float NEG_INF = -1.0 / 0.0;
 
@@ -58,7 +58,7 @@ const float NEG_INF = -1.0 / 0.0;
 #define LOAD_CHUNK(SRC, c)                                                             \
     for (uint e = lid; e < BKV * DC; e += WG_SIZE) {                                  \
         const uint jj = e / DC, d = e % DC, key = j0 + jj, dg = (c) * DC + d;         \
-        kvs[jj][d] = (key < hi && dg < hd) ? float(SRC[key * tok + kv_base + dg]) : 0.0; \
+        kvs[jj][d / 4][d % 4] = (key < hi && dg < hd) ? float(SRC[key * tok + kv_base + dg]) : 0.0; \
     }
 
 void main() {
@@ -72,11 +72,8 @@ void main() {
 
     for (uint e = lid; e < BQ * MAX_HD; e += WG_SIZE) {
         const uint i = e / MAX_HD, d = e % MAX_HD;
-        qs[i][d] = (i < nq && d < hd) ? q[((q0 + i) * p.n_heads + h) * hd + d] * p.scale : 0.0;
-    }
-    if (lid < BQ) {
-        m_sh[lid] = NEG_INF;
-        l_sh[lid] = 0.0;
+        qs[i][d / 4][d % 4] =
+            (i < nq && d < hd) ? q[((q0 + i) * p.n_heads + h) * hd + d] * p.scale : 0.0;
     }
 
     // Keys this block of queries can see: [lo, hi).
@@ -90,6 +87,8 @@ void main() {
     const uint pos = pos0 + si;
     float acc[MAX_HD / TPQ];
     [[unroll]] for (uint u = 0; u < MAX_HD / TPQ; ++u) acc[u] = 0.0;
+    // Running max and sum of query si: the 16 threads of a query keep identical copies.
+    float m = NEG_INF, l = 0.0;
 
     for (uint j0 = lo; j0 < hi; j0 += BKV) {
         float s0 = 0.0, s1 = 0.0;
@@ -98,38 +97,38 @@ void main() {
             barrier();  // qs written / kvs free
             LOAD_CHUNK(kc, c)
             barrier();
-            [[unroll]] for (uint d = 0; d < DC; ++d) {
-                const float qv = qs[si][c * DC + d];
-                s0 += qv * kvs[sj][d];
-                s1 += qv * kvs[sj + TPQ][d];
+            [[unroll]] for (uint d4 = 0; d4 < DC / 4; ++d4) {
+                const vec4 qv = qs[si][c * (DC / 4) + d4];
+                s0 += dot(qv, kvs[sj][d4]);
+                s1 += dot(qv, kvs[sj + TPQ][d4]);
             }
         }
+        float sc[2];
         [[unroll]] for (uint t = 0; t < 2u; ++t) {
-            const uint jj = sj + t * TPQ, key = j0 + jj;
+            const uint key = j0 + sj + t * TPQ;
             float s = t == 0u ? s0 : s1;
             if (p.softcap > 0.0) s = p.softcap * tanh(s / p.softcap);
             const bool visible = si < nq && key < hi && (p.causal == 0u || key <= pos) &&
                                  (p.window == 0u || key + p.window > pos);
-            ps[si][jj] = visible ? s : NEG_INF;
+            sc[t] = visible ? s : NEG_INF;
         }
+        // Online softmax of the tile: row max and row sum over the query's 16 threads.
+        red[si][sj] = max(sc[0], sc[1]);
         barrier();
-        if (lid < BQ) {  // online softmax of query lid over this tile
-            const float m_old = m_sh[lid];
-            float mx = m_old;
-            for (uint jj = 0; jj < BKV; ++jj) mx = max(mx, ps[lid][jj]);
-            float sum = 0.0;
-            for (uint jj = 0; jj < BKV; ++jj) {
-                const float pv = mx == NEG_INF ? 0.0 : exp(ps[lid][jj] - mx);
-                ps[lid][jj] = pv;
-                sum += pv;
-            }
-            const float corr = mx == NEG_INF ? 1.0 : exp(m_old - mx);
-            l_sh[lid] = l_sh[lid] * corr + sum;
-            m_sh[lid] = mx;
-            c_sh[lid] = corr;
-        }
+        float mx = m;
+        for (uint t = 0; t < TPQ; ++t) mx = max(mx, red[si][t]);
+        const float p0 = mx == NEG_INF ? 0.0 : exp(sc[0] - mx);
+        const float p1 = mx == NEG_INF ? 0.0 : exp(sc[1] - mx);
+        ps[si][sj] = p0;
+        ps[si][sj + TPQ] = p1;
+        barrier();  // every thread has read its row's maxima
+        red[si][sj] = p0 + p1;
         barrier();
-        const float corr = c_sh[si];
+        float sum = 0.0;
+        for (uint t = 0; t < TPQ; ++t) sum += red[si][t];
+        const float corr = mx == NEG_INF ? 1.0 : exp(m - mx);
+        l = l * corr + sum;
+        m = mx;
         [[unroll]] for (uint u = 0; u < MAX_HD / TPQ; ++u) acc[u] *= corr;
         [[unroll]] for (uint c = 0; c < NCH; ++c) {
             if (c * DC >= hd) break;
@@ -139,13 +138,11 @@ void main() {
             for (uint jj = 0; jj < BKV; ++jj) {
                 const float pj = ps[si][jj];
                 [[unroll]] for (uint u = 0; u < DC / TPQ; ++u)
-                    acc[c * (DC / TPQ) + u] += pj * kvs[jj][sj + TPQ * u];
+                    acc[c * (DC / TPQ) + u] += pj * kvs[jj][(sj + TPQ * u) / 4][sj % 4];
             }
         }
     }
-    barrier();
     if (si < nq) {
-        const float l = l_sh[si];
         [[unroll]] for (uint u = 0; u < MAX_HD / TPQ; ++u) {
             const uint d = (u / (DC / TPQ)) * DC + sj + TPQ * (u % (DC / TPQ));
             if (d < hd) o[((q0 + si) * p.n_heads + h) * hd + d] = l > 0.0 ? acc[u] / l : 0.0;
