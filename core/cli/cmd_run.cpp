@@ -173,7 +173,7 @@ const RegisterCommand reg{
             ->check(CLI::ExistingFile);
         app.add_option("--modes", o->modes,
                        "all, or a comma list of per-op-submit,serial,elided,fused,greedy,levels,"
-                       "levels+split");
+                       "levels+split,levels+stream");
         app.add_option("--repeat", o->repeat, "timed runs per mode (default 20)")
             ->check(CLI::Range(1, 100000));
         app.add_option("--warmup", o->warmup, "untimed runs per mode first (default 2)");

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -216,5 +217,26 @@ struct DualBufferOptions {
 /// both. Returns the counts of both parts together.
 ReplayCounts encode_dual_buffer(const ComputeGraph& graph, CommandRecorder& first,
                                 CommandRecorder& second, const DualBufferOptions& options = {});
+
+/// Dispatches per command buffer of a stream encode: `first`, then each buffer `growth` times
+/// the one before (rounded up), the last taking what is left. Sums to `dispatches`; empty
+/// when there are none.
+std::vector<size_t> stream_chunk_dispatches(size_t dispatches, size_t first = 8,
+                                            double growth = 2.0);
+
+struct StreamOptions {
+    std::vector<size_t> chunk_dispatches;  ///< from stream_chunk_dispatches()
+    bool recompute_barriers = false;
+    bool timestamps = true;
+};
+/// Encodes consecutive parts of `graph` into recorders[0], recorders[1], ... holding
+/// chunk_dispatches[i] dispatches each, and submits each buffer as soon as it is recorded:
+/// the GPU starts after the first few dispatches are encoded and then runs while the CPU
+/// encodes the rest (encode cost hidden behind execution, as long as encoding a buffer takes
+/// less time than executing the ones before it). The submission barrier at the end of each
+/// buffer orders everything across the boundary, so barrier nodes at a boundary are not
+/// recorded. Needs one recorder per chunk; the caller waits on all.
+ReplayCounts encode_stream(const ComputeGraph& graph, std::span<CommandRecorder* const> recorders,
+                           const StreamOptions& options);
 
 }  // namespace graphlens

@@ -7,6 +7,8 @@
 //   greedy         fusion + llama.cpp's greedy reorder (lookahead window), barriers planned
 //   levels         fusion + reorder by ASAP levels of the hazard DAG, barriers planned
 //   levels+split   levels, encoded in two command buffers (first submitted early)
+//   levels+stream  levels, encoded in command buffers of growing size (8, 16, 32, ...), each
+//                  submitted as soon as it is recorded: the encode hides behind execution
 // The pass-based modes are cumulative (fusion is part of greedy and levels), as in llama.cpp
 // where the reorder runs on the fused graph.
 #include <cstdint>
@@ -24,9 +26,10 @@ enum class ExecutionMode : uint8_t {
     greedy,
     levels,
     levels_split,
+    levels_stream,
 };
 
-std::string_view execution_mode_name(ExecutionMode m);  ///< "per-op-submit", ..., "levels+split"
+std::string_view execution_mode_name(ExecutionMode m);  ///< "per-op-submit", ..., "levels+stream"
 std::optional<ExecutionMode> execution_mode_from_name(std::string_view name);
 /// Every mode, in the order above.
 std::vector<ExecutionMode> all_execution_modes();

@@ -29,12 +29,15 @@ enum class SubmitMode : uint8_t {
     single,        ///< one command buffer
     dual_buffer,   ///< first part submitted early, rest in a second command buffer
     per_dispatch,  ///< a command buffer, a submit and a wait per dispatch
+    stream,        ///< command buffers of growing size, each submitted once recorded
 };
 
 struct ExecuteOptions {
     BarrierSource barriers = BarrierSource::recorded;
     SubmitMode submit = SubmitMode::single;
     size_t first_dispatches = 0;  ///< dual buffer: 0 = max(64, n/10)
+    size_t stream_first = 8;      ///< stream: dispatches in the first command buffer
+    double stream_growth = 2.0;   ///< stream: each buffer this many times the one before
     bool timestamps = true;
     /// Barrier + timestamp after every dispatch (serialises the GPU).
     bool profile_dispatches = false;

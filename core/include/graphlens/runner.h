@@ -45,8 +45,8 @@ struct ModePlan {
 
 struct RunnerOptions {
     std::vector<ExecutionMode> modes = all_execution_modes();
-    uint32_t warmup = 2;      ///< untimed runs per mode, at least
-    double warmup_ms = 200;   ///< and at least this much wall time of untimed runs per mode
+    uint32_t warmup = 2;     ///< untimed runs per mode, at least
+    double warmup_ms = 200;  ///< and at least this much wall time of untimed runs per mode
     uint32_t repeats = 20;
     uint64_t seed = 1;
     InitialData initial = InitialData::random;
@@ -56,6 +56,8 @@ struct RunnerOptions {
     size_t greedy_window = 64;  ///< lookahead of the greedy reorder
     size_t split_min_first = 64;
     double split_fraction = 0.1;
+    size_t stream_first = 8;     ///< levels+stream: dispatches in the first command buffer
+    double stream_growth = 2.0;  ///< levels+stream: each buffer this many times the one before
     /// Also run the per-dispatch profile (timestamp + barrier after every dispatch of the
     /// serial graph; serialises the GPU) into RunResult::per_dispatch.
     bool profile_dispatches = false;

@@ -184,6 +184,11 @@ ModePlan Runner::plan(const ComputeGraph& captured, ExecutionMode mode,
         p.execute.submit = SubmitMode::dual_buffer;
         p.execute.first_dispatches = split ? split->split_first_dispatches : 0;
     }
+    if (mode == ExecutionMode::levels_stream) {
+        p.execute.submit = SubmitMode::stream;
+        p.execute.stream_first = options.stream_first;
+        p.execute.stream_growth = options.stream_growth;
+    }
     return p;
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -610,6 +611,47 @@ ReplayCounts encode_dual_buffer(const ComputeGraph& graph, CommandRecorder& firs
     second.end();
     second.submit();
     return {c1.dispatches + c2.dispatches, c1.barriers + c2.barriers};
+}
+
+std::vector<size_t> stream_chunk_dispatches(size_t dispatches, size_t first, double growth) {
+    std::vector<size_t> chunks;
+    size_t size = std::max<size_t>(first, 1);
+    for (size_t left = dispatches; left > 0;) {
+        const size_t take = std::min(size, left);
+        chunks.push_back(take);
+        left -= take;
+        size = static_cast<size_t>(std::ceil(static_cast<double>(size) * std::max(growth, 1.0)));
+    }
+    return chunks;
+}
+
+ReplayCounts encode_stream(const ComputeGraph& graph, std::span<CommandRecorder* const> recorders,
+                           const StreamOptions& options) {
+    if (recorders.size() < options.chunk_dispatches.size())
+        throw std::invalid_argument(fmt::format("encode_stream: {} chunks but {} recorders",
+                                                options.chunk_dispatches.size(), recorders.size()));
+    ConflictTracker tracker;
+    ReplayCounts total;
+    size_t begin = 0, done = 0;
+    for (size_t c = 0; c < options.chunk_dispatches.size(); ++c) {
+        // Barriers at a boundary are covered by the submission barrier.
+        while (begin < graph.nodes.size() && graph.nodes[begin].is_barrier()) ++begin;
+        done += options.chunk_dispatches[c];
+        const bool last = c + 1 == options.chunk_dispatches.size();
+        const size_t end = last ? graph.nodes.size() : node_index_after_dispatches(graph, done);
+        CommandRecorder& rec = *recorders[c];
+        rec.begin(options.timestamps);
+        tracker.reset();
+        const ReplayCounts part = options.recompute_barriers
+                                      ? encode_with_barriers(graph, rec, tracker, begin, end)
+                                      : encode_sequential(graph, rec, begin, end);
+        rec.end();
+        rec.submit();
+        total.dispatches += part.dispatches;
+        total.barriers += part.barriers;
+        begin = end;
+    }
+    return total;
 }
 
 }  // namespace graphlens

@@ -143,6 +143,41 @@ ExecutionTiming GraphExecutor::execute(const ComputeGraph& graph, const ExecuteO
         return t;
     }
 
+    if (options.submit == SubmitMode::stream) {
+        if (options.barriers == BarrierSource::every_dispatch ||
+            options.barriers == BarrierSource::none)
+            throw std::invalid_argument("stream encodes recorded or recomputed barriers only");
+        StreamOptions so;
+        so.chunk_dispatches = stream_chunk_dispatches(graph.dispatch_count(), options.stream_first,
+                                                      options.stream_growth);
+        so.recompute_barriers = options.barriers == BarrierSource::recompute;
+        so.timestamps = options.timestamps;
+        std::vector<std::unique_ptr<CommandRecorder>> owned;
+        std::vector<CommandRecorder*> recs;
+        for (size_t i = 0; i < so.chunk_dispatches.size(); ++i) {
+            owned.push_back(acquire());
+            recs.push_back(owned.back().get());
+        }
+        const auto t0 = Clock::now();
+        const ReplayCounts c = encode_stream(graph, recs, so);
+        const auto t1 = Clock::now();
+        for (auto* r : recs) r->wait();
+        const auto t2 = Clock::now();
+        t.encode_ns = ns_between(t0, t1);
+        t.wall_ns = ns_between(t0, t2);
+        if (!recs.empty()) {
+            // One device clock: the first buffer's start to the last one's end.
+            const uint64_t b = recs.front()->begin_timestamp_ns(),
+                           e = recs.back()->end_timestamp_ns();
+            t.gpu_ns = e > b ? e - b : 0;
+        }
+        t.dispatches = c.dispatches;
+        t.barriers = c.barriers;
+        t.command_buffers = recs.size();
+        for (auto& r : owned) release(std::move(r));
+        return t;
+    }
+
     // per_dispatch: one command buffer, submit and wait per dispatch; the submission boundary
     // orders everything, so no barriers are recorded.
     auto rec = acquire();

@@ -82,6 +82,8 @@ TEST_F(RunnerTest, EveryModeAgreesWithSerialAndIsTimed) {
     EXPECT_LT(mode(r, "elided").barriers, mode(r, "serial").barriers);
     EXPECT_LE(mode(r, "levels").barriers, mode(r, "elided").barriers);
     EXPECT_EQ(mode(r, "levels+split").command_buffers, 2u);
+    EXPECT_EQ(mode(r, "levels+stream").command_buffers,
+              stream_chunk_dispatches(mode(r, "levels").dispatches).size());
 }
 
 TEST_F(RunnerTest, RequestedModesOnlyInCanonicalOrder) {

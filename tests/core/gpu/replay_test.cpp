@@ -69,6 +69,32 @@ TEST_F(ReplayTest, DualBufferSplitFollowsLlamaCpp) {
     EXPECT_EQ(dual_buffer_split(1000, 64, 4), 250u);
 }
 
+TEST_F(ReplayTest, StreamOfGrowingBuffersGivesTheSameResult) {
+    ExecuteOptions o;
+    const auto reference = run(o);
+    o.submit = SubmitMode::stream;
+    for (size_t first : {1u, 2u, 5u}) {
+        for (auto barriers : {BarrierSource::recorded, BarrierSource::recompute}) {
+            o.stream_first = first;
+            o.barriers = barriers;
+            ExecutionTiming t;
+            EXPECT_TRUE(bitwise_equal(run(o, &t), reference)) << "first buffer " << first;
+            EXPECT_EQ(t.command_buffers,
+                      stream_chunk_dispatches(5u * kRepeats, first, o.stream_growth).size());
+            EXPECT_EQ(t.dispatches, 5u * kRepeats);
+            // Boundaries replace barriers, never add any.
+            EXPECT_LE(t.barriers, graph.barrier_count());
+        }
+    }
+}
+
+TEST_F(ReplayTest, StreamBuffersDoubleUntilTheGraphIsCovered) {
+    EXPECT_EQ(stream_chunk_dispatches(0), std::vector<size_t>{});
+    EXPECT_EQ(stream_chunk_dispatches(5), std::vector<size_t>{5});
+    EXPECT_EQ(stream_chunk_dispatches(243), (std::vector<size_t>{8, 16, 32, 64, 123}));
+    EXPECT_EQ(stream_chunk_dispatches(10, 3, 1.5), (std::vector<size_t>{3, 5, 2}));
+}
+
 TEST_F(ReplayTest, PerDispatchSubmissionGivesTheSameResult) {
     const auto reference = run({});
     ExecuteOptions o;
