@@ -95,6 +95,7 @@ Family familyOf(OpKind op) {
         case OpKind::rope:
         case OpKind::rope_neox:
         case OpKind::rope_copy:
+        case OpKind::rms_norm_mul_rope:
             return Family::rope;
         case OpKind::copy:
         case OpKind::get_rows:

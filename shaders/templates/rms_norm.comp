@@ -12,6 +12,13 @@
 //   PRE_ADD:    fused add→rms_norm: the row is t = x + b (b at binding 5, same shape)
 //   PRE_NORM:   fused rms_norm→mul→add→rms_norm: the row is t = rms(x) * pm + b (pm at
 //               binding 7, row stride pre_mul_stride; b at binding 5, same shape)
+//   ROPE:       fused rms_norm→mul→rope (q/k norm of each head): rows are heads of
+//               head_dim = dim values, row = token * n_heads + head; the row, normalised and
+//               multiplied, is rotated as rope.comp does (NEOX: pairs (j, j + rope_dim / 2),
+//               else (2j, 2j + 1); FREQ_FACTORS divide the frequencies; positions i32 at
+//               binding 8, freq factors at 9). dim <= ROPE_MAX_DIM (the row goes through
+//               shared memory to meet its pair partner).
+//   OUT_F16:    y is f16 (fused ...→rope→copy into an f16 KV cache)
 //   Both write t to s (binding 6): the add's output, which later dispatches still read. Past
 //   the register cache t is computed again rather than read back (s is write-only);
 //   `precise` keeps both computations free of contraction, so the row normalised is bit for
@@ -40,7 +47,20 @@ layout(set = 0, binding = 2) readonly buffer M { float m[]; };
 #ifdef HAS_ADD
 layout(set = 0, binding = 3) readonly buffer A { float a[]; };
 #endif
-layout(set = 0, binding = 4) writeonly buffer Y { IO_T y[]; };
+#if defined(IO_F16) || defined(OUT_F16)
+#define Y_T float16_t
+#else
+#define Y_T float
+#endif
+layout(set = 0, binding = 4) writeonly buffer Y { Y_T y[]; };
+#ifdef ROPE
+layout(set = 0, binding = 8) readonly buffer Pos { int pos[]; };
+#ifdef FREQ_FACTORS
+layout(set = 0, binding = 9) readonly buffer FF { float ff[]; };
+#endif
+#define ROPE_MAX_DIM 1024
+shared float rot[ROPE_MAX_DIM];
+#endif
 #if defined(PRE_ADD) || defined(PRE_NORM)
 #define PRE_SUM
 layout(set = 0, binding = 5) readonly buffer B { float b[]; };
@@ -59,6 +79,12 @@ layout(push_constant) uniform Params {
 #ifdef PRE_NORM
     uint pre_mul_stride;  // elements between rows of pm (0: one row broadcast)
     float pre_eps;        // eps of the first norm
+#endif
+#ifdef ROPE
+    uint n_heads;
+    uint rope_dim;
+    float freq_base;
+    float freq_scale;
 #endif
 } p;
 
@@ -89,7 +115,8 @@ float row_value(uint row, uint base, uint i, bool write_sum) {
 }
 #endif
 
-// y = normalised value [* w] [* m] [+ a] of element i of the row.
+// y = normalised value [* w] [* m] [+ a] of element i of the row (with ROPE: kept in rot
+// for the rotation).
 void store_row_value(uint row, uint base, uint i, float v) {
 #ifdef HAS_WEIGHT
     v *= w[i];
@@ -100,8 +127,43 @@ void store_row_value(uint row, uint base, uint i, float v) {
 #ifdef HAS_ADD
     v += a[row * p.add_stride + i];
 #endif
-    y[base + i] = IO_T(v);
+#ifdef ROPE
+    rot[i] = v;
+#else
+    y[base + i] = Y_T(v);
+#endif
 }
+
+#ifdef ROPE
+// Rotates the row held in rot, as rope.comp does for pair j of the head.
+void rotate_row(uint row, uint base) {
+    barrier();  // rot is complete
+    const uint s = row / p.n_heads;
+    const uint half_rot = p.rope_dim / 2;
+    for (uint j = gl_LocalInvocationID.x; j < p.dim / 2; j += WG_SIZE) {
+        if (j >= half_rot) {
+            const uint e = p.rope_dim + 2 * (j - half_rot);
+            y[base + e] = Y_T(rot[e]);
+            y[base + e + 1] = Y_T(rot[e + 1]);
+            continue;
+        }
+        float theta = float(pos[s]) * p.freq_scale *
+                      pow(p.freq_base, -2.0 * float(j) / float(p.rope_dim));
+#ifdef FREQ_FACTORS
+        theta /= ff[j];
+#endif
+        const float c = cos(theta), sn = sin(theta);
+#ifdef NEOX
+        const uint i0 = j, i1 = j + half_rot;
+#else
+        const uint i0 = 2 * j, i1 = 2 * j + 1;
+#endif
+        const float a0 = rot[i0], b0 = rot[i1];
+        y[base + i0] = Y_T(a0 * c - b0 * sn);
+        y[base + i1] = Y_T(a0 * sn + b0 * c);
+    }
+}
+#endif
 
 void main() {
     const uint row = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
@@ -153,4 +215,7 @@ void main() {
     // Beyond the cache the row value is computed again (bit for bit the same: `precise`).
     for (uint i = tid + CACHED * WG_SIZE; i < p.dim; i += WG_SIZE)
         store_row_value(row, base, i, row_value(row, base, i, false) * inv);
+#ifdef ROPE
+    rotate_row(row, base);
+#endif
 }

@@ -5,9 +5,10 @@
 // the recipe. It fuses only when:
 //   - each member writes exactly one range and the next member reads that range as one of its
 //     bindings, byte for byte (the intermediate; "ranges line up");
-//   - every member's output has the chain's shape and dtype, and is read with it, except
+//   - every member's output has the chain's dtype and number of elements, and is read with
+//     them (views are contiguous: a reshape is the same values in the same order), except
 //     that a member the recipe marks converting (a copy f32→f16) may change the dtype: it
-//     must read nothing but the intermediate and write the same shape, element for element;
+//     must read nothing but the intermediate and write as many elements;
 //   - no member reads an earlier member's output through any other binding (the fused kernel
 //     reads its inputs before that output exists); in-place writes over a member's own
 //     inputs are allowed, as the fused kernels are elementwise;
@@ -19,6 +20,9 @@
 //     a kept output must not be overwritten by a later member of the chain;
 //   - no member is a fence;
 //   - the recipe has a builder and the builder accepts the chain.
+// A recipe marked `gaps` matches members that are not consecutive (each the first reader of
+// the previous member's output); its fused node takes the last member's place, which is valid
+// when no dispatch in a gap conflicts with an earlier member.
 // Every candidate that fails one of these is a FusionDiagnostic with the reason, naming the
 // nodes by label and index. A recipe without a builder is reported "matched, fused kernel not
 // available" and not applied. Barriers between the members of an applied chain are dropped;
@@ -68,6 +72,11 @@ struct FusionRecipe {
     /// Members (indices into chain, not the first) that only convert the dtype of the
     /// intermediate they read (copy f32→f16): they may change the dtype, nothing else.
     std::vector<size_t> converting = {};
+    /// Members need not be consecutive: the next member is the first dispatch after a member
+    /// that reads its output (interleaved q and k chains). Dispatches in the gaps must not
+    /// conflict with any earlier member (the fused node takes the last member's place) and
+    /// must not be fences.
+    bool gaps = false;
 };
 
 /// [rms_norm→mul→]add→rms_norm→mul (the sum kept), rms_norm→mul→add, rms_norm→mul, add

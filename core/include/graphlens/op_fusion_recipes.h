@@ -8,6 +8,9 @@
 //   rms_norm→mul→add, rms_norm_no_scale→mul→add   → rms_norm_[w_]mul_add_f32
 //   add→rms_norm→mul, add→rms_norm_no_scale→mul   → add_rms_norm_[w_]mul_f32 (residual add
 //                                                   and the next norm; the sum is kept)
+//   rms_norm_no_scale→mul→rope[_neox][→copy]      → rms_norm_mul_rope[_neox][_ff]_f32[_f16]
+//                                                   (q/k norm + rope [+ cache append]; the
+//                                                   members may have gaps: interleaved q, k)
 //   rms_norm→mul,     rms_norm_no_scale→mul       → rms_norm_[w_]mul_f32
 //   add→…→add (8 down to 2 adds)                  → multi_add<N>_f32
 //   gelu→mul, silu→mul                            → gelu_mul_f32, silu_mul_f32

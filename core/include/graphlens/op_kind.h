@@ -37,11 +37,12 @@ enum class OpKind : uint8_t {
     topk,
     add_rms_norm_mul,  ///< fused add→rms_norm→mul: writes the sum (kept) and the normed product
     rope_copy,         ///< fused rope→copy: the rotated values written where the copy put them
+    rms_norm_mul_rope,  ///< fused rms_norm→mul→rope[→copy]: q/k norm of each head, then rope
 };
 
 std::string_view op_kind_name(OpKind k);
 std::optional<OpKind> op_kind_from_name(std::string_view name);
 /// Number of enumerators, for tables indexed by OpKind.
-inline constexpr size_t kOpKindCount = static_cast<size_t>(OpKind::rope_copy) + 1;
+inline constexpr size_t kOpKindCount = static_cast<size_t>(OpKind::rms_norm_mul_rope) + 1;
 
 }  // namespace graphlens

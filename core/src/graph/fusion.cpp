@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <iterator>
 #include <optional>
 #include <stdexcept>
@@ -33,6 +34,19 @@ std::vector<FusionRecipe> default_fusion_recipes() {
     add("add→rms_norm→mul", {OpKind::add, OpKind::rms_norm, OpKind::mul}, OpKind::add_rms_norm_mul,
         "add_rms_norm_mul_f32")
         .kept_outputs = {0};
+    // q/k norms (qwen3, gemma3): each head normalised, weighted and rotated in one dispatch,
+    // k also written straight into the cache. The q and k chains interleave: gaps allowed.
+    for (OpKind rope : {OpKind::rope, OpKind::rope_neox}) {
+        const std::string name(op_kind_name(rope));
+        FusionRecipe& with_copy = add("rms_norm→mul→" + name + "→copy",
+                                      {OpKind::rms_norm, OpKind::mul, rope, OpKind::copy},
+                                      OpKind::rms_norm_mul_rope, "rms_norm_mul_rope_f32_f16");
+        with_copy.converting = {3};
+        with_copy.gaps = true;
+        add("rms_norm→mul→" + name, {OpKind::rms_norm, OpKind::mul, rope},
+            OpKind::rms_norm_mul_rope, "rms_norm_mul_rope_f32")
+            .gaps = true;
+    }
     add("rms_norm→mul", {OpKind::rms_norm, OpKind::mul}, OpKind::rms_norm_mul, "rms_norm_mul_f32");
     for (size_t n = 8; n >= 2; --n) {
         std::string pattern = "add";
@@ -74,11 +88,12 @@ const BoundView* find_view(const ComputeGraph& g, const Node& node, const ByteRa
     return nullptr;
 }
 
+/// Same dtype and number of elements. Views are contiguous, so two such views of one range are
+/// the same values in the same order whatever their shapes (a reshape: rope reads the q-norm's
+/// [head_dim, heads * tokens] rows as [head_dim, heads, tokens]); the builders take the row
+/// structure from the members' parameters.
 bool same_layout(const TensorView& a, const TensorView& b) {
-    if (a.dtype != b.dtype || a.rank != b.rank) return false;
-    for (uint8_t i = 0; i < a.rank; ++i)
-        if (a.shape[i] != b.shape[i]) return false;
-    return true;
+    return a.dtype == b.dtype && a.elements() == b.elements();
 }
 
 class ChainMatcher {
@@ -108,12 +123,13 @@ class ChainMatcher {
                                    node_ref(g_, p));
             if (!chain_out) chain_out = &out_view->view;
             if (k > 0 && listed(recipe.converting, k)) {
-                // A conversion: the same elements in the same shape, another dtype allowed.
+                // A conversion: as many elements, another dtype allowed.
                 TensorView as_input = out_view->view;
                 as_input.dtype = chain_out->dtype;
                 if (!same_layout(*chain_out, as_input))
-                    return fmt::format("{} converts to another shape than output of {}",
-                                       node_ref(g_, p), node_ref(g_, chain[k - 1]));
+                    return fmt::format(
+                        "{} converts to another number of elements than output of {}",
+                        node_ref(g_, p), node_ref(g_, chain[k - 1]));
                 const ByteRange in = g_.nodes[chain[k - 1]].writes[0];
                 for (const ByteRange& r : producer.reads)
                     if (!r.empty() &&
@@ -124,7 +140,7 @@ class ChainMatcher {
                 chain_out = &out_view->view;
             }
             if (!same_layout(*chain_out, out_view->view))
-                return fmt::format("output of {} has another shape or dtype than output of {}",
+                return fmt::format("output of {} has another size or dtype than output of {}",
                                    node_ref(g_, p), node_ref(g_, chain[0]));
             const bool kept = listed(recipe.kept_outputs, k);
             if (k + 1 == chain.size()) break;
@@ -160,7 +176,7 @@ class ChainMatcher {
                 }
             }
             if (!same_layout(in_view->view, out_view->view))
-                return fmt::format("{} reads the output of {} with another shape or dtype",
+                return fmt::format("{} reads the output of {} with another size or dtype",
                                    node_ref(g_, c), node_ref(g_, p));
             // A kept output is still written by the fused kernel: later readers and the end
             // of the graph see it as before.
@@ -188,6 +204,23 @@ class ChainMatcher {
                     "graph",
                     name_of(g_, p), g_.allocations[out.allocation].name,
                     allocation_usage_name(usage));
+        }
+        if (recipe.gaps) {
+            // The fused node stands where the last member stood: every earlier member moves
+            // past the dispatches in the gaps, so none of those may conflict with it.
+            for (size_t i = chain.front() + 1; i < chain.back(); ++i)
+                if (g_.nodes[i].is_dispatch() && g_.nodes[i].is_fence())
+                    return fmt::format("{} between the chain's members is a fence",
+                                       node_ref(g_, i));
+            for (size_t k = 0; k + 1 < chain.size(); ++k)
+                for (const Hazard& h : hazards_.out_of(chain[k]))
+                    if (h.later < chain.back() &&
+                        std::find(chain.begin(), chain.end(), h.later) == chain.end())
+                        return fmt::format(
+                            "{} between the chain's members conflicts with {} ({} hazard): the "
+                            "fused dispatch would move {} past it",
+                            node_ref(g_, h.later), node_ref(g_, chain[k]), hazard_kind_name(h.kind),
+                            name_of(g_, chain[k]));
         }
         // The fused kernel writes a kept output and the later members' outputs at once.
         for (size_t k : recipe.kept_outputs)
@@ -221,27 +254,52 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
     for (size_t i = 0; i < graph.nodes.size(); ++i)
         if (graph.nodes[i].is_dispatch()) dispatches.push_back(i);
 
-    // Decide the fusions first: each applied chain, by the dispatch position it starts at.
+    // Decide the fusions first: each applied chain, by the dispatch positions of its members.
     struct Applied {
-        size_t position;
-        size_t length;
+        std::vector<size_t> positions;
+        bool gaps;
         Node node;
     };
     std::vector<Applied> applied;
+    std::vector<size_t> position_of(graph.nodes.size(), SIZE_MAX);
+    for (size_t p = 0; p < dispatches.size(); ++p) position_of[dispatches[p]] = p;
+    std::vector<char> consumed(dispatches.size(), 0);  // a later member of an applied gap chain
+    // The members of `recipe` starting at position p: consecutive dispatches, or with gaps
+    // each member's first reader; empty when the ops do not match.
+    auto candidate = [&](const FusionRecipe& recipe, size_t p, std::vector<size_t>& chain) {
+        chain.clear();
+        const size_t len = recipe.chain.size();
+        if (len == 0 || graph.nodes[dispatches[p]].op != recipe.chain[0]) return false;
+        chain.push_back(dispatches[p]);
+        for (size_t k = 1; k < len; ++k) {
+            size_t next = SIZE_MAX;
+            if (!recipe.gaps) {
+                if (p + k < dispatches.size()) next = dispatches[p + k];
+            } else if (graph.nodes[chain.back()].writes.size() == 1) {
+                const ByteRange out = graph.nodes[chain.back()].writes[0];
+                for (const Hazard& h : hazards.out_of(chain.back()))
+                    if (h.kind == HazardKind::raw && h.overlap.overlaps(out))
+                        next = std::min(next, h.later);
+            }
+            if (next == SIZE_MAX || graph.nodes[next].op != recipe.chain[k] ||
+                consumed[position_of[next]])
+                return false;
+            chain.push_back(next);
+        }
+        return true;
+    };
     NodeId next_id = graph.next_node_id();
     std::vector<size_t> chain;
     for (size_t p = 0; p < dispatches.size();) {
+        if (consumed[p]) {  // already inside a fused node
+            ++p;
+            continue;
+        }
         std::optional<FusionDiagnostic> near_miss;
         size_t advance = 1;
         for (const FusionRecipe& recipe : recipes) {
-            const size_t len = recipe.chain.size();
-            if (len == 0 || p + len > dispatches.size()) continue;
-            bool ops_match = true;
-            for (size_t k = 0; k < len && ops_match; ++k)
-                ops_match = graph.nodes[dispatches[p + k]].op == recipe.chain[k];
-            if (!ops_match) continue;
-            chain.assign(dispatches.begin() + static_cast<ptrdiff_t>(p),
-                         dispatches.begin() + static_cast<ptrdiff_t>(p + len));
+            if (!candidate(recipe, p, chain)) continue;
+            const size_t len = chain.size();
             FusionDiagnostic d;
             d.pattern = recipe.pattern;
             for (size_t i : chain) d.nodes.push_back(graph.nodes[i].id);
@@ -286,8 +344,13 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
                     }
                     d.applied = true;
                     d.fused_id = node.id;
-                    applied.push_back({p, len, std::move(node)});
-                    advance = len;
+                    Applied a{{}, recipe.gaps, std::move(node)};
+                    for (size_t i : chain) a.positions.push_back(position_of[i]);
+                    if (recipe.gaps)
+                        for (size_t k = 1; k < len; ++k) consumed[a.positions[k]] = 1;
+                    else
+                        advance = len;
+                    applied.push_back(std::move(a));
                     result.diagnostics.push_back(std::move(d));
                     ++result.applied;
                     near_miss.reset();
@@ -326,29 +389,40 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
         }
         run_lost = false;
     };
-    size_t p = 0;     // dispatch position
-    size_t skip = 0;  // dispatches of the current chain still to swallow
-    auto next = applied.begin();
+    // What happens at each dispatch position: the first member of a consecutive chain and
+    // the last member of a gap chain become the fused node; the other members disappear.
+    // Barriers between a chain's first and last member are dropped (their run re-planned).
+    constexpr size_t kKeep = SIZE_MAX, kDrop = SIZE_MAX - 1;
+    std::vector<size_t> action(dispatches.size(), kKeep);  // kKeep, kDrop or applied index
+    std::vector<int> spans(dispatches.size() + 1, 0);      // chains open before position p
+    for (size_t a = 0; a < applied.size(); ++a) {
+        const auto& pos = applied[a].positions;
+        for (size_t k = 0; k < pos.size(); ++k) action[pos[k]] = kDrop;
+        action[applied[a].gaps ? pos.back() : pos.front()] = a;
+        ++spans[pos.front() + 1];
+        --spans[pos.back() + 1];
+    }
+    for (size_t p = 1; p < spans.size(); ++p) spans[p] += spans[p - 1];
+    size_t p = 0;  // position of the next dispatch
     for (const Node& node : graph.nodes) {
         if (node.is_barrier()) {
-            if (skip > 0) {
+            if (p < dispatches.size() && spans[p] > 0) {
                 run_lost = true;
             } else {
+                // A run that lost all its dispatches (gap chain members moved on) leaves this
+                // barrier with nothing before it since the last one: it separates nothing.
+                const bool emptied =
+                    run_lost && out.size() == run_begin && (out.empty() || out.back().is_barrier());
                 close_run();
-                out.push_back(node);
+                if (!emptied) out.push_back(node);
                 run_begin = out.size();
             }
             continue;
         }
-        if (skip > 0) {
-            --skip;
-        } else if (next != applied.end() && next->position == p) {
-            out.push_back(std::move(next->node));
-            skip = next->length - 1;
-            ++next;
-        } else {
+        if (action[p] == kKeep)
             out.push_back(node);
-        }
+        else if (action[p] != kDrop)
+            out.push_back(std::move(applied[action[p]].node));
         ++p;
     }
     close_run();

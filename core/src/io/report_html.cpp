@@ -64,6 +64,7 @@ OpFamily family(OpKind op) {
         case OpKind::rope:
         case OpKind::rope_neox:
         case OpKind::rope_copy:
+        case OpKind::rms_norm_mul_rope:
             return {"rope", "#56B4E9"};
         case OpKind::copy:
         case OpKind::get_rows:

@@ -253,6 +253,68 @@ FusionBuildResult build_norm_add_norm_chain(const ComputeGraph& g, std::span<con
             {}};
 }
 
+struct RopeParamsPush {  // rope.comp
+    uint32_t head_dim, n_heads, seq_len, rope_dim;
+    float freq_base, freq_scale;
+};
+struct NormRopeParams {  // rms_norm.comp with ROPE
+    NormParams norm;
+    uint32_t n_heads, rope_dim;
+    float freq_base, freq_scale;
+};
+constexpr uint32_t kNormRopeMaxDim = 1024;  // rms_norm.comp's ROPE_MAX_DIM
+
+// rms_norm → mul → rope [→ copy]: the q/k norm of each head and its rotation in one
+// dispatch, with k written straight into the cache slot when the copy follows.
+FusionBuildResult build_norm_rope_chain(const ComputeGraph& g, std::span<const size_t> chain) {
+    std::string why;
+    const Node& norm_node = g.nodes[chain[0]];
+    const auto norm = norm_member(g, norm_node, why);
+    if (!norm) return decline(why);
+    if (norm->weighted)
+        return decline(
+            fmt::format("{} is weighted; the fused kernel's norm has no weight", norm_node.label));
+    NormParams np = norm->params;
+    const auto mul = mul_member(g, g.nodes[chain[1]], *norm->y, np, why);
+    if (!mul) return decline(why);
+    np.mul_stride = mul->second;
+    np.add_stride = 0;
+    const Node& rope = g.nodes[chain[2]];
+    const std::string& rk = kernel_name(g, rope);
+    const bool neox = rk == "rope_neox_f32" || rk == "rope_neox_ff_f32";
+    const bool ff = rk == "rope_ff_f32" || rk == "rope_neox_ff_f32";
+    if (!neox && !ff && rk != "rope_f32")
+        return decline(fmt::format("{} runs {}, not an f32 rope kernel", rope.label, rk));
+    const auto rp = params_of<RopeParamsPush>(rope);
+    const TensorView* positions = binding(rope, 1);
+    if (!rp || !positions || (ff && !binding(rope, 2)))
+        return decline(fmt::format("{} is not a rope dispatch", rope.label));
+    if (rp->head_dim != np.dim || rp->n_heads * rp->seq_len != np.rows)
+        return decline(fmt::format("{} normalises rows of {} values, {} rotates heads of {}",
+                                   norm_node.label, np.dim, rope.label, rp->head_dim));
+    if (np.dim > kNormRopeMaxDim)
+        return decline(fmt::format("heads of {} values exceed the fused kernel's {}", np.dim,
+                                   kNormRopeMaxDim));
+    TensorView out = *binding(rope, 3);
+    bool f16 = false;
+    if (chain.size() == 4) {
+        const Node& copy = g.nodes[chain[3]];
+        const std::string& ck = kernel_name(g, copy);
+        if (ck != "copy_f32" && ck != "copy_f32_f16")
+            return decline(fmt::format("{} runs {}, not copy_f32 or copy_f32_f16", copy.label, ck));
+        out = *binding(copy, 1);
+        f16 = ck == "copy_f32_f16";
+    }
+    std::vector<BoundView> bindings{{0, *norm->x}, {2, mul->first}, {4, out}, {8, *positions}};
+    if (ff) bindings.push_back({9, *binding(rope, 2)});
+    const NormRopeParams push{np, rp->n_heads, rp->rope_dim, rp->freq_base, rp->freq_scale};
+    return {make(fmt::format("rms_norm_mul_rope{}{}_f32{}", neox ? "_neox" : "", ff ? "_ff" : "",
+                             f16 ? "_f16" : ""),
+                 OpKind::rms_norm_mul_rope, std::move(bindings), push_constant_bytes(push),
+                 norm_node.workgroups),
+            {}};
+}
+
 // rope → copy: the rope kernel writes straight where the copy would have put its output,
 // converting to f16 itself when the copy did.
 FusionBuildResult build_rope_copy(const ComputeGraph& g, std::span<const size_t> chain) {
@@ -410,6 +472,20 @@ std::vector<FusionRecipe> fusion_recipes() {
         add("add→" + name(norm) + "→mul", {OpKind::add, norm, OpKind::mul},
             OpKind::add_rms_norm_mul, "add_rms_norm_[w_]mul_f32", build_add_norm_chain)
             .kept_outputs = {0};
+    // q/k norms: the q chain has the k norm in its gap and the k chain rope_q, so the members
+    // need not be consecutive.
+    for (OpKind rope : {OpKind::rope, OpKind::rope_neox}) {
+        FusionRecipe& with_copy = add(
+            fmt::format("rms_norm_no_scale→mul→{}→copy", name(rope)),
+            {OpKind::rms_norm_no_scale, OpKind::mul, rope, OpKind::copy}, OpKind::rms_norm_mul_rope,
+            "rms_norm_mul_rope[_neox][_ff]_f32[_f16]", build_norm_rope_chain);
+        with_copy.converting = {3};
+        with_copy.gaps = true;
+        add(fmt::format("rms_norm_no_scale→mul→{}", name(rope)),
+            {OpKind::rms_norm_no_scale, OpKind::mul, rope}, OpKind::rms_norm_mul_rope,
+            "rms_norm_mul_rope[_neox][_ff]_f32", build_norm_rope_chain)
+            .gaps = true;
+    }
     for (OpKind norm : norms)
         add(name(norm) + "→mul", {norm, OpKind::mul}, OpKind::rms_norm_mul, "rms_norm_mul_f32",
             build_norm_chain);

@@ -281,22 +281,23 @@ TEST_F(TransformerEndToEndTest, EveryExecutionModeGivesTheSameLogits) {
 }
 
 // q/k norms give interleaved fusable chains (q_norm | q_mul k_norm | k_mul rope_q): the fuse
-// pass must keep the barrier rope_q still needs.
+// pass fuses norm→mul→rope[→copy] across the gaps and re-plans the barriers around them.
 TEST_F(TransformerEndToEndTest, EveryExecutionModeGivesTheSameLogitsWithQkNorm) {
     for (Architecture arch : {Architecture::qwen3, Architecture::gemma3, Architecture::qwen3moe})
-        check_every_mode(tiny_model_config(arch));
+        check_every_mode(tiny_model_config(arch), DType::f32, {OpKind::rms_norm_mul_rope});
 }
 
 // An f16 KV cache: rope writes its keys straight into the cache (rope→copy converting
-// f32→f16); the residual adds fuse with the norms after them (add→rms_norm→mul keeps the sum),
-// gemma's post-norms with the residual add and the next norm (5 members).
+// f32→f16; with q/k norms the k chain norm→mul→rope→copy); the residual adds fuse with the
+// norms after them (add→rms_norm→mul keeps the sum), gemma's post-norms with the residual add
+// and the next norm (5 members).
 TEST_F(TransformerEndToEndTest, EveryExecutionModeGivesTheSameLogitsWithAnF16Cache) {
     check_every_mode(tiny_model_config(Architecture::llama), DType::f16,
                      {OpKind::add_rms_norm_mul, OpKind::rope_copy});
     check_every_mode(tiny_model_config(Architecture::gemma2), DType::f16,
                      {OpKind::add_rms_norm_mul, OpKind::rope_copy});
     check_every_mode(tiny_model_config(Architecture::qwen3), DType::f16,
-                     {OpKind::add_rms_norm_mul, OpKind::rope_copy});
+                     {OpKind::add_rms_norm_mul, OpKind::rms_norm_mul_rope});
 }
 
 TEST_F(TransformerEndToEndTest, BarrierPoliciesGiveBitwiseEqualLogits) {

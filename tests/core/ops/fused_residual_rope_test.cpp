@@ -1,6 +1,7 @@
-// The fusions that keep an intermediate or convert one: add→rms_norm→mul (the residual sum
-// stays written for its later readers), gemma's rms_norm→mul→add→rms_norm→mul, and rope→copy
-// (rope writing its keys straight into an f16 or f32 KV-cache slot). Each graph is recorded
+// The fusions that keep an intermediate, convert one or span gaps: add→rms_norm→mul (the
+// residual sum stays written for its later readers), gemma's rms_norm→mul→add→rms_norm→mul,
+// rope→copy (rope writing its keys straight into an f16 or f32 KV-cache slot) and the
+// interleaved q/k norm→mul→rope[→copy] chains. Each graph is recorded
 // unfused, fused with the kernel library's recipes, run on the GPU and compared with the
 // double-precision references; the kept sum and the cache slot are compared with the unfused
 // run as well.
@@ -199,6 +200,75 @@ TEST_P(RopeCopyTest, RopeWritesTheCacheSlotItself) {
 }
 
 INSTANTIATE_TEST_SUITE_P(CacheTypes, RopeCopyTest, ::testing::Values(DType::f16, DType::f32),
+                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+/// qwen3's q/k norms in its recording order: q_norm q_mul k_norm k_mul rope_q rope_k
+/// k_cache; the q chain (norm→mul→rope) and the k chain (norm→mul→rope→copy into the cache)
+/// interleave, so they fuse across their gaps.
+class NormRopeTest : public FusedKeptOutputTest, public ::testing::WithParamInterface<DType> {};
+
+TEST_P(NormRopeTest, InterleavedQkNormRopeChainsFuseAcrossTheirGaps) {
+    const DType cache_type = GetParam();
+    RopeParams p;
+    p.head_dim = 32;
+    p.seq_len = 2;
+    p.freq_base = 10000.0f;
+    p.rope_dim = 24;  // partial rotation: the last 8 values of each head pass through
+    const int64_t hd = p.head_dim, T = p.seq_len, q_heads = 4, k_heads = 2;
+    const auto q = random(hd * q_heads * T), k = random(hd * k_heads * T);
+    const auto qw = random(hd), kw = random(hd), ff = random(p.rope_dim / 2);
+    const auto pos = random_ints(T, 0, 60);
+    auto tq = input(q, {hd, q_heads * T}, "q"), tk = input(k, {hd, k_heads * T}, "k");
+    auto tqw = input(qw, {hd}, "q_norm.weight"), tkw = input(kw, {hd}, "k_norm.weight");
+    auto tff = input(ff, {int64_t(p.rope_dim / 2)}, "ff"), tpos = input_i32(pos, "pos");
+    auto qn = tensor(DType::f32, {hd, q_heads * T}, "q_norm_raw");
+    auto qm = tensor(DType::f32, {hd, q_heads * T}, "q_norm");
+    auto kn = tensor(DType::f32, {hd, k_heads * T}, "k_norm_raw");
+    auto km = tensor(DType::f32, {hd, k_heads * T}, "k_norm");
+    auto q_rope = tensor(DType::f32, {hd, q_heads, T}, "q_rope");
+    auto k_rope = tensor(DType::f32, {hd, k_heads, T}, "k_rope");
+    // The cache holds 3 steps; this one writes step 1.
+    const auto before = as_stored(cache_type, random(hd * k_heads * T * 3));
+    auto cache = input_as(cache_type, before, {int64_t(before.size())}, "cache");
+    const TensorView slot = memory->view(cache.allocation, cache_type, {hd, k_heads, T},
+                                         dtype_bytes_for(cache_type, uint64_t(hd * k_heads * T)));
+    auto reshape = [&](const TensorView& v, std::vector<int64_t> shape) {
+        return memory->view(v.allocation, v.dtype, shape, v.offset);
+    };
+    auto record = [&](GraphSession& s) {
+        s.rms_norm_no_scale_f32(tq, qn, eps, "blk.0.attn_q_norm");
+        s.mul(qn, tqw, qm, "blk.0.attn_q_norm.mul");
+        s.rms_norm_no_scale_f32(tk, kn, eps, "blk.0.attn_k_norm");
+        s.mul(kn, tkw, km, "blk.0.attn_k_norm.mul");
+        RopeParams pq = p, pk = p;
+        pq.n_heads = uint32_t(q_heads);
+        pk.n_heads = uint32_t(k_heads);
+        s.rope_neox_f32(reshape(qm, {hd, q_heads, T}), tpos, q_rope, pq, tff, "blk.0.rope_q");
+        s.rope(reshape(km, {hd, k_heads, T}), tpos, k_rope, pk, std::nullopt, "blk.0.rope_k");
+        s.copy(k_rope, slot, "blk.0.k_cache");
+    };
+    run(record);
+    const auto unfused_q = memory->download(q_rope);
+    const auto unfused_cache = memory->download(cache);
+    memory->fill(q_rope.allocation, 0xFF);
+    memory->upload(cache, ggml::quantize(cache_type, before));
+    const auto applied = run_fused(record);
+    EXPECT_EQ(applied, (std::vector<std::string>{"rms_norm_no_scale→mul→rope_neox",
+                                                 "rms_norm_no_scale→mul→rope→copy"}));
+    EXPECT_EQ(memory->download(q_rope), unfused_q);
+    EXPECT_EQ(memory->download(cache), unfused_cache);  // nothing outside the slot either
+    RopeParams pq = p, pk = p;
+    pq.n_heads = uint32_t(q_heads);
+    pk.n_heads = uint32_t(k_heads);
+    const auto q_ref =
+        ref::rope(narrow(ref::rms_norm(q, qw, uint32_t(hd), eps)), pos, ff, pq, true);
+    const auto k_ref =
+        ref::rope(narrow(ref::rms_norm(k, kw, uint32_t(hd), eps)), pos, {}, pk, false);
+    expect_close(q_rope, q_ref, kTolF32, "q");
+    expect_close(slot, k_ref, cache_type == DType::f16 ? 1e-3 : kTolF32, "k in the cache");
+}
+
+INSTANTIATE_TEST_SUITE_P(CacheTypes, NormRopeTest, ::testing::Values(DType::f16, DType::f32),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
 }  // namespace
