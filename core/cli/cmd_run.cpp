@@ -24,6 +24,8 @@ struct RunOptions {
     uint32_t repeat = 20;
     uint32_t warmup = 2;
     double warmup_ms = 200;
+    size_t stream_first = 8;
+    double stream_growth = 2.0;
     uint64_t seed = 1;
     std::string trace;
     std::string save;
@@ -127,6 +129,8 @@ int run_command(const RunOptions& o) {
     ro.repeats = o.repeat;
     ro.warmup = o.warmup;
     ro.warmup_ms = o.warmup_ms;
+    ro.stream_first = o.stream_first;
+    ro.stream_growth = o.stream_growth;
     ro.seed = o.seed;
     ro.profile_dispatches = o.profile;
     if (!o.groups.empty()) {
@@ -177,6 +181,13 @@ const RegisterCommand reg{
         app.add_option("--repeat", o->repeat, "timed runs per mode (default 20)")
             ->check(CLI::Range(1, 100000));
         app.add_option("--warmup", o->warmup, "untimed runs per mode first (default 2)");
+        app.add_option("--stream-first", o->stream_first,
+                       "levels+stream: dispatches in the first command buffer (default 8)")
+            ->check(CLI::Range(size_t{1}, size_t{1} << 30));
+        app.add_option("--stream-growth", o->stream_growth,
+                       "levels+stream: each command buffer this many times the one before "
+                       "(default 2)")
+            ->check(CLI::Range(1.0, 1024.0));
         app.add_option("--warmup-ms", o->warmup_ms,
                        "and untimed runs for at least this many ms per mode, so the GPU is at its "
                        "boost clock (default 200; 0 = count only)")

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -315,6 +316,15 @@ void CommandRecorder::submit() {
 void CommandRecorder::wait() {
     if (!in_flight_) return;
     in_flight_ = false;
+    // Poll first (see Device::Options::fence_spin_us), then block.
+    if (const uint32_t spin = device_.fence_spin_us(); spin > 0) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(spin);
+        do {
+            const VkResult r = vkGetFenceStatus(device_.handle(), fence_);
+            if (r == VK_SUCCESS) return;
+            if (r != VK_NOT_READY) vk_check(r, "vkGetFenceStatus");
+        } while (std::chrono::steady_clock::now() < until);
+    }
     vk_check(vkWaitForFences(device_.handle(), 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
 }
 

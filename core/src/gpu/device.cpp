@@ -311,6 +311,16 @@ Device::Device(const Options& options) {
             "GRAPHLENS_VALIDATION=1 but the Khronos validation layer is not installed "
             "(Debian: apt-get install vulkan-validationlayers)");
     validation_ = validation;
+    if (options.fence_spin_us) {
+        fence_spin_us_ = *options.fence_spin_us;
+    } else if (const char* v = std::getenv("GRAPHLENS_FENCE_SPIN_US"); v && *v) {
+        char* end = nullptr;
+        const unsigned long us = std::strtoul(v, &end, 10);
+        if (*end != '\0' || us > 10'000'000)
+            throw std::runtime_error(fmt::format(
+                "GRAPHLENS_FENCE_SPIN_US='{}': expected microseconds from 0 to 10000000", v));
+        fence_spin_us_ = static_cast<uint32_t>(us);
+    }
     try {
         create_instance(validation);
         pick_and_create_device(options);

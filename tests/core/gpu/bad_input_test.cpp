@@ -1,6 +1,8 @@
 // Bad input gives a clear error (naming what and where), never a crash.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "gpu_fixture.h"
 #include "graphlens/graph_session.h"
 
@@ -97,6 +99,21 @@ TEST_F(BadInputTest, UploadAndDownloadOutOfRange) {
     expect_error<std::out_of_range>([&] { memory->upload(buf, bytes, 1000); }, {"activations"});
     expect_error<std::out_of_range>([&] { memory->download(buf, 1000, 64); }, {"activations"});
     expect_error<std::out_of_range>([&] { memory->download(5, 0, 4); }, {"allocation id 5"});
+}
+
+TEST(DeviceOptionsTest, MalformedFenceSpinVariableNamesItself) {
+    ::setenv("GRAPHLENS_FENCE_SPIN_US", "2ms", 1);
+    expect_error<std::runtime_error>([] { Device d; }, {"GRAPHLENS_FENCE_SPIN_US", "'2ms'"});
+    ::unsetenv("GRAPHLENS_FENCE_SPIN_US");
+}
+
+TEST(DeviceOptionsTest, FenceSpinComesFromOptionsOrEnvironment) {
+    Device::Options o;
+    o.fence_spin_us = 0;
+    EXPECT_EQ(Device(o).fence_spin_us(), 0u);
+    ::setenv("GRAPHLENS_FENCE_SPIN_US", "150", 1);
+    EXPECT_EQ(Device().fence_spin_us(), 150u);
+    ::unsetenv("GRAPHLENS_FENCE_SPIN_US");
 }
 
 }  // namespace
