@@ -13,6 +13,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bench_command.h"
@@ -22,6 +23,7 @@
 #include "graphlens/graph_executor.h"
 #include "graphlens/graph_session.h"
 #include "graphlens/op_reference.h"
+#include "graphlens/op_support.h"
 
 namespace graphlens::bench {
 namespace {
@@ -30,7 +32,7 @@ struct PrefillBenchOptions {
     uint32_t tokens = 512;
     uint32_t repeats = 20;
     uint32_t warmup_ms = 300;
-    std::string sections = "matmat,sdpa,check";
+    std::string sections = "matmat,tiles,sdpa,check";
     std::string report_path;
 };
 
@@ -149,6 +151,41 @@ int run_prefill_benchmarks(const PrefillBenchOptions& o) {
                             g.kernels.front().name, ns / 1000.0,
                             2.0 * sh.n * sh.k * double(m) / ns / 1000.0));
         }
+    }
+
+    if (wanted("tiles")) {
+        // Both tile sizes of the mat-mat kernel on each shape, whichever the op would pick:
+        // the data behind kMatmulTiles (core/src/ops/matmul.cpp).
+        out("\n## Mat-mat tile sizes (q4_0), dispatched by kernel name\n");
+        out("| weights (n x k) | kernel | workgroups | us | TFLOP/s |");
+        out("|---|---|---|---|---|");
+        const std::pair<uint32_t, uint32_t> shapes[] = {
+            {2048, 2048}, {512, 2048}, {8192, 2048}, {2048, 8192}};
+        for (auto [n, k] : shapes)
+            for (auto [rows, cols, suffix] :
+                 {std::tuple{64u, 64u, "_t64"}, std::tuple{128u, 64u, "_t128x64"},
+                  std::tuple{128u, 128u, ""}}) {
+                DeviceMemory mem(device);
+                GraphExecutor exec(device, mem);
+                const Matmat mm =
+                    setup_matmat(mem, DType::q4_0, n, k, m, weights(DType::q4_0, n, k, false, 1),
+                                 random_floats(size_t(k) * m, 2));
+                struct {  // matmul_params.glsl
+                    uint32_t n, k, m, row_bytes, x_stride, y_stride, bits, group_size, expert_bytes,
+                        n_ids, x_slot_stride;
+                } params{n, k, m, k / 32 * 18, k, n, 0, 0, 0, 0, 0};
+                DispatchDesc d;
+                d.kernel = std::string("matmul_q4_0") + suffix;
+                d.bindings = {{0, mm.w}, {1, mm.x}, {2, mm.y}};
+                d.push_constants = push_constant_bytes(params);
+                d.workgroups = {(n + rows - 1) / rows, (m + cols - 1) / cols, 1};
+                d.op = OpKind::quantized_matmul_ggml;
+                d.label = "bench";
+                const double ns = time_session(exec, o, [&](GraphSession& s) { s.dispatch(d); });
+                out(fmt::format("| {} x {} | {} | {} | {:.1f} | {:.2f} |", n, k, d.kernel,
+                                d.workgroups[0] * d.workgroups[1], ns / 1000.0,
+                                2.0 * n * k * double(m) / ns / 1000.0));
+            }
     }
 
     if (wanted("sdpa")) {
@@ -305,7 +342,7 @@ const RegisterBench prefill_reg{
         app.add_option("--tokens", o->tokens, "tokens (columns of the mat-mat, queries and keys)");
         app.add_option("--repeat", o->repeats, "timed runs (median reported)");
         app.add_option("--warmup-ms", o->warmup_ms, "minimum warm-up time per measurement");
-        app.add_option("--sections", o->sections, "matmat,sdpa,check (any subset)");
+        app.add_option("--sections", o->sections, "matmat,tiles,sdpa,check (any subset)");
         app.add_option("--report", o->report_path, "write the tables as markdown");
         return [o] { return run_prefill_benchmarks(*o); };
     }};

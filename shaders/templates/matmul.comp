@@ -1,7 +1,7 @@
 #version 450
-// Matrix-matrix product for prefill: Y[c][r] = sum_k W[r][k] X[c][k], tiled TILE rows x TILE
-// columns x 32 k through shared memory (TILE = 64 or 128), 256 threads each computing
-// TILE/16 x TILE/16 outputs from vec4 reads of the tiles. Weight format from weights.glsl (one
+// Matrix-matrix product for prefill: Y[c][r] = sum_k W[r][k] X[c][k], tiled TILE_N rows x
+// TILE_M columns x 32 k through shared memory (each 64 or 128; TILE sets both), 256 threads each
+// computing TILE_N/16 x TILE_M/16 outputs from vec4 reads of the tiles. Weight format from weights.glsl (one
 // W_* define); each weight is dequantised once per tile, eight at a time (matmul_tile.glsl).
 //
 // Shared layout: [k][group of 4 rows (columns)] vec4, the group index XOR-swizzled by k / 4 so
@@ -15,9 +15,15 @@
 #ifndef TILE
 #define TILE 128
 #endif
+#ifndef TILE_N
+#define TILE_N TILE
+#endif
+#ifndef TILE_M
+#define TILE_M TILE
+#endif
 #define BK 32
-#define G (TILE / 4)    // vec4 groups per tile row
-#define TI (TILE / 64)  // vec4 groups per thread along rows and along columns
+#define TIR (TILE_N / 64)  // vec4 groups of 4 rows per thread
+#define TIC (TILE_M / 64)  // vec4 groups of 4 columns per thread
 
 layout(local_size_x = WG_SIZE) in;
 
@@ -34,28 +40,28 @@ layout(set = 0, binding = 4) readonly buffer B { float16_t biases[]; };
 #include "weights.glsl"
 #include "matmul_tile.glsl"
 
-shared vec4 ws[BK][G];
-shared vec4 xs[BK][G];
+shared vec4 ws[BK][TILE_N / 4];
+shared vec4 xs[BK][TILE_M / 4];
 
 uint swz(uint kk, uint g) { return g ^ ((kk >> 2) & 7u); }
 
 void main() {
     const uint lid = gl_LocalInvocationID.x;
-    const uint r0 = gl_WorkGroupID.x * TILE;
-    const uint c0 = gl_WorkGroupID.y * TILE;
+    const uint r0 = gl_WorkGroupID.x * TILE_N;
+    const uint c0 = gl_WorkGroupID.y * TILE_M;
     // 8 warps of 32 as 2 (rows) x 4 (columns); lanes as 8 (rows) x 4 (columns). Thread groups
-    // of 4 rows: wr * 8 TI + lr + 8 i; of 4 columns: wc * 4 TI + lc + 4 j.
+    // of 4 rows: wr * 8 TIR + lr + 8 i; of 4 columns: wc * 4 TIC + lc + 4 j.
     const uint w = lid / 32u, l = lid % 32u;
-    const uint rg = (w % 2u) * 8u * TI + l % 8u;
-    const uint cg = (w / 2u) * 4u * TI + l / 8u;
+    const uint rg = (w % 2u) * 8u * TIR + l % 8u;
+    const uint cg = (w / 2u) * 4u * TIC + l / 8u;
 
-    vec4 acc[TI * 4][TI];
-    [[unroll]] for (uint i = 0; i < TI * 4; ++i)
-        [[unroll]] for (uint j = 0; j < TI; ++j) acc[i][j] = vec4(0.0);
+    vec4 acc[TIR * 4][TIC];
+    [[unroll]] for (uint i = 0; i < TIR * 4; ++i)
+        [[unroll]] for (uint j = 0; j < TIC; ++j) acc[i][j] = vec4(0.0);
 
     for (uint k0 = 0; k0 < p.k; k0 += BK) {
-        // W: TILE rows x 4 octets of k.
-        [[unroll]] for (uint t = 0; t < TI; ++t) {
+        // W: TILE_N rows x 4 octets of k.
+        [[unroll]] for (uint t = 0; t < TIR; ++t) {
             const uint task = lid + WG_SIZE * t;
             const uint rr = task / 4u, o = task % 4u, row = r0 + rr;
             float v[8];
@@ -69,8 +75,8 @@ void main() {
                 ws[kk][swz(kk, rr / 4u)][rr % 4u] = v[e];
             }
         }
-        // X: TILE columns x 8 quads of k; 8 lanes read one column's 128 bytes.
-        [[unroll]] for (uint t = 0; t < TI * 2; ++t) {
+        // X: TILE_M columns x 8 quads of k; 8 lanes read one column's 128 bytes.
+        [[unroll]] for (uint t = 0; t < TIC * 2; ++t) {
             const uint task = lid + WG_SIZE * t;
             const uint cc = task / 8u, q = task % 8u, col = c0 + cc;
             [[unroll]] for (uint e = 0; e < 4u; ++e) {
@@ -81,20 +87,20 @@ void main() {
         }
         barrier();
         [[unroll]] for (uint kk = 0; kk < BK; ++kk) {
-            vec4 a[TI], b[TI];
-            [[unroll]] for (uint i = 0; i < TI; ++i) a[i] = ws[kk][swz(kk, rg + 8u * i)];
-            [[unroll]] for (uint j = 0; j < TI; ++j) b[j] = xs[kk][swz(kk, cg + 4u * j)];
-            [[unroll]] for (uint i = 0; i < TI; ++i)
+            vec4 a[TIR], b[TIC];
+            [[unroll]] for (uint i = 0; i < TIR; ++i) a[i] = ws[kk][swz(kk, rg + 8u * i)];
+            [[unroll]] for (uint j = 0; j < TIC; ++j) b[j] = xs[kk][swz(kk, cg + 4u * j)];
+            [[unroll]] for (uint i = 0; i < TIR; ++i)
                 [[unroll]] for (uint r = 0; r < 4u; ++r)
-                    [[unroll]] for (uint j = 0; j < TI; ++j) acc[4 * i + r][j] += a[i][r] * b[j];
+                    [[unroll]] for (uint j = 0; j < TIC; ++j) acc[4 * i + r][j] += a[i][r] * b[j];
         }
         barrier();
     }
-    [[unroll]] for (uint i = 0; i < TI; ++i)
+    [[unroll]] for (uint i = 0; i < TIR; ++i)
         [[unroll]] for (uint r = 0; r < 4u; ++r) {
             const uint row = r0 + 4u * (rg + 8u * i) + r;
             if (row >= p.n) continue;
-            [[unroll]] for (uint j = 0; j < TI; ++j)
+            [[unroll]] for (uint j = 0; j < TIC; ++j)
                 [[unroll]] for (uint c = 0; c < 4u; ++c) {
                     const uint col = c0 + 4u * (cg + 4u * j) + c;
                     if (col < p.m) y[col * p.y_stride + row] = acc[4 * i + r][j][c];

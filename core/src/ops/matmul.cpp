@@ -5,6 +5,7 @@
 // mat-mat kernel above.
 #include <fmt/format.h>
 
+#include <iterator>
 #include <optional>
 
 #include "graphlens/device.h"
@@ -20,12 +21,23 @@ using namespace ops_detail;
 constexpr uint32_t kMatvecThreadGroups = 4;  // matvec.comp: WG_SIZE 128 / TPR 32
 constexpr uint32_t kMatvecCols = 8;          // matvec.comp: MAX_COLS
 constexpr uint32_t kMatvecMaxCols = 8;       // beyond this the tiled kernel reuses weights better
-constexpr uint32_t kTile = 128;              // matmul.comp: TILE (rows = columns per workgroup)
-constexpr uint32_t kSmallTile = 64;          // matmul_*_t64 variants
-// Below this many 128 x 128 tiles the 64 x 64 kernel runs instead: 4x the workgroups keep a
-// large GPU busy (a 512-token llama-3.2-1b q projection is 64 big tiles against 132 SMs on an
-// H100). A fixed count, not a device query, so a graph records the same kernels everywhere.
-constexpr uint64_t kBigTileMinGroups = 128;
+// matmul.comp tiles (rows x columns per workgroup): the biggest that still gives
+// kTileMinGroups workgroups (about one per SM of a large GPU; a 512-token llama-3.2-1b q
+// projection is 64 128 x 128 tiles against 132 SMs on an H100), else 64 x 64. A fixed count,
+// not a device query, so a graph records the same kernels everywhere.
+struct MatmulTile {
+    uint32_t rows, cols;
+    std::string_view suffix;  // of the kernel name (variants.txt)
+};
+constexpr MatmulTile kMatmulTiles[] = {{128, 128, ""}, {128, 64, "_t128x64"}, {64, 64, "_t64"}};
+constexpr uint64_t kTileMinGroups = 128;
+
+MatmulTile pick_tile(uint32_t n, uint32_t m) {
+    for (const MatmulTile& t : kMatmulTiles)
+        if (uint64_t((n + t.rows - 1) / t.rows) * ((m + t.cols - 1) / t.cols) >= kTileMinGroups)
+            return t;
+    return kMatmulTiles[std::size(kMatmulTiles) - 1];
+}
 
 // matmul_params.glsl
 struct MatmulParams {
@@ -115,10 +127,9 @@ DispatchDesc product(std::string_view op, std::string_view format, const Shape& 
         const uint32_t rows = matvec_rows_per_group(d.kernel);
         d.workgroups = {(s.n + rows - 1) / rows, (s.m + kMatvecCols - 1) / kMatvecCols, 1};
     } else {
-        const uint64_t big = uint64_t((s.n + kTile - 1) / kTile) * ((s.m + kTile - 1) / kTile);
-        const uint32_t tile = big >= kBigTileMinGroups ? kTile : kSmallTile;
-        d.kernel = fmt::format("matmul_{}{}{}", format, words, tile == kTile ? "" : "_t64");
-        d.workgroups = {(s.n + tile - 1) / tile, (s.m + tile - 1) / tile, 1};
+        const MatmulTile t = pick_tile(s.n, s.m);
+        d.kernel = fmt::format("matmul_{}{}{}", format, words, t.suffix);
+        d.workgroups = {(s.n + t.rows - 1) / t.rows, (s.m + t.cols - 1) / t.cols, 1};
     }
     if (d.workgroups[0] > 65535 || d.workgroups[1] > 65535)
         fail(op, label, fmt::format("{} x {} outputs exceed one dispatch", s.n, s.m));

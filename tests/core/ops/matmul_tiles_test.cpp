@@ -52,6 +52,7 @@ TEST_P(MatmulTiles, MatchesReferenceOnPartialTiles) {
 // tensors (and 67 x 43 halves) off a 4-byte boundary (the _u16 kernels). 128 x 128 tiles need >=
 // 128 of them: 1027 x 2053 outputs (9 x 17 tiles, both partial); the formats share the tile code,
 // so two of them (generic and block loads) cover it.
+// 128 x 64 tiles: 1027 x 900 outputs (9 x 15 of them, but only 9 x 8 of 128 x 128).
 INSTANTIATE_TEST_SUITE_P(
     Shapes, MatmulTiles,
     ::testing::Values(TileCase{DType::f32, 67, 45, 70, "matmul_f32_t64"},
@@ -64,7 +65,9 @@ INSTANTIATE_TEST_SUITE_P(
                       TileCase{DType::q4_k, 67, 256, 70, "matmul_q4_k_t64"},
                       TileCase{DType::q6_k, 67, 256, 70, "matmul_q6_k_u16_t64"},
                       TileCase{DType::f32, 1027, 45, 2053, "matmul_f32"},
-                      TileCase{DType::q4_0, 1027, 96, 2053, "matmul_q4_0_u16"}),
+                      TileCase{DType::q4_0, 1027, 96, 2053, "matmul_q4_0_u16"},
+                      TileCase{DType::f32, 1027, 45, 900, "matmul_f32_t128x64"},
+                      TileCase{DType::q4_0, 1027, 96, 900, "matmul_q4_0_u16_t128x64"}),
     [](const auto& info) { return std::string(info.param.kernel); });
 
 }  // namespace
