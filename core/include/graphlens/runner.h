@@ -50,7 +50,9 @@ struct RunnerOptions {
     uint32_t repeats = 20;
     uint64_t seed = 1;
     InitialData initial = InitialData::random;
-    /// Fused modes: |a - b| <= abs_tolerance + rel_tolerance * max(|a|, |b|) per element.
+    /// Fused modes: |a - b| <= abs_tolerance + rel_tolerance * max(|a|, |b|, rms) per element,
+    /// rms = root mean square of the reference values of the written piece (one binding's
+    /// range): near-zero results of long sums are judged at the scale of their neighbours.
     double rel_tolerance = 1e-3;
     double abs_tolerance = 1e-5;
     size_t greedy_window = 64;  ///< lookahead of the greedy reorder

@@ -151,6 +151,28 @@ TEST_F(RunnerTest, ComparisonReportsTheFirstDifferenceWithAllocationAndByte) {
     EXPECT_NE(wrong.text.find("beyond tolerance"), std::string::npos);
 }
 
+TEST(OutputComparisonTest, NearZeroElementIsJudgedAtThePiecesScale) {
+    ComputeGraph g;
+    g.add_allocation("out", 16, AllocationUsage::output);
+    auto snapshot = [](std::vector<float> values) {
+        OutputSnapshot s;
+        s.views.push_back({{0, 0, values.size() * 4}, DType::f32});
+        s.bytes.emplace_back(values.size() * 4);
+        std::memcpy(s.bytes.back().data(), values.data(), values.size() * 4);
+        return s;
+    };
+    const OutputSnapshot reference = snapshot({2.4e-4f, 1.0f, -1.0f, 1.0f});
+    // 2e-5 off: 8 % of the element, but 2e-5 of the piece's RMS (about 0.87).
+    const Comparison rounding =
+        compare_outputs(g, reference, snapshot({2.2e-4f, 1.0f, -1.0f, 1.0f}), false, 1e-3, 1e-5);
+    EXPECT_TRUE(rounding.match) << rounding.text;
+    // Off by the piece's scale: wrong, whatever the element's own size.
+    const Comparison wrong =
+        compare_outputs(g, reference, snapshot({0.5f, 1.0f, -1.0f, 1.0f}), false, 1e-3, 1e-5);
+    EXPECT_FALSE(wrong.match);
+    EXPECT_NE(wrong.text.find("allocation 'out' byte 0"), std::string::npos) << wrong.text;
+}
+
 TEST_F(RunnerTest, FusionDropsIntermediatesFromTheComparison) {
     const ModePlan fused = Runner::plan(graph, ExecutionMode::fused, options);
     const auto compared = comparable_outputs(graph, fused.graph);
