@@ -50,6 +50,9 @@ ConflictInspectorView::ConflictInspectorView(SelectionState* state, QWidget* par
     connect(state_, &SelectionState::selectionChanged, this, &ConflictInspectorView::refresh);
     connect(state_, &SelectionState::documentChanged, this, &ConflictInspectorView::refresh);
     connect(state_, &SelectionState::stageChanged, this, &ConflictInspectorView::refresh);
+    connect(state_, &SelectionState::stageArrived, this, [this](int stage) {
+        if (stage <= state_->stage()) refresh();  // the fusions of earlier stages count too
+    });
 }
 
 QString ConflictInspectorView::headline() const {
@@ -63,7 +66,8 @@ void ConflictInspectorView::refresh() {
     if (!doc || !s) {
         hazards_.clear();
         fusions_.setStage(nullptr, 0);
-        headline_->setText(tr("No document."));
+        headline_->setText(state_->stagePending() ? tr("This stage is being computed…")
+                                                  : tr("No document."));
         return;
     }
     const int stage = state_->stage();

@@ -3,6 +3,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <exception>
+#include <utility>
 
 #include "graphlens/capture_file.h"
 #include "graphlens/device.h"
@@ -19,11 +20,10 @@ namespace graphlens::gui {
 
 namespace {
 
-Document document_from_graph(const ComputeGraph& graph, std::string source, std::string title) {
+PassOptions gui_pass_options() {
     PassOptions options;
     options.recipes = ops::fusion_recipes();  // with the kernel library's fused kernels
-    return make_document(run_passes_with_both_reorders(graph, std::move(options)),
-                         std::move(source), std::move(title));
+    return options;
 }
 
 std::string workload_title(const ComputeGraph& graph, const std::string& fallback) {
@@ -69,17 +69,24 @@ Device& CoreWorker::device(const QString& selector) {
     return *device_;
 }
 
-Document build_sample_document() {
+namespace {
+
+CaptureDocument load_sample_capture() {
     // One decode step of the llama-3.2-1b preset at KV length 512, recorded by the transformer
     // builder (resources/make-sample.sh) and embedded, so a first start needs no GPU.
     QFile file(QStringLiteral(":/graphlens/sample-llama-3.2-1b-decode.json"));
     if (!file.open(QIODevice::ReadOnly))
         throw std::runtime_error("the built-in sample is missing from the resources");
     const QByteArray bytes = file.readAll();
-    CaptureDocument capture =
-        load_capture_from_string(std::string_view(bytes.constData(), size_t(bytes.size())));
-    Document doc = document_from_graph(capture.graph, "built-in sample",
-                                       workload_title(capture.graph, "sample"));
+    return load_capture_from_string(std::string_view(bytes.constData(), size_t(bytes.size())));
+}
+
+}  // namespace
+
+Document build_sample_document() {
+    CaptureDocument capture = load_sample_capture();
+    Document doc = make_document(run_passes_with_both_reorders(capture.graph, gui_pass_options()),
+                                 "built-in sample", workload_title(capture.graph, "sample"));
     doc.run = std::move(capture.run);
     return doc;
 }
@@ -88,9 +95,11 @@ Document load_capture_document(const QString& path) {
     CaptureDocument capture = load_capture(path.toStdString());
     const std::string title =
         workload_title(capture.graph, QFileInfo(path).fileName().toStdString());
-    Document doc = capture.snapshots.empty()
-                       ? document_from_graph(capture.graph, path.toStdString(), title)
-                       : make_document(std::move(capture.snapshots), path.toStdString(), title);
+    Document doc =
+        capture.snapshots.empty()
+            ? make_document(run_passes_with_both_reorders(capture.graph, gui_pass_options()),
+                            path.toStdString(), title)
+            : make_document(std::move(capture.snapshots), path.toStdString(), title);
     doc.run = std::move(capture.run);
     return doc;
 }
@@ -98,6 +107,7 @@ Document load_capture_document(const QString& path) {
 CoreWorker::CoreWorker(QObject* parent) : QObject(parent) {
     qRegisterMetaType<DocumentPtr>();
     qRegisterMetaType<RunResult>();
+    qRegisterMetaType<NodeChanges>();
     thread_ = std::thread([this] {
         while (auto request = queue_.pop()) request->work(request->generation);
     });
@@ -126,17 +136,56 @@ void CoreWorker::post(const std::string& tag, const QString& what,
     });
 }
 
+bool CoreWorker::publish(uint64_t generation, DocumentPtr document, bool first) {
+    if (stale("document", generation)) return false;
+    if (first)
+        emit documentReady(std::move(document));
+    else
+        emit documentUpdated(std::move(document));
+    return true;
+}
+
+void CoreWorker::openGraph(uint64_t generation, CaptureDocument capture, std::string source,
+                           std::string title) {
+    if (!capture.snapshots.empty()) {
+        // A capture with its own stages: show them as stored, all at once.
+        Document doc =
+            make_document(std::move(capture.snapshots), std::move(source), std::move(title));
+        doc.run = std::move(capture.run);
+        publish(generation, std::make_shared<const Document>(std::move(doc)), true);
+        return;
+    }
+    bool first = true;
+    build_document(std::move(capture.graph), gui_pass_options(), std::move(source),
+                   std::move(title), std::move(capture.run), [&](DocumentPtr doc) {
+                       return publish(generation, std::move(doc), std::exchange(first, false));
+                   });
+}
+
 void CoreWorker::openSample() {
     post("document", tr("Building the sample"), [this](uint64_t g) {
-        auto doc = std::make_shared<const Document>(build_sample_document());
-        if (!stale("document", g)) emit documentReady(doc);
+        CaptureDocument capture = load_sample_capture();
+        std::string title = workload_title(capture.graph, "sample");
+        openGraph(g, std::move(capture), "built-in sample", std::move(title));
     });
 }
 
 void CoreWorker::openCapture(const QString& path) {
     post("document", tr("Opening %1").arg(path), [this, path](uint64_t g) {
-        auto doc = std::make_shared<const Document>(load_capture_document(path));
-        if (!stale("document", g)) emit documentReady(doc);
+        CaptureDocument capture = load_capture(path.toStdString());
+        std::string title = workload_title(capture.graph, QFileInfo(path).fileName().toStdString());
+        openGraph(g, std::move(capture), path.toStdString(), std::move(title));
+    });
+}
+
+void CoreWorker::compareStages(DocumentPtr document, int left, int right) {
+    post("compare", tr("Comparing stages"), [this, document, left, right](uint64_t g) {
+        auto l =
+            std::make_shared<const std::vector<NodeChange>>(compare_stages(*document, right, left));
+        if (stale("compare", g)) return;
+        auto r =
+            std::make_shared<const std::vector<NodeChange>>(compare_stages(*document, left, right));
+        if (!stale("compare", g)) emit comparisonReady(document, left, right, l, r);
     });
 }
 
@@ -168,9 +217,10 @@ void CoreWorker::captureWorkload(const WorkloadRequest& request) {
         check_validation(dev, "recording the workload");
         graph.metadata["source"] = source;
         graph.metadata["device"] = dev.facts().name;
-        auto doc = std::make_shared<const Document>(
-            document_from_graph(graph, source, workload_title(graph, capture.config.name)));
-        if (!stale("document", g)) emit documentReady(doc);
+        CaptureDocument doc;
+        std::string title = workload_title(graph, capture.config.name);
+        doc.graph = std::move(graph);
+        openGraph(g, std::move(doc), source, std::move(title));
     });
 }
 
@@ -178,9 +228,8 @@ void CoreWorker::runModes(DocumentPtr document, const RunRequest& request) {
     cancel_ = false;
     post("run", tr("Running %1 mode(s)").arg(request.modes.size()),
          [this, document, request](uint64_t g) {
-             if (!document || document->stages.empty())
-                 throw std::runtime_error("no document is open");
-             const ComputeGraph& captured = document->stages.front().graph;
+             if (!document || !document->ready(0)) throw std::runtime_error("no document is open");
+             const ComputeGraph& captured = document->snapshot(0).graph;
              RunnerOptions options;
              options.modes.clear();
              for (const QString& m : request.modes)

@@ -11,9 +11,11 @@
 #include <memory>
 #include <thread>
 
+#include "graphlens/capture_file.h"
 #include "graphlens/run_result.h"
 #include "models/document.h"
 #include "models/request_queue.h"
+#include "models/stage_compare_model.h"
 
 namespace graphlens {
 class Device;
@@ -49,6 +51,9 @@ class CoreWorker : public QObject {
     /// The built-in sample: a small llama-style decode graph through the pass pipeline.
     void openSample();
     void openCapture(const QString& path);
+    /// Compares two stages of a document (both ready) for the pass stepper: `left` marked
+    /// against `right` and `right` against `left`. A newer request replaces a waiting one.
+    void compareStages(DocumentPtr document, int left, int right);
     void captureWorkload(const WorkloadRequest& request);
     /// Runs modes on the document's captured graph; progress and the result come back.
     void runModes(DocumentPtr document, const RunRequest& request);
@@ -61,7 +66,13 @@ class CoreWorker : public QObject {
     static QStringList presetNames();
 
   signals:
+    /// The first version of a newly opened document (at least its captured stage is ready).
     void documentReady(graphlens::gui::DocumentPtr document);
+    /// A newer version of the document last sent by documentReady: one more stage is ready.
+    void documentUpdated(graphlens::gui::DocumentPtr document);
+    void comparisonReady(graphlens::gui::DocumentPtr document, int left, int right,
+                         graphlens::gui::NodeChanges left_changes,
+                         graphlens::gui::NodeChanges right_changes);
     void secondRunReady(graphlens::RunResult run, QString source);
     void runProgress(int done, int total, QString what);
     void runFinished(graphlens::RunResult run);
@@ -74,6 +85,13 @@ class CoreWorker : public QObject {
     /// Queues work under a tag; the work gets its generation to check for staleness.
     void post(const std::string& tag, const QString& what, std::function<void(uint64_t)> work);
     bool stale(const std::string& tag, uint64_t generation) const;
+    /// Sends a version of the document being opened unless a newer open superseded it
+    /// (then returns false, so the caller stops computing stages nobody will see).
+    bool publish(uint64_t generation, DocumentPtr document, bool first);
+    /// Opens a loaded or recorded graph: its stored stages, or the pass pipeline's stages
+    /// published one by one as they are ready.
+    void openGraph(uint64_t generation, CaptureDocument capture, std::string source,
+                   std::string title);
     /// The worker's device for a selector ("" = GRAPHLENS_DEVICE or the best one); created on
     /// first use and kept, so runs do not pay for instance and pipeline creation again.
     /// Only ever touched on the worker thread.
@@ -95,3 +113,4 @@ Document load_capture_document(const QString& path);
 }  // namespace graphlens::gui
 
 Q_DECLARE_METATYPE(graphlens::RunResult)
+Q_DECLARE_METATYPE(graphlens::gui::NodeChanges)

@@ -111,10 +111,33 @@ DependencyGraphView::DependencyGraphView(SelectionState* state, QWidget* parent)
     layout->addWidget(view_, 1);
     connect(state_, &SelectionState::documentChanged, this, [this] {
         opened_.clear();
-        rebuild();
+        invalidate();
     });
-    connect(state_, &SelectionState::stageChanged, this, &DependencyGraphView::rebuild);
+    connect(state_, &SelectionState::stageChanged, this, &DependencyGraphView::invalidate);
+    connect(state_, &SelectionState::stageArrived, this, [this](int stage) {
+        if (stage == state_->stage()) invalidate();
+    });
     connect(state_, &SelectionState::selectionChanged, this, &DependencyGraphView::highlight);
+}
+
+void DependencyGraphView::invalidate() {
+    dirty_ = true;
+    // A dock behind another tab stays "visible" but has no visible region.
+    if (isVisible() && !visibleRegion().isEmpty()) rebuild();
+}
+
+void DependencyGraphView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    revealed();
+}
+
+void DependencyGraphView::revealed() {
+    if (dirty_) rebuild();
+}
+
+const FoldedGraph& DependencyGraphView::folded() {
+    if (dirty_) rebuild();
+    return folded_;
 }
 
 void DependencyGraphView::openRun(int first_block) {
@@ -140,11 +163,16 @@ void DependencyGraphView::followEdge(size_t edge) {
 }
 
 void DependencyGraphView::rebuild() {
+    dirty_ = false;
     scene_->clear();
     item_shapes_.clear();
+    folded_ = {};
     const Snapshot* s = state_->snapshot();
     const StageAnalysis* a = state_->analysis();
-    if (!s || !a) return;
+    if (!s || !a) {
+        info_->setText(state_->stagePending() ? tr("This stage is being computed…") : QString());
+        return;
+    }
     folded_ = fold_graph(s->graph, *a, opened_);
     if (folded_.items.size() > kMaxItems) {
         info_->setText(tr("%1 items after folding: too many to draw; use the schedule view")
@@ -214,7 +242,7 @@ void DependencyGraphView::rebuild() {
 }
 
 void DependencyGraphView::highlight() {
-    if (item_shapes_.empty()) return;
+    if (dirty_ || item_shapes_.empty()) return;
     const auto sel = state_->selectedNodeIndex();
     for (size_t i = 0; i < item_shapes_.size(); ++i) {
         QPen pen = item_shapes_[i]->pen();

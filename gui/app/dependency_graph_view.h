@@ -2,7 +2,8 @@
 // View 4: the hazard DAG, layered by level (left to right), edges coloured RAW/WAR/WAW with
 // the byte ranges in their tooltips. Repeated transformer layers fold into one "×N" item
 // (double-click opens it, "Fold all" closes it again). Clicking an edge follows it to its
-// other end; clicking an item selects it.
+// other end; clicking an item selects it. The scene is built only while the view is shown
+// (it is usually a tab behind the node table): opening a large capture does not pay for it.
 #include <QGraphicsView>
 #include <set>
 
@@ -19,7 +20,9 @@ class DependencyGraphView : public QWidget {
     Q_OBJECT
   public:
     explicit DependencyGraphView(SelectionState* state, QWidget* parent = nullptr);
-    const FoldedGraph& folded() const { return folded_; }
+    /// The folded graph of the current stage (built now if the view has not been shown since
+    /// the stage changed).
+    const FoldedGraph& folded();
     QGraphicsView* view() const { return view_; }
     /// Opens a folded run (as a double-click does).
     void openRun(int first_block);
@@ -27,8 +30,16 @@ class DependencyGraphView : public QWidget {
     /// Selects the other end of an edge relative to the current selection.
     void followEdge(size_t edge);
     SelectionState* state() const { return state_; }
+    /// The view came on screen (its dock's tab was selected): builds the scene if it is out
+    /// of date.
+    void revealed();
+
+  protected:
+    void showEvent(QShowEvent* event) override;
 
   private:
+    /// Marks the scene out of date; rebuilds it at once when the view is visible.
+    void invalidate();
     void rebuild();
     void highlight();
 
@@ -39,6 +50,7 @@ class DependencyGraphView : public QWidget {
     FoldedGraph folded_;
     std::set<int> opened_;
     std::vector<QGraphicsRectItem*> item_shapes_;
+    bool dirty_ = true;
 };
 
 }  // namespace graphlens::gui

@@ -43,10 +43,14 @@ const QList<FormatInfo>& formats() {
 }
 
 CaptureDocument capture_of(const Document& doc, const std::optional<RunResult>& run) {
+    // A capture file holds the pipeline's stages in order; half of them would mislead.
+    if (!doc.complete())
+        throw std::runtime_error("the stages of '" + doc.title +
+                                 "' are still being computed: export when they are all there");
     CaptureDocument c;
     c.generator = "graphlens GUI";
-    if (!doc.stages.empty()) c.graph = doc.stages.front().graph;
-    c.snapshots = doc.stages;
+    c.graph = doc.snapshot(0).graph;
+    c.snapshots = doc.ready_snapshots();
     c.run = run;
     return c;
 }
@@ -117,6 +121,8 @@ void ExportView::exportDocument(const QString& format, const QString& path) cons
         return;
     }
     if (format == QLatin1String("dot")) {
+        if (!state_->snapshot())
+            throw std::runtime_error("the current stage is still being computed");
         const Snapshot& s = *state_->snapshot();
         const StageAnalysis& a = *state_->analysis();
         const FoldedGraph folded = fold_graph(s.graph, a, {});

@@ -53,6 +53,7 @@ MainWindow::MainWindow(QWidget* parent)
     statusBar()->addPermanentWidget(busy_);
 
     connect(worker_, &CoreWorker::documentReady, this, &MainWindow::onDocument);
+    connect(worker_, &CoreWorker::documentUpdated, this, &MainWindow::onDocumentUpdate);
     connect(worker_, &CoreWorker::failed, this, &MainWindow::showError);
     connect(worker_, &CoreWorker::busyChanged, this, [this](bool busy, const QString& what) {
         busy_->setText(busy ? what + QStringLiteral("…") : QString());
@@ -92,7 +93,7 @@ QList<QPair<QString, QWidget*>> MainWindow::views() const {
 }
 
 void MainWindow::createDocks() {
-    stepper_ = new PassStepperView(state_);
+    stepper_ = new PassStepperView(state_, worker_);
     nodes_ = new NodeTableView(state_);
     schedule_ = new ScheduleView(state_);
     graph_ = new DependencyGraphView(state_);
@@ -128,6 +129,9 @@ void MainWindow::createDocks() {
         dock(tr("Timing"), QStringLiteral("dock-timing"), timing_, Qt::BottomDockWidgetArea);
     auto* exp = dock(tr("Export"), QStringLiteral("dock-export"), export_, Qt::LeftDockWidgetArea);
     auto* log = dock(tr("Log"), QStringLiteral("dock-log"), log_, Qt::BottomDockWidgetArea);
+    connect(graph, &QDockWidget::visibilityChanged, graph_, [this](bool visible) {
+        if (visible) graph_->revealed();
+    });
     tabifyDockWidget(nodes, graph);
     tabifyDockWidget(graph, timing);
     tabifyDockWidget(timing, log);
@@ -244,29 +248,50 @@ void MainWindow::openSample() {
 
 void MainWindow::onDocument(DocumentPtr document) {
     const int stage =
-        state_->document() ? std::min<int>(state_->stage(), int(document->stages.size()) - 1) : 0;
+        state_->document() ? std::min<int>(state_->stage(), int(document->stage_count()) - 1) : 0;
     state_->setDocument(std::move(document), std::max(0, stage));
     if (!pending_source_.isEmpty()) addRecent(pending_source_);
     pending_source_.clear();
     const DocumentPtr& doc = state_->document();
     // Measured once every view has the document: the time until a user can work with it.
-    QString line = tr("Opened %1: %2 stages, %3 dispatches captured")
+    QString line = tr("Opened %1: %2 dispatches captured, %3 of %4 stages ready")
                        .arg(QString::fromStdString(doc->title))
-                       .arg(doc->stages.size())
-                       .arg(doc->stages.empty() ? 0 : doc->stages.front().graph.dispatch_count());
-    if (open_timer_.isValid()) {
-        line += tr(" in %1 ms").arg(open_timer_.elapsed());
-        open_timer_.invalidate();
-    }
+                       .arg(doc->ready(0) ? doc->analysis(0).dispatch_count : 0)
+                       .arg(doc->ready_count())
+                       .arg(doc->stage_count());
+    if (open_timer_.isValid()) line += tr(" in %1 ms").arg(open_timer_.elapsed());
     log(line);
     qInfo().noquote() << line;
     updateTitle();
     emit documentShown();
+    finishIfComplete();
+}
+
+void MainWindow::onDocumentUpdate(DocumentPtr document) {
+    if (!state_->updateDocument(std::move(document))) return;  // of a superseded open
+    updateTitle();
+    finishIfComplete();
+}
+
+void MainWindow::finishIfComplete() {
+    const DocumentPtr& doc = state_->document();
+    if (!doc || !doc->complete()) return;
+    if (open_timer_.isValid()) {
+        const QString line = tr("All %1 stages of %2 ready in %3 ms")
+                                 .arg(doc->stage_count())
+                                 .arg(QString::fromStdString(doc->title))
+                                 .arg(open_timer_.elapsed());
+        open_timer_.invalidate();
+        log(line);
+        qInfo().noquote() << line;
+    }
+    emit documentComplete();
 }
 
 void MainWindow::showError(const QString& what, const QString& message) {
     last_error_ = what + QStringLiteral(": ") + message;
     log(tr("ERROR %1").arg(last_error_));
+    qWarning().noquote() << "ERROR" << last_error_;
     pending_source_.clear();
     // Non-blocking: the window (and the open document) stays usable behind the message.
     if (error_box_) error_box_->close();
@@ -317,15 +342,18 @@ void MainWindow::updateTitle() {
         setWindowTitle(tr("GraphLens"));
         return;
     }
-    const Snapshot& s = doc->stages[size_t(state_->stage())];
-    setWindowTitle(tr("%1 — %2 — GraphLens")
-                       .arg(QString::fromStdString(doc->title), QString::fromStdString(s.stage)));
-    statusBar()->showMessage(tr("Stage %1/%2 \"%3\": %4 dispatches, %5 barriers")
-                                 .arg(state_->stage() + 1)
-                                 .arg(doc->stages.size())
-                                 .arg(QString::fromStdString(s.stage))
-                                 .arg(s.graph.dispatch_count())
-                                 .arg(s.graph.barrier_count()));
+    const auto stage = size_t(state_->stage());
+    const QString name = QString::fromStdString(doc->stages[stage].name);
+    setWindowTitle(tr("%1 — %2 — GraphLens").arg(QString::fromStdString(doc->title), name));
+    const QString where =
+        tr("Stage %1/%2 \"%3\"").arg(state_->stage() + 1).arg(doc->stage_count()).arg(name);
+    if (!doc->ready(stage)) {
+        statusBar()->showMessage(where + tr(": computing…"));
+        return;
+    }
+    const StageAnalysis& a = doc->analysis(stage);
+    statusBar()->showMessage(
+        where + tr(": %1 dispatches, %2 barriers").arg(a.dispatch_count).arg(a.barrier_count));
 }
 
 void MainWindow::log(const QString& line) {

@@ -53,8 +53,11 @@ class MainWindow : public QMainWindow {
     void showError(const QString& what, const QString& message);
 
   signals:
-    /// A document arrived from the worker and is now shown.
+    /// A document arrived from the worker and is now shown (at least its captured stage;
+    /// the other stages may still be computed).
     void documentShown();
+    /// Every stage of the shown document is there.
+    void documentComplete();
 
   protected:
     void closeEvent(QCloseEvent* event) override;
@@ -65,6 +68,8 @@ class MainWindow : public QMainWindow {
     void createDocks();
     void createMenus();
     void onDocument(DocumentPtr document);
+    void onDocumentUpdate(DocumentPtr document);
+    void finishIfComplete();
     void addRecent(const QString& path);
     void updateRecentMenu();
     void updateTitle();

@@ -20,6 +20,9 @@ MemoryMapCanvas::MemoryMapCanvas(SelectionState* state, QWidget* parent)
     connect(state_, &SelectionState::selectionChanged, this, &MemoryMapCanvas::refresh);
     connect(state_, &SelectionState::documentChanged, this, &MemoryMapCanvas::refresh);
     connect(state_, &SelectionState::stageChanged, this, &MemoryMapCanvas::refresh);
+    connect(state_, &SelectionState::stageArrived, this, [this](int stage) {
+        if (stage == state_->stage()) refresh();
+    });
 }
 
 void MemoryMapCanvas::setShowAll(bool all) {

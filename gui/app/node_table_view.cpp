@@ -61,6 +61,9 @@ NodeTableView::NodeTableView(SelectionState* state, QWidget* parent)
     };
     connect(state_, &SelectionState::documentChanged, this, reload);
     connect(state_, &SelectionState::stageChanged, this, reload);
+    connect(state_, &SelectionState::stageArrived, this, [this, reload](int stage) {
+        if (stage == state_->stage()) reload();
+    });
     connect(state_, &SelectionState::selectionChanged, this, &NodeTableView::followSelection);
 }
 

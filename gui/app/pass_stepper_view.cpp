@@ -13,8 +13,8 @@
 
 namespace graphlens::gui {
 
-PassStepperView::PassStepperView(SelectionState* state, QWidget* parent)
-    : QWidget(parent), state_(state) {
+PassStepperView::PassStepperView(SelectionState* state, CoreWorker* worker, QWidget* parent)
+    : QWidget(parent), state_(state), worker_(worker) {
     table_ = new QTableView;
     table_->setModel(&stages_);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -49,7 +49,7 @@ PassStepperView::PassStepperView(SelectionState* state, QWidget* parent)
         // A dispatch of the other stage: select it by id, so the current stage shows it
         // (or the fused node that absorbed it).
         const auto& doc = state_->document();
-        const auto& g = doc->stages[static_cast<size_t>(state_->compareStage())].graph;
+        const auto& g = doc->snapshot(static_cast<size_t>(state_->compareStage())).graph;
         const Node& n = g.nodes[i.data(StageCompareModel::NodeIndexRole).toULongLong()];
         if (n.is_dispatch()) state_->selectNode(n.id);
     });
@@ -91,6 +91,11 @@ PassStepperView::PassStepperView(SelectionState* state, QWidget* parent)
     connect(state_, &SelectionState::documentChanged, this, &PassStepperView::onDocument);
     connect(state_, &SelectionState::stageChanged, this, &PassStepperView::onStage);
     connect(state_, &SelectionState::compareStageChanged, this, &PassStepperView::updateCompare);
+    connect(state_, &SelectionState::stageArrived, this, [this](int stage) {
+        stages_.updateDocument(state_->document());
+        if (stage == state_->stage() || stage == state_->compareStage()) updateCompare();
+    });
+    connect(worker_, &CoreWorker::comparisonReady, this, &PassStepperView::onComparison);
     connect(state_, &SelectionState::selectionChanged, this, [this] {
         if (auto i = state_->selectedNodeIndex())
             right_list_->setCurrentIndex(right_model_.index(static_cast<int>(*i)));
@@ -104,7 +109,8 @@ void PassStepperView::onDocument() {
     const QSignalBlocker block(left_combo_);
     left_combo_->clear();
     if (const auto& doc = state_->document())
-        for (const Snapshot& s : doc->stages) left_combo_->addItem(QString::fromStdString(s.stage));
+        for (const DocumentStage& s : doc->stages)
+            left_combo_->addItem(QString::fromStdString(s.name));
     onStage();
 }
 
@@ -122,21 +128,59 @@ void PassStepperView::updateCompare() {
         const QSignalBlocker block(left_combo_);
         left_combo_->setCurrentIndex(other);
     }
-    left_model_.setStages(doc, other, cur);
-    right_model_.setStages(doc, cur, other);
-    right_label_->setText(
-        tr("Current: %1").arg(QString::fromStdString(doc->stages[static_cast<size_t>(cur)].stage)));
-    const Snapshot& a = doc->stages[static_cast<size_t>(other)];
-    const Snapshot& b = doc->stages[static_cast<size_t>(cur)];
+    const auto name = [&](int stage) {
+        return QString::fromStdString(doc->stages[static_cast<size_t>(stage)].name);
+    };
+    right_label_->setText(tr("Current: %1").arg(name(cur)));
+    const bool both = doc->ready(size_t(cur)) && doc->ready(size_t(other));
+    // A stage compared with itself changes nothing: no comparison to wait for.
+    left_model_.setStages(doc, other, cur, nullptr);
+    right_model_.setStages(doc, cur, other, nullptr);
+    if (!both) {
+        summary_->setText(tr("<b>%1</b> → <b>%2</b>: computing…").arg(name(other), name(cur)));
+        return;
+    }
+    const StageAnalysis& a = doc->analysis(size_t(other));
+    const StageAnalysis& b = doc->analysis(size_t(cur));
     summary_->setText(tr("<b>%1</b> → <b>%2</b>: dispatches %3 → %4, barriers %5 → %6, "
-                         "groups %7 → %8")
-                          .arg(QString::fromStdString(a.stage), QString::fromStdString(b.stage))
-                          .arg(a.graph.dispatch_count())
-                          .arg(b.graph.dispatch_count())
-                          .arg(a.graph.barrier_count())
-                          .arg(b.graph.barrier_count())
-                          .arg(doc->analyses[static_cast<size_t>(other)].group_nodes.size())
-                          .arg(doc->analyses[static_cast<size_t>(cur)].group_nodes.size()));
+                         "groups %7 → %8%9")
+                          .arg(name(other), name(cur))
+                          .arg(a.dispatch_count)
+                          .arg(b.dispatch_count)
+                          .arg(a.barrier_count)
+                          .arg(b.barrier_count)
+                          .arg(a.group_nodes.size())
+                          .arg(b.group_nodes.size())
+                          .arg(cur == other ? QString() : tr(" (comparing…)")));
+    if (cur != other)
+        worker_->compareStages(doc, other, cur);
+    else
+        emit comparisonUpdated();
+    summary_text_ = summary_->text();
+}
+
+void PassStepperView::onComparison(DocumentPtr document, int left, int right,
+                                   NodeChanges left_changes, NodeChanges right_changes) {
+    // Stale: the user moved on (or a newer version of the document arrived meanwhile, which
+    // holds the same stages; compare by id).
+    const auto& doc = state_->document();
+    if (!doc || doc->id != document->id || left != state_->compareStage() ||
+        right != state_->stage())
+        return;
+    left_model_.setStages(doc, left, right, std::move(left_changes));
+    right_model_.setStages(doc, right, left, std::move(right_changes));
+    summary_->setText(summary_text_.remove(tr(" (comparing…)")));
+    // The selection's row again: the reset of the models cleared it.
+    if (auto i = state_->selectedNodeIndex())
+        right_list_->setCurrentIndex(right_model_.index(static_cast<int>(*i)));
+    emit comparisonUpdated();
+}
+
+bool PassStepperView::comparisonShown() const {
+    const auto& doc = state_->document();
+    if (!doc || !doc->ready(size_t(state_->stage())) || !doc->ready(size_t(state_->compareStage())))
+        return false;
+    return state_->stage() == state_->compareStage() || right_model_.marked();
 }
 
 }  // namespace graphlens::gui

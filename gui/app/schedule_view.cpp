@@ -21,6 +21,9 @@ ScheduleView::ScheduleView(SelectionState* state, QWidget* parent)
     setMinimumSize(200, 120);
     connect(state_, &SelectionState::documentChanged, this, &ScheduleView::rebuild);
     connect(state_, &SelectionState::stageChanged, this, &ScheduleView::rebuild);
+    connect(state_, &SelectionState::stageArrived, this, [this](int stage) {
+        if (stage == state_->stage()) rebuild();
+    });
     connect(state_, &SelectionState::selectionChanged, this, [this] {
         scrollToSelection();
         viewport()->update();
@@ -208,7 +211,13 @@ void ScheduleView::paintEvent(QPaintEvent*) {
     const Snapshot* s = state_->snapshot();
     const StageAnalysis* a = state_->analysis();
     if (!s || !a) {
-        p.drawText(viewport()->rect(), Qt::AlignCenter, tr("No document"));
+        const auto& doc = state_->document();
+        p.drawText(viewport()->rect(), Qt::AlignCenter,
+                   state_->stagePending()
+                       ? tr("Stage \"%1\" is being computed…")
+                             .arg(QString::fromStdString(
+                                 doc->stages[static_cast<size_t>(state_->stage())].name))
+                       : tr("No document"));
         return;
     }
     const int sx = horizontalScrollBar()->value(), sy = verticalScrollBar()->value();

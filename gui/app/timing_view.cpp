@@ -192,6 +192,10 @@ void TimingView::setCheckedModes(const QStringList& modes) {
                                                                                : Qt::Unchecked);
 }
 
+void TimingView::setRepeats(int repeats) {
+    repeats_->setValue(repeats);
+}
+
 void TimingView::setProfileDispatches(bool on) {
     profile_->setChecked(on);
 }

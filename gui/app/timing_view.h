@@ -48,6 +48,8 @@ class TimingView : public QWidget {
     QStringList checkedModes() const;
     void setCheckedModes(const QStringList& modes);
     void setProfileDispatches(bool on);
+    /// Timed repetitions per mode (the spin box).
+    void setRepeats(int repeats);
     /// Dispatches on the per-dispatch timeline (0 unless the run was profiled).
     size_t ganttDispatches() const;
 

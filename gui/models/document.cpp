@@ -3,8 +3,11 @@
 #include "graphlens/dependency_dag.h"
 #include "graphlens/hazard_index.h"
 #include "graphlens/schedule_analysis.h"
+#include "graphlens/verifier.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <iterator>
 #include <map>
 #include <stdexcept>
@@ -36,7 +39,42 @@ size_t StageAnalysis::redundant_barriers() const {
                                              [](const auto& b) { return b.redundant(); }));
 }
 
-StageAnalysis analyse_stage(const ComputeGraph& graph) {
+bool Document::complete() const {
+    return ready_count() == stages.size();
+}
+
+size_t Document::ready_count() const {
+    return static_cast<size_t>(
+        std::count_if(stages.begin(), stages.end(), [](const auto& s) { return s.ready(); }));
+}
+
+const Snapshot& Document::snapshot(size_t stage) const {
+    if (!ready(stage))
+        throw std::logic_error("stage " + std::to_string(stage) + " of '" + title +
+                               "' is not computed yet");
+    return *stages[stage].snapshot;
+}
+
+const StageAnalysis& Document::analysis(size_t stage) const {
+    if (!ready(stage))
+        throw std::logic_error("stage " + std::to_string(stage) + " of '" + title +
+                               "' is not computed yet");
+    return *stages[stage].analysis;
+}
+
+std::vector<Snapshot> Document::ready_snapshots() const {
+    std::vector<Snapshot> out;
+    for (const DocumentStage& s : stages)
+        if (s.ready()) out.push_back(*s.snapshot);
+    return out;
+}
+
+uint64_t next_document_id() {
+    static std::atomic<uint64_t> next{1};
+    return next++;
+}
+
+StageAnalysis analyse_stage(const ComputeGraph& graph, const HazardAnalysisUse& also) {
     StageAnalysis a;
     const size_t n = graph.nodes.size();
     a.group.assign(n, -1);
@@ -48,9 +86,11 @@ StageAnalysis analyse_stage(const ComputeGraph& graph) {
     for (size_t i = 0; i < n; ++i) {
         const Node& node = graph.nodes[i];
         if (node.is_barrier()) {
+            ++a.barrier_count;
             open = false;
             continue;
         }
+        ++a.dispatch_count;
         if (!open) a.group_nodes.emplace_back();
         open = true;
         a.group[i] = static_cast<int>(a.group_nodes.size()) - 1;
@@ -71,6 +111,7 @@ StageAnalysis analyse_stage(const ComputeGraph& graph) {
         if (graph.nodes[i].is_dispatch()) a.level[i] = static_cast<int>(dag.levels()[i]);
     a.level_count = static_cast<int>(dag.depth());
     a.barrier_lower_bound = dag.barrier_lower_bound();
+    if (also) also(index, dag);
 
     auto hazard_index_of = [&](const Hazard& h) -> std::optional<size_t> {
         const auto key = [](const Hazard& x) {
@@ -117,6 +158,22 @@ StageAnalysis analyse_stage(const ComputeGraph& graph) {
     return a;
 }
 
+namespace {
+
+DocumentStage ready_stage(Snapshot snapshot, StageAnalysis analysis) {
+    DocumentStage s;
+    s.name = snapshot.stage;
+    s.snapshot = std::make_shared<const Snapshot>(std::move(snapshot));
+    s.analysis = std::make_shared<const StageAnalysis>(std::move(analysis));
+    return s;
+}
+
+const char* const kLevelsNote =
+    "an alternative to the greedy order: diff against the stage before the reorder; "
+    "the planned and split stages follow the greedy order";
+
+}  // namespace
+
 std::vector<Snapshot> run_passes_with_both_reorders(const ComputeGraph& captured,
                                                     PassOptions options) {
     options.reorder = ReorderMode::greedy;
@@ -134,21 +191,92 @@ std::vector<Snapshot> run_passes_with_both_reorders(const ComputeGraph& captured
     if (levels_stage == second.end() || greedy_stage == stages.end())
         throw std::logic_error("pass pipeline: a run with a reorder produced no reordered stage");
     Snapshot s = std::move(*levels_stage);
-    s.diagnostics.push_back(
-        "an alternative to the greedy order: diff against the stage before the reorder; "
-        "the planned and split stages follow the greedy order");
+    s.diagnostics.push_back(kLevelsNote);
     stages.insert(greedy_stage + 1, std::move(s));
     return stages;
 }
 
 Document make_document(std::vector<Snapshot> stages, std::string source, std::string title) {
     Document d;
+    d.id = next_document_id();
     d.source = std::move(source);
     d.title = std::move(title);
-    d.stages = std::move(stages);
-    d.analyses.reserve(d.stages.size());
-    for (const Snapshot& s : d.stages) d.analyses.push_back(analyse_stage(s.graph));
+    d.stages.reserve(stages.size());
+    for (Snapshot& s : stages) {
+        StageAnalysis a = analyse_stage(s.graph);
+        d.stages.push_back(ready_stage(std::move(s), std::move(a)));
+    }
     return d;
+}
+
+void build_document(ComputeGraph captured, const PassOptions& options, std::string source,
+                    std::string title, std::optional<RunResult> run,
+                    const std::function<bool(DocumentPtr)>& publish) {
+    using Clock = std::chrono::steady_clock;
+    Document doc;
+    doc.id = next_document_id();
+    doc.source = std::move(source);
+    doc.title = std::move(title);
+    doc.run = std::move(run);
+    // The names run_passes_with_both_reorders gives its stages, known before any pass ran.
+    std::vector<std::string> names = {"captured"};
+    if (options.fuse) names.emplace_back("fused");
+    names.insert(names.end(),
+                 {"reordered (greedy)", "reordered (levels)", "barriers planned", "split"});
+    for (std::string& n : names) doc.stages.push_back({std::move(n), nullptr, nullptr});
+    auto place = [&](Snapshot s, StageAnalysis a) {
+        for (DocumentStage& slot : doc.stages)
+            if (slot.name == s.stage && !slot.ready()) {
+                slot = ready_stage(std::move(s), std::move(a));
+                return publish(std::make_shared<const Document>(doc));
+            }
+        throw std::logic_error("pass pipeline: unexpected stage '" + s.stage + "'");
+    };
+
+    // The captured stage as the pipeline describes it (stats, validation notes), from the one
+    // hazard analysis the views need anyway: the window can show it before any pass ran.
+    const auto t0 = Clock::now();
+    Snapshot first;
+    first.stage = "captured";
+    first.graph = std::move(captured);
+    first.diagnostics = first.graph.validate();
+    StageAnalysis first_analysis =
+        analyse_stage(first.graph, [&](const HazardIndex& index, const DependencyDag& dag) {
+            first.stats = schedule_stats(first.graph, index, dag);
+            if (!schedule_is_valid(first.graph, index))
+                first.diagnostics.push_back(
+                    "the captured schedule is not barrier-complete: " +
+                    verify_transformation(first.graph, index, first.graph).summary());
+        });
+    first.pass_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    if (!place(std::move(first), std::move(first_analysis))) return;
+    const ComputeGraph& graph = doc.stages.front().snapshot->graph;
+
+    PassOptions greedy = options;
+    greedy.reorder = ReorderMode::greedy;
+    std::vector<Snapshot> stages = PassPipeline::run(graph, greedy);
+    stages.erase(stages.begin());  // its own copy of the captured stage
+    for (Snapshot& s : stages) {
+        StageAnalysis a = analyse_stage(s.graph);
+        if (!place(std::move(s), std::move(a))) return;
+    }
+    stages.clear();
+
+    // The levels reorder from a second pipeline run; only its reordered stage is kept (the
+    // passes before it are the same deterministic ones, so its diff is against the fused
+    // stage shown above it).
+    PassOptions levels = options;
+    levels.reorder = ReorderMode::levels;
+    std::vector<Snapshot> second = PassPipeline::run(graph, levels);
+    auto it = std::find_if(second.begin(), second.end(),
+                           [](const Snapshot& s) { return s.stage == "reordered (levels)"; });
+    if (it == second.end())
+        throw std::logic_error("pass pipeline: a run with a reorder produced no reordered stage");
+    Snapshot s = std::move(*it);
+    second.clear();
+    s.diagnostics.push_back(kLevelsNote);
+    StageAnalysis a = analyse_stage(s.graph);
+    place(std::move(s), std::move(a));
 }
 
 }  // namespace graphlens::gui

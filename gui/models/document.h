@@ -2,16 +2,21 @@
 // The open document as every view sees it: the pass pipeline's stages, an analysis of each
 // stage (groups, hazards, DAG levels, why each barrier is there) and the timings of up to two
 // runs. Plain data built in the worker thread and handed to the UI as a shared pointer to
-// const, so no view ever copies or mutates it.
+// const, so no view ever copies or mutates it. A large capture arrives in versions: first
+// the captured stage alone (so the window is usable at once), then one more stage at a time.
 #include <QMetaType>
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "graphlens/dependency_dag.h"
 #include "graphlens/hazard.h"
+#include "graphlens/hazard_index.h"
 #include "graphlens/pass_pipeline.h"
 #include "graphlens/run_result.h"
 #include "graphlens/snapshot.h"
@@ -32,6 +37,8 @@ struct BarrierExplanation {
 };
 
 struct StageAnalysis {
+    size_t dispatch_count = 0;  ///< counted once here, so views never walk the graph for it
+    size_t barrier_count = 0;
     std::vector<int> group;  ///< per node index: concurrency group, -1 for barriers
     std::vector<std::vector<size_t>> group_nodes;  ///< per group: node indices in order
     std::vector<Hazard> hazards;  ///< every hazard between dispatches, sorted by (later, earlier)
@@ -52,19 +59,45 @@ struct StageAnalysis {
     size_t redundant_barriers() const;
 };
 
+/// One stage of a document. Its name is known from the start; the snapshot and its analysis
+/// arrive from the worker when that stage has been computed (both null until then). Shared
+/// and immutable, so each newer version of a document shares every stage already there.
+struct DocumentStage {
+    std::string name;
+    std::shared_ptr<const Snapshot> snapshot;
+    std::shared_ptr<const StageAnalysis> analysis;
+    bool ready() const { return snapshot && analysis; }
+};
+
 struct Document {
-    std::string source;  ///< file path, or a description of the built-in sample
-    std::string title;   ///< e.g. "llama-3.2-1b decode kv=512"
-    std::vector<Snapshot> stages;
-    std::vector<StageAnalysis> analyses;  ///< one per stage
+    /// Identifies one opening across the versions the worker publishes while stages arrive.
+    uint64_t id = 0;
+    std::string source;                   ///< file path, or a description of the built-in sample
+    std::string title;                    ///< e.g. "llama-3.2-1b decode kv=512"
+    std::vector<DocumentStage> stages;    ///< every stage, in pipeline order
     std::optional<RunResult> run;         ///< timings of the document itself
     std::optional<RunResult> second_run;  ///< a run loaded for comparison
+
+    size_t stage_count() const { return stages.size(); }
+    bool ready(size_t stage) const { return stage < stages.size() && stages[stage].ready(); }
+    /// Every stage has arrived.
+    bool complete() const;
+    size_t ready_count() const;
+    /// The snapshot and the analysis of a ready stage; throw std::logic_error otherwise.
+    const Snapshot& snapshot(size_t stage) const;
+    const StageAnalysis& analysis(size_t stage) const;
+    /// The ready snapshots in order (for exports of a complete document).
+    std::vector<Snapshot> ready_snapshots() const;
 };
 using DocumentPtr = std::shared_ptr<const Document>;
 
+/// Gets the hazard analysis of a stage while analyse_stage has it, so a caller that needs more
+/// from it (the captured stage's statistics) does not build it again.
+using HazardAnalysisUse = std::function<void(const HazardIndex&, const DependencyDag&)>;
+
 /// Analyses one stage. Costs about O(n log n + hazards) per allocation: run it in the worker
 /// for large graphs.
-StageAnalysis analyse_stage(const ComputeGraph& graph);
+StageAnalysis analyse_stage(const ComputeGraph& graph, const HazardAnalysisUse& also = {});
 /// The pass pipeline with both reorders, so a user can compare them: the stages of a greedy
 /// run (captured, fused, reordered (greedy), barriers planned, split) with the levels run's
 /// "reordered (levels)" stage inserted after "reordered (greedy)". The planned and split stages
@@ -72,8 +105,21 @@ StageAnalysis analyse_stage(const ComputeGraph& graph);
 /// ignored; both pipelines use the rest of `options`.
 std::vector<Snapshot> run_passes_with_both_reorders(const ComputeGraph& captured,
                                                     PassOptions options);
-/// Builds a document from stages, analysing each.
+/// Builds a complete document from stages, analysing each.
 Document make_document(std::vector<Snapshot> stages, std::string source, std::string title);
+
+/// Builds a document stage by stage, as the worker does when it opens a graph: `publish` gets
+/// a first version as soon as the captured stage is analysed (every other stage named but not
+/// ready), then a newer version each time one more stage is ready, in the order the passes
+/// produce them (fused, reordered (greedy), barriers planned, split, then reordered (levels)).
+/// The stages are those of run_passes_with_both_reorders. When `publish` returns false the
+/// document is no longer wanted (a newer open superseded it) and building stops.
+void build_document(ComputeGraph captured, const PassOptions& options, std::string source,
+                    std::string title, std::optional<RunResult> run,
+                    const std::function<bool(DocumentPtr)>& publish);
+
+/// A new document id (for Document::id).
+uint64_t next_document_id();
 
 }  // namespace graphlens::gui
 

@@ -15,7 +15,7 @@ void HazardModel::setRows(DocumentPtr document, int stage, std::vector<Row> rows
 }
 
 void HazardModel::showNode(DocumentPtr document, int stage, size_t node_index) {
-    const StageAnalysis& a = document->analyses[static_cast<size_t>(stage)];
+    const StageAnalysis& a = document->analysis(static_cast<size_t>(stage));
     std::vector<Row> rows;
     if (node_index < a.hazards_in.size()) {
         for (size_t h : a.hazards_in[node_index]) rows.push_back({h, Direction::in});
@@ -25,7 +25,7 @@ void HazardModel::showNode(DocumentPtr document, int stage, size_t node_index) {
 }
 
 void HazardModel::showBarrier(DocumentPtr document, int stage, size_t barrier_node_index) {
-    const StageAnalysis& a = document->analyses[static_cast<size_t>(stage)];
+    const StageAnalysis& a = document->analysis(static_cast<size_t>(stage));
     std::vector<Row> rows;
     if (const BarrierExplanation* b = a.barrier_at(barrier_node_index))
         for (size_t h : b->forcing) rows.push_back({h, Direction::forcing});
@@ -48,8 +48,8 @@ QVariant HazardModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const Row& row = rows_[static_cast<size_t>(index.row())];
-    const StageAnalysis& a = document_->analyses[static_cast<size_t>(stage_)];
-    const ComputeGraph& g = document_->stages[static_cast<size_t>(stage_)].graph;
+    const StageAnalysis& a = document_->analysis(static_cast<size_t>(stage_));
+    const ComputeGraph& g = document_->snapshot(static_cast<size_t>(stage_)).graph;
     const Hazard& h = a.hazards[row.hazard];
     if (role == OtherNodeRole)
         return qulonglong(row.direction == Direction::in ? h.earlier : h.later);
@@ -116,14 +116,16 @@ void FusionModel::setStage(DocumentPtr document, int stage, std::optional<NodeId
     rows_.clear();
     if (document_) {
         const size_t last =
-            std::min(static_cast<size_t>(std::max(stage, 0)) + 1, document_->stages.size());
-        for (size_t s = 0; s < last; ++s)
-            for (const FusionDiagnostic& d : document_->stages[s].fusions) {
+            std::min(static_cast<size_t>(std::max(stage, 0)) + 1, document_->stage_count());
+        for (size_t s = 0; s < last; ++s) {
+            if (!document_->ready(s)) continue;
+            for (const FusionDiagnostic& d : document_->snapshot(s).fusions) {
                 const bool involved =
                     !only || d.fused_id == *only ||
                     std::find(d.nodes.begin(), d.nodes.end(), *only) != d.nodes.end();
                 if (involved) rows_.push_back(&d);
             }
+        }
     }
     endResetModel();
 }

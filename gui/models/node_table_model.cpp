@@ -16,9 +16,8 @@ void NodeTableModel::setStage(DocumentPtr document, int stage) {
 }
 
 const ComputeGraph* NodeTableModel::graph() const {
-    if (!document_ || stage_ < 0 || static_cast<size_t>(stage_) >= document_->stages.size())
-        return nullptr;
-    return &document_->stages[static_cast<size_t>(stage_)].graph;
+    if (!document_ || stage_ < 0 || !document_->ready(static_cast<size_t>(stage_))) return nullptr;
+    return &document_->snapshot(static_cast<size_t>(stage_)).graph;
 }
 
 int NodeTableModel::rowCount(const QModelIndex& parent) const {
@@ -40,7 +39,7 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
     const ComputeGraph& g = *graph();
     const size_t row = static_cast<size_t>(index.row());
     const Node& n = g.nodes[row];
-    const StageAnalysis& a = document_->analyses[static_cast<size_t>(stage_)];
+    const StageAnalysis& a = document_->analysis(static_cast<size_t>(stage_));
     if (role == NodeIndexRole) return qulonglong(row);
     if (role == IsBarrierRole) return n.is_barrier();
     if (role == FilterTextRole) {
@@ -160,7 +159,15 @@ void NodeFilterProxy::setShowBarriers(bool show) {
     invalidateFilter();
 }
 
+void NodeFilterProxy::sort(int column, Qt::SortOrder order) {
+    if (column == NodeTableModel::Index && order == Qt::AscendingOrder)
+        QSortFilterProxyModel::sort(-1, order);
+    else
+        QSortFilterProxyModel::sort(column, order);
+}
+
 bool NodeFilterProxy::filterAcceptsRow(int row, const QModelIndex& parent) const {
+    if (text_.isEmpty() && show_barriers_) return true;  // every row: no per-row lookups
     const QModelIndex i = sourceModel()->index(row, 0, parent);
     const bool barrier = i.data(NodeTableModel::IsBarrierRole).toBool();
     if (barrier) return show_barriers_ && text_.isEmpty();

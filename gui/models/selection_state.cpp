@@ -1,6 +1,7 @@
 #include "models/selection_state.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace graphlens::gui {
 
@@ -27,24 +28,34 @@ void SelectionState::setDocument(DocumentPtr document, int stage) {
     emit historyChanged();
 }
 
-void SelectionState::updateDocument(DocumentPtr document) {
-    document_ = std::move(document);
-    emit documentChanged();
-    emit selectionChanged();
+bool SelectionState::updateDocument(DocumentPtr newer) {
+    if (!document_ || !newer || newer->id != document_->id ||
+        newer->stage_count() != document_->stage_count() ||
+        newer->ready_count() < document_->ready_count())
+        return false;
+    const DocumentPtr older = std::exchange(document_, std::move(newer));
+    for (size_t i = 0; i < document_->stage_count(); ++i)
+        if (document_->ready(i) && !older->ready(i)) emit stageArrived(static_cast<int>(i));
+    return true;
 }
 
 int SelectionState::stageCount() const {
-    return document_ ? static_cast<int>(document_->stages.size()) : 0;
+    return document_ ? static_cast<int>(document_->stage_count()) : 0;
 }
 
 const Snapshot* SelectionState::snapshot() const {
-    if (!document_ || current_.stage >= stageCount()) return nullptr;
-    return &document_->stages[static_cast<size_t>(current_.stage)];
+    const auto i = static_cast<size_t>(current_.stage);
+    return document_ && document_->ready(i) ? document_->stages[i].snapshot.get() : nullptr;
 }
 
 const StageAnalysis* SelectionState::analysis() const {
-    if (!document_ || current_.stage >= stageCount()) return nullptr;
-    return &document_->analyses[static_cast<size_t>(current_.stage)];
+    const auto i = static_cast<size_t>(current_.stage);
+    return document_ && document_->ready(i) ? document_->stages[i].analysis.get() : nullptr;
+}
+
+bool SelectionState::stagePending() const {
+    return document_ && current_.stage < stageCount() &&
+           !document_->ready(static_cast<size_t>(current_.stage));
 }
 
 std::optional<size_t> SelectionState::selectedNodeIndex() const {

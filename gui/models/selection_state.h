@@ -29,13 +29,18 @@ class SelectionState : public QObject {
     const DocumentPtr& document() const { return document_; }
     /// Replaces the document; the selection and history start over on the given stage.
     void setDocument(DocumentPtr document, int stage = 0);
-    /// Swaps in a newer analysis of the same document (e.g. a second run), keeping selection.
-    void updateDocument(DocumentPtr document);
+    /// Swaps in a newer version of the same document (Document::id) with more stages ready,
+    /// keeping stage, selection and history; emits stageArrived for each stage new in it.
+    /// A version of another document, or an older one, is ignored (returns false).
+    bool updateDocument(DocumentPtr newer);
 
     int stage() const { return current_.stage; }
     int stageCount() const;
+    /// The current stage; null while it is still being computed.
     const Snapshot* snapshot() const;
     const StageAnalysis* analysis() const;
+    /// The current stage exists but has not arrived from the worker yet.
+    bool stagePending() const;
     int compareStage() const { return compare_stage_; }
 
     const Selection& selection() const { return current_; }
@@ -68,6 +73,8 @@ class SelectionState : public QObject {
 
   signals:
     void documentChanged();
+    /// A stage that was still being computed is now in the document.
+    void stageArrived(int stage);
     void stageChanged(int stage);
     void compareStageChanged(int stage);
     void selectionChanged();

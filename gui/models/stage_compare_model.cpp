@@ -21,8 +21,8 @@ NodeId key_of(const Node& n) {
 // Group of each original id in a stage (fused nodes give all their origins one group).
 std::unordered_map<NodeId, int> groups_by_origin(const Document& doc, int stage) {
     std::unordered_map<NodeId, int> out;
-    const ComputeGraph& g = doc.stages[static_cast<size_t>(stage)].graph;
-    const StageAnalysis& a = doc.analyses[static_cast<size_t>(stage)];
+    const ComputeGraph& g = doc.snapshot(static_cast<size_t>(stage)).graph;
+    const StageAnalysis& a = doc.analysis(static_cast<size_t>(stage));
     for (size_t i = 0; i < g.nodes.size(); ++i) {
         if (!g.nodes[i].is_dispatch()) continue;
         out[g.nodes[i].id] = a.group[i];
@@ -34,8 +34,8 @@ std::unordered_map<NodeId, int> groups_by_origin(const Document& doc, int stage)
 }  // namespace
 
 std::vector<NodeChange> compare_stages(const Document& doc, int before, int after) {
-    const ComputeGraph& gb = doc.stages[static_cast<size_t>(before)].graph;
-    const ComputeGraph& ga = doc.stages[static_cast<size_t>(after)].graph;
+    const ComputeGraph& gb = doc.snapshot(static_cast<size_t>(before)).graph;
+    const ComputeGraph& ga = doc.snapshot(static_cast<size_t>(after)).graph;
     std::vector<NodeChange> out(ga.nodes.size(), NodeChange::none);
 
     // Fusion, seen from `after`: a dispatch whose origin set differs from every dispatch of
@@ -109,19 +109,33 @@ std::vector<NodeChange> compare_stages(const Document& doc, int before, int afte
 }
 
 void StageCompareModel::setStages(DocumentPtr document, int shown, int other) {
+    NodeChanges changes;
+    if (document && shown >= 0 && other >= 0 && document->ready(size_t(shown)) &&
+        document->ready(size_t(other)))
+        changes = std::make_shared<const std::vector<NodeChange>>(
+            compare_stages(*document, other, shown));
+    setStages(std::move(document), shown, other, std::move(changes));
+}
+
+void StageCompareModel::setStages(DocumentPtr document, int shown, int other, NodeChanges changes) {
     beginResetModel();
     document_ = std::move(document);
     shown_ = shown;
     left_ = shown < other;
-    changes_.clear();
-    if (document_ && shown >= 0 && other >= 0 &&
-        static_cast<size_t>(std::max(shown, other)) < document_->stages.size())
-        changes_ = compare_stages(*document_, other, shown);
+    changes_ = std::move(changes);
+    if (const ComputeGraph* g = graph(); changes_ && (!g || changes_->size() != g->nodes.size()))
+        changes_ = nullptr;  // not a comparison of this stage
     endResetModel();
 }
 
+const ComputeGraph* StageCompareModel::graph() const {
+    if (!document_ || shown_ < 0 || !document_->ready(size_t(shown_))) return nullptr;
+    return &document_->snapshot(size_t(shown_)).graph;
+}
+
 int StageCompareModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(changes_.size());
+    const ComputeGraph* g = graph();
+    return parent.isValid() || !g ? 0 : static_cast<int>(g->nodes.size());
 }
 
 QString StageCompareModel::changeName(NodeChange c) {
@@ -144,8 +158,8 @@ QVariant StageCompareModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const size_t row = static_cast<size_t>(index.row());
-    const ComputeGraph& g = document_->stages[static_cast<size_t>(shown_)].graph;
-    const NodeChange c = changes_[row];
+    const ComputeGraph& g = *graph();
+    const NodeChange c = changes_ ? (*changes_)[row] : NodeChange::none;
     switch (role) {
         case Qt::DisplayRole: {
             QString text = nodeTitle(g, row);

@@ -1,5 +1,8 @@
 #include "models/stage_list_model.h"
 
+#include <QColor>
+#include <utility>
+
 #include "models/presentation.h"
 
 namespace graphlens::gui {
@@ -7,15 +10,22 @@ namespace graphlens::gui {
 void StageListModel::setDocument(DocumentPtr document) {
     beginResetModel();
     document_ = std::move(document);
-    counts_.clear();
-    if (document_)
-        for (const Snapshot& s : document_->stages)
-            counts_.push_back({s.graph.dispatch_count(), s.graph.barrier_count()});
     endResetModel();
 }
 
+void StageListModel::updateDocument(DocumentPtr newer) {
+    if (!document_ || !newer || newer->stage_count() != document_->stage_count()) {
+        setDocument(std::move(newer));
+        return;
+    }
+    const DocumentPtr older = std::exchange(document_, std::move(newer));
+    for (size_t i = 0; i < document_->stage_count(); ++i)
+        if (document_->ready(i) != older->ready(i))
+            emit dataChanged(index(int(i), 0), index(int(i), ColumnCount - 1));
+}
+
 int StageListModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() || !document_ ? 0 : static_cast<int>(document_->stages.size());
+    return parent.isValid() || !document_ ? 0 : static_cast<int>(document_->stage_count());
 }
 
 int StageListModel::columnCount(const QModelIndex& parent) const {
@@ -25,18 +35,30 @@ int StageListModel::columnCount(const QModelIndex& parent) const {
 QVariant StageListModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const Snapshot& s = document_->stages[static_cast<size_t>(index.row())];
-    const StageAnalysis& a = document_->analyses[static_cast<size_t>(index.row())];
-    // Counted from the graph itself so a stage with unfilled stats still shows the truth.
-    const Counts& counts = counts_[static_cast<size_t>(index.row())];
+    const auto row = static_cast<size_t>(index.row());
+    if (!document_->ready(row)) {
+        if (role == Qt::DisplayRole) {
+            if (index.column() == Stage) return QString::fromStdString(document_->stages[row].name);
+            if (index.column() == Dispatches) return tr("computing…");
+        } else if (role == Qt::ToolTipRole) {
+            return tr("This stage is still being computed in the background");
+        } else if (role == Qt::ForegroundRole) {
+            return QColor(Qt::gray);
+        }
+        return {};
+    }
+    const Snapshot& s = document_->snapshot(row);
+    // Counted from the graph itself (in the analysis) so a stage with unfilled stats still
+    // shows the truth.
+    const StageAnalysis& a = document_->analysis(row);
     if (role == Qt::DisplayRole || role == Qt::EditRole) {
         switch (index.column()) {
             case Stage:
                 return QString::fromStdString(s.stage);
             case Dispatches:
-                return counts.dispatches;
+                return qulonglong(a.dispatch_count);
             case Barriers:
-                return counts.barriers;
+                return qulonglong(a.barrier_count);
             case Redundant:
                 return qulonglong(a.redundant_barriers());
             case Groups:

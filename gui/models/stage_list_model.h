@@ -1,5 +1,7 @@
 #pragma once
-// The pass stepper's list: one row per pipeline stage with its schedule statistics.
+// The pass stepper's list: one row per pipeline stage with its schedule statistics; a stage
+// the worker is still computing shows "computing…". Every number comes from the stage's
+// analysis (counted once in the worker): data() runs for every cell on each paint.
 #include <QAbstractTableModel>
 #include <vector>
 
@@ -25,20 +27,15 @@ class StageListModel : public QAbstractTableModel {
     using QAbstractTableModel::QAbstractTableModel;
 
     void setDocument(DocumentPtr document);
+    /// A newer version of the same document: the rows of stages that arrived change.
+    void updateDocument(DocumentPtr newer);
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
 
   private:
-    struct Counts {
-        qulonglong dispatches = 0;
-        qulonglong barriers = 0;
-    };
     DocumentPtr document_;
-    /// Per stage, counted once per document: data() is called for every role of every cell
-    /// on each paint, and counting a 100k-dispatch graph there made opening it seconds slower.
-    std::vector<Counts> counts_;
 };
 
 }  // namespace graphlens::gui

@@ -163,6 +163,93 @@ class TestModels : public QObject {
         QCOMPARE(*s.selectedNodeIndex(), size_t(3));
     }
 
+    // The worker's way to open a graph: a first version with the captured stage alone, then
+    // one more stage per version, ending with exactly the stages of both pipelines.
+    void documentArrivesStageByStage() {
+        const ComputeGraph captured = layeredGraph(6);
+        std::vector<DocumentPtr> versions;
+        build_document(captured, PassOptions{}, "test", "layers", std::nullopt,
+                       [&](DocumentPtr d) { return versions.push_back(d), true; });
+        const std::vector<Snapshot> expected =
+            run_passes_with_both_reorders(captured, PassOptions{});
+        QCOMPARE(versions.size(), expected.size());
+        for (size_t v = 0; v < versions.size(); ++v) {
+            const Document& d = *versions[v];
+            QCOMPARE(d.id, versions.front()->id);
+            QCOMPARE(d.stage_count(), expected.size());
+            QCOMPARE(d.ready_count(), v + 1);
+            QVERIFY(d.ready(0));
+            // Stages already there are shared by later versions, not copied.
+            if (v > 0)
+                for (size_t i = 0; i < d.stage_count(); ++i)
+                    if (versions[v - 1]->ready(i))
+                        QCOMPARE(d.stages[i].snapshot, versions[v - 1]->stages[i].snapshot);
+        }
+        const Document& last = *versions.back();
+        QVERIFY(last.complete());
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, versions.front()->snapshot(1));
+        for (size_t i = 0; i < expected.size(); ++i) {
+            const Snapshot& s = last.snapshot(i);
+            QCOMPARE(s.stage, expected[i].stage);
+            QCOMPARE(s.graph.nodes.size(), expected[i].graph.nodes.size());
+            for (size_t n = 0; n < s.graph.nodes.size(); ++n)
+                QCOMPARE(s.graph.nodes[n].id, expected[i].graph.nodes[n].id);
+            QCOMPARE(s.stats.barriers, expected[i].stats.barriers);
+            QCOMPARE(s.stats.hazards, expected[i].stats.hazards);
+            QCOMPARE(s.stats.dag_depth, expected[i].stats.dag_depth);
+            QCOMPARE(s.reordered, expected[i].reordered);
+            QCOMPARE(last.analysis(i).dispatch_count, s.graph.dispatch_count());
+            QCOMPARE(last.analysis(i).barrier_count, s.graph.barrier_count());
+        }
+        // A superseded document stops after the version that was refused.
+        size_t published = 0;
+        build_document(captured, PassOptions{}, "test", "layers", std::nullopt,
+                       [&](DocumentPtr) { return ++published < 2; });
+        QCOMPARE(published, size_t(2));
+    }
+
+    void selectionTakesNewerVersionsOfItsDocumentOnly() {
+        std::vector<DocumentPtr> versions;
+        build_document(twoChains(), PassOptions{}, "test", "chains", std::nullopt,
+                       [&](DocumentPtr d) { return versions.push_back(d), true; });
+        SelectionState s;
+        s.setDocument(versions.front());
+        s.setStage(2);
+        QVERIFY(s.stagePending());
+        QVERIFY(!s.snapshot() && !s.analysis());
+        s.selectNode(versions.front()->snapshot(0).graph.nodes[0].id);
+        QSignalSpy arrived(&s, &SelectionState::stageArrived);
+        QSignalSpy reset(&s, &SelectionState::documentChanged);
+        QVERIFY(s.updateDocument(versions.back()));
+        QCOMPARE(arrived.count(), int(versions.back()->stage_count()) - 1);
+        QCOMPARE(reset.count(), 0);
+        QCOMPARE(s.stage(), 2);
+        QVERIFY(!s.stagePending());
+        QVERIFY(s.selectedNodeIndex().has_value());  // the selection carried over
+        // An older version, or a version of another document, changes nothing.
+        QVERIFY(!s.updateDocument(versions.front()));
+        QVERIFY(!s.updateDocument(sampleDocument()));
+        QCOMPARE(s.document(), versions.back());
+    }
+
+    void stageListModelShowsStagesStillComputed() {
+        std::vector<DocumentPtr> versions;
+        build_document(twoChains(), PassOptions{}, "test", "chains", std::nullopt,
+                       [&](DocumentPtr d) { return versions.push_back(d), true; });
+        StageListModel model;
+        QAbstractItemModelTester tester(&model);
+        model.setDocument(versions.front());
+        QCOMPARE(model.rowCount(), int(versions.front()->stage_count()));
+        QCOMPARE(model.index(1, StageListModel::Stage).data().toString(), QStringLiteral("fused"));
+        QCOMPARE(model.index(1, StageListModel::Dispatches).data().toString(),
+                 QStringLiteral("computing…"));
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.updateDocument(versions[1]);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(model.index(1, StageListModel::Dispatches).data().toULongLong(),
+                 qulonglong(versions[1]->snapshot(1).graph.dispatch_count()));
+    }
+
     void stageListModel() {
         StageListModel model;
         QAbstractItemModelTester tester(&model);
@@ -403,10 +490,10 @@ class TestModels : public QObject {
         ui.start();
         NodeTableModel table;
         table.setStage(doc, 0);
-        const FoldedGraph folded = fold_graph(doc->stages[0].graph, doc->analyses[0], {});
+        const FoldedGraph folded = fold_graph(doc->snapshot(0).graph, doc->analysis(0), {});
         ScheduleLayout layout;
         std::vector<size_t> sizes;
-        for (const auto& grp : doc->analyses[0].group_nodes) sizes.push_back(grp.size());
+        for (const auto& grp : doc->analysis(0).group_nodes) sizes.push_back(grp.size());
         layout.setGroups(std::move(sizes));
         const qint64 ui_ms = ui.elapsed();
         qInfo("100k dispatches: analysis %lld ms (worker), views %lld ms (UI), %zu folded items",

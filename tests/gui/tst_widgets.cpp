@@ -75,10 +75,16 @@ class TestWidgets : public QObject {
     MainWindow& w() { return *window_; }
     const StageAnalysis& analysis() { return *w().state()->analysis(); }
 
+    // Opens and waits until every stage is there (the window shows the captured stage first).
     void waitForDocument(const std::function<void()>& open, int timeout_ms = 20000) {
-        QSignalSpy shown(&w(), &MainWindow::documentShown);
+        QSignalSpy complete(&w(), &MainWindow::documentComplete);
         open();
-        QVERIFY(shown.wait(timeout_ms));
+        QVERIFY(complete.wait(timeout_ms));
+    }
+
+    // The pass stepper's comparison of the current pair of stages has reached its lists.
+    void waitForComparison() {
+        QTRY_VERIFY_WITH_TIMEOUT(w().passStepper()->comparisonShown(), 20000);
     }
 
     QString writeCapture(const QString& name, std::optional<RunResult> run) {
@@ -94,7 +100,7 @@ class TestWidgets : public QObject {
     int stageNamed(const QString& name) {
         const auto& stages = w().state()->document()->stages;
         for (size_t i = 0; i < stages.size(); ++i)
-            if (QString::fromStdString(stages[i].stage) == name) return int(i);
+            if (QString::fromStdString(stages[i].name) == name) return int(i);
         return -1;
     }
 
@@ -131,20 +137,22 @@ class TestWidgets : public QObject {
 
     void opensTheSampleWithEveryStage() {
         const DocumentPtr& doc = w().state()->document();
-        QVERIFY(doc->stages.size() >= 3);
+        QVERIFY(doc->stage_count() >= 3);
+        QVERIFY(doc->complete());
         QVERIFY(QString::fromStdString(doc->title).contains(QStringLiteral("llama-3.2-1b")));
-        QCOMPARE(QString::fromStdString(doc->stages.front().stage), QStringLiteral("captured"));
-        const ComputeGraph& g = doc->stages.front().graph;
+        QCOMPARE(QString::fromStdString(doc->snapshot(0).stage), QStringLiteral("captured"));
+        const ComputeGraph& g = doc->snapshot(0).graph;
         QVERIFY(g.dispatch_count() > 20);
         QCOMPARE(w().nodeTable()->table()->model()->rowCount(), int(g.nodes.size()));
         QCOMPARE(w().scheduleView()->layout().groupCount(), analysis().group_nodes.size());
-        QCOMPARE(w().passStepper()->stageTable()->model()->rowCount(), int(doc->stages.size()));
+        QCOMPARE(w().passStepper()->stageTable()->model()->rowCount(), int(doc->stage_count()));
         QVERIFY(!w().dependencyGraph()->folded().items.empty());
         QVERIFY(w().windowTitle().contains(QStringLiteral("captured")));
     }
 
-    // The large case, untimed (docs/user-guide.md has the measured open time and
-    // memory): a 100k-dispatch capture opens and every stage reaches the views.
+    // The large case, untimed (docs/user-guide.md has the open time and memory that
+    // graphlens-open-bench measures): a 100k-dispatch capture is shown with its captured
+    // stage while the pass stages are still computed, then every stage reaches the views.
     void opensA100kDispatchCapture() {
         TransformerGraphOptions options;
         options.layers =
@@ -156,11 +164,46 @@ class TestWidgets : public QObject {
         const QString path = dir_.filePath(QStringLiteral("100k.json"));
         save_capture(capture, path.toStdString());
         capture = {};
-        waitForDocument([&] { w().openFile(path); }, 120000);
+        // What the window shows at the moment the document is shown (before any later
+        // version of it can arrive).
+        size_t ready_when_shown = 0;
+        int rows_when_shown = -1;
+        QString stepper_when_shown;
+        connect(&w(), &MainWindow::documentShown, this, [&] {
+            ready_when_shown = w().state()->document()->ready_count();
+            rows_when_shown = w().nodeTable()->table()->model()->rowCount();
+            stepper_when_shown =
+                w().passStepper()->stageTable()->model()->index(1, 1).data().toString();
+        });
+        QSignalSpy shown(&w(), &MainWindow::documentShown);
+        QSignalSpy complete(&w(), &MainWindow::documentComplete);
+        w().openFile(path);
+        QVERIFY(shown.wait(120000));
+        // Shown with the captured stage alone: every node in the table, the later stages
+        // named and "computing…" in the stepper.
+        QCOMPARE(ready_when_shown, size_t(1));
+        QCOMPARE(rows_when_shown, int(nodes));
+        QCOMPARE(stepper_when_shown, QStringLiteral("computing…"));
+        QVERIFY(w().state()->document()->snapshot(0).graph.dispatch_count() >= 100000);
+        QCOMPARE(w().passStepper()->stageTable()->model()->rowCount(),
+                 int(w().state()->document()->stage_count()));
+        // Stepping onto the stage that comes last (the levels reorder) shows it as pending,
+        // and it fills in when it arrives.
+        const int levels = stageNamed(QStringLiteral("reordered (levels)"));
+        QVERIFY(levels > 0);
+        if (complete.count() == 0) {
+            w().state()->setStage(levels);
+            QVERIFY(w().state()->stagePending());
+            QCOMPARE(w().nodeTable()->table()->model()->rowCount(), 0);
+            QVERIFY(complete.wait(120000));
+        } else {
+            w().state()->setStage(levels);  // a fast machine: everything is there already
+        }
         const DocumentPtr& doc = w().state()->document();
-        QVERIFY(doc->stages.front().graph.dispatch_count() >= 100000);
-        QCOMPARE(w().nodeTable()->table()->model()->rowCount(), int(nodes));
-        QVERIFY(stageNamed(QStringLiteral("reordered (levels)")) > 0);
+        QVERIFY(doc->complete());
+        QCOMPARE(w().state()->stage(), levels);
+        QCOMPARE(w().nodeTable()->table()->model()->rowCount(),
+                 int(doc->snapshot(size_t(levels)).graph.nodes.size()));
         QCOMPARE(w().scheduleView()->layout().groupCount(), analysis().group_nodes.size());
     }
 
@@ -179,7 +222,7 @@ class TestWidgets : public QObject {
         QCOMPARE(levels, greedy + 1);
         const QAbstractItemModel* table = w().passStepper()->stageTable()->model();
         for (const int stage : {greedy, levels}) {
-            const ComputeGraph& g = w().state()->document()->stages[size_t(stage)].graph;
+            const ComputeGraph& g = w().state()->document()->snapshot(size_t(stage)).graph;
             QVERIFY(g.barrier_count() > 0);
             QCOMPARE(table->index(stage, StageListModel::Barriers).data().toULongLong(),
                      qulonglong(g.barrier_count()));
@@ -187,18 +230,25 @@ class TestWidgets : public QObject {
         // Levels puts one barrier between consecutive DAG levels: exactly the lower bound.
         QCOMPARE(table->index(levels, StageListModel::Barriers).data().toULongLong(),
                  table->index(levels, StageListModel::LowerBound).data().toULongLong());
-        // Comparing "captured" with each reordered stage marks moved dispatches.
+        // Comparing each reordered stage with the stage it reordered (the fused one) marks
+        // moved dispatches exactly when the pass moved some (its "Reordered" column). (With
+        // today's fusions neither reorder moves a dispatch of the sample; the models test
+        // checks the marks on a graph that does move.)
         for (const int reordered : {greedy, levels}) {
             w().state()->setStage(reordered);
-            w().state()->setCompareStage(0);
+            w().state()->setCompareStage(greedy - 1);
+            waitForComparison();
             const size_t moved = countRows(w().passStepper()->rightModel(), NodeChange::moved);
-            QVERIFY(moved > 0);
+            const qulonglong by_pass =
+                table->index(reordered, StageListModel::Reordered).data().toULongLong();
+            QCOMPARE(moved > 0, by_pass > 0);
         }
         // Comparing the two reorders with each other works too: same dispatches, other order.
         w().state()->setStage(levels);
         w().state()->setCompareStage(greedy);
+        waitForComparison();
         QCOMPARE(w().passStepper()->rightModel().rowCount(),
-                 int(w().state()->document()->stages[size_t(levels)].graph.nodes.size()));
+                 int(w().state()->document()->snapshot(size_t(levels)).graph.nodes.size()));
         QCOMPARE(countRows(w().passStepper()->rightModel(), NodeChange::fused), size_t(0));
     }
 
@@ -249,8 +299,9 @@ class TestWidgets : public QObject {
         QVERIFY(w().conflictInspector()->headline().contains(QStringLiteral("redundant")));
         QVERIFY(w().recentFiles().first().endsWith(QStringLiteral("chains.json")));
         // The pipeline ran on the loaded graph: the planned stage drops that barrier.
-        const auto& stages = w().state()->document()->stages;
-        QVERIFY(stages.back().graph.barrier_count() < stages.front().graph.barrier_count());
+        const DocumentPtr& doc = w().state()->document();
+        QVERIFY(doc->snapshot(doc->stage_count() - 1).graph.barrier_count() <
+                doc->snapshot(0).graph.barrier_count());
     }
 
     void aBadFileReportsAndKeepsTheDocument() {
@@ -282,6 +333,22 @@ class TestWidgets : public QObject {
         QVERIFY(lines.at(1).contains(QStringLiteral("attn_q")));
     }
 
+    // A document superseded while its stages are computed never reaches the window: the
+    // newer one does, with all its stages.
+    void aNewerOpenDropsTheOlderOnesStages() {
+        const QString first = writeCapture("first.json", std::nullopt);
+        QSignalSpy shown(&w(), &MainWindow::documentShown);
+        QSignalSpy complete(&w(), &MainWindow::documentComplete);
+        w().openFile(first);
+        w().openSample();
+        QVERIFY(complete.wait(20000));
+        QTest::qWait(100);  // anything still queued from the first open would land now
+        QCOMPARE(shown.count(), 1);
+        QCOMPARE(complete.count(), 1);
+        QVERIFY(QString::fromStdString(w().state()->document()->source).contains("sample"));
+        QVERIFY(w().state()->document()->complete());
+    }
+
     void timingChartHasABarPerMode() {
         waitForDocument([this] { w().openFile(writeCapture("timed.json", twoModeRun())); });
         QCOMPARE(w().timingView()->model().rowCount(), 2);
@@ -309,11 +376,12 @@ class TestWidgets : public QObject {
         save_capture(capture, path.toStdString());
         waitForDocument([&] { w().openFile(path); });
         TimingView* timing = w().timingView();
-        // Modes that keep the arithmetic unchanged, so their outputs are bitwise equal.
-        const QStringList modes = {QStringLiteral("per-op-submit"), QStringLiteral("serial"),
-                                   QStringLiteral("elided")};
+        // Every mode the runner has, the fused ones included (lavapipe is slow: few repeats).
+        const QStringList modes = CoreWorker::executionModes();
+        QCOMPARE(modes.size(), 7);
         timing->setCheckedModes(modes);
         timing->setProfileDispatches(true);
+        timing->setRepeats(2);
         QSignalSpy finished(w().worker(), &CoreWorker::runFinished);
         timing->runSelected();
         QTRY_VERIFY_WITH_TIMEOUT(finished.count() > 0 || !w().lastError().isEmpty(), 120000);
@@ -335,7 +403,17 @@ class TestWidgets : public QObject {
                                    .data(TimingModel::NanosecondsRole)
                                    .toDouble();
             QVERIFY2(gpu > 0, qPrintable(modes[r] + QStringLiteral(": ") + outputs));
-            QCOMPARE(outputs, QStringLiteral("bitwise"));
+            // Modes that keep each dispatch's arithmetic give identical bytes; fused kernels
+            // may round differently and must stay within the runner's tolerance.
+            const bool fused = modes[r] != QLatin1String("per-op-submit") &&
+                               modes[r] != QLatin1String("serial") &&
+                               modes[r] != QLatin1String("elided");
+            if (fused)
+                QVERIFY2(outputs == QLatin1String("bitwise") ||
+                             outputs.startsWith(QLatin1String("within tolerance")),
+                         qPrintable(modes[r] + QStringLiteral(": ") + outputs));
+            else
+                QCOMPARE(outputs, QStringLiteral("bitwise"));
         }
     }
 
@@ -359,7 +437,7 @@ class TestWidgets : public QObject {
         // The capture export loads back with every stage.
         const CaptureDocument back =
             load_capture(dir_.filePath(QStringLiteral("export.capture")).toStdString());
-        QCOMPARE(back.snapshots.size(), w().state()->document()->stages.size());
+        QCOMPARE(back.snapshots.size(), w().state()->document()->stage_count());
         for (const QString& view : exp->viewNames()) {
             for (const char* suffix : {"png", "svg"}) {
                 const QString path = dir_.filePath(view + QLatin1Char('.') + suffix);
@@ -398,6 +476,7 @@ class TestWidgets : public QObject {
         w().showView(w().nodeTable());
         w().state()->setStage(1);
         w().state()->setCompareStage(0);
+        waitForComparison();
         shot(w().passStepper(), QStringLiteral("pass-stepper"));
         shot(&w(), QStringLiteral("main-window-fused"));
         QVERIFY(colourCount(QImage(out + QStringLiteral("/main-window.png"))) > 20);
