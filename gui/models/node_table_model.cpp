@@ -118,6 +118,46 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
     return {};
 }
 
+std::optional<bool> NodeTableModel::lessThan(int left_row, int right_row, int column) const {
+    const ComputeGraph* g = graph();
+    if (!g) return std::nullopt;
+    const Node& l = g->nodes[static_cast<size_t>(left_row)];
+    const Node& r = g->nodes[static_cast<size_t>(right_row)];
+    if (column == Index) return left_row < right_row;
+    if (column == Reads || column == Writes) return std::nullopt;
+    // Barriers have no value in these columns: they sort first, among themselves by index.
+    if (l.is_barrier() || r.is_barrier())
+        return l.is_barrier() && r.is_barrier() ? left_row < right_row : l.is_barrier();
+    const auto kernel = [&](const Node& n) -> std::string_view {
+        return n.kernel < g->kernels.size() ? std::string_view(g->kernels[n.kernel].name)
+                                            : std::string_view();
+    };
+    const auto wg = [](const Node& n) {
+        return qulonglong(n.workgroups[0]) * n.workgroups[1] * n.workgroups[2];
+    };
+    const auto gpu = [&](const Node& n) {
+        auto it = gpu_ns_.find(n.id);
+        return it == gpu_ns_.end() ? -1.0 : it->second;
+    };
+    switch (column) {
+        case Label:
+            return std::string_view(l.label) < std::string_view(r.label);
+        case Op:
+            return op_kind_name(l.op) < op_kind_name(r.op);
+        case Kernel:
+            return kernel(l) < kernel(r);
+        case Workgroups:
+            return wg(l) < wg(r);
+        case Group: {
+            const StageAnalysis& a = document_->analysis(static_cast<size_t>(stage_));
+            return a.group[size_t(left_row)] < a.group[size_t(right_row)];
+        }
+        case GpuTime:
+            return gpu(l) < gpu(r);
+    }
+    return std::nullopt;
+}
+
 QVariant NodeTableModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
     switch (section) {
@@ -159,11 +199,22 @@ void NodeFilterProxy::setShowBarriers(bool show) {
     invalidateFilter();
 }
 
+void NodeFilterProxy::setSourceModel(QAbstractItemModel* model) {
+    nodes_ = qobject_cast<const NodeTableModel*>(model);
+    QSortFilterProxyModel::setSourceModel(model);
+}
+
 void NodeFilterProxy::sort(int column, Qt::SortOrder order) {
     if (column == NodeTableModel::Index && order == Qt::AscendingOrder)
         QSortFilterProxyModel::sort(-1, order);
     else
         QSortFilterProxyModel::sort(column, order);
+}
+
+bool NodeFilterProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const {
+    if (nodes_)
+        if (auto less = nodes_->lessThan(left.row(), right.row(), left.column())) return *less;
+    return QSortFilterProxyModel::lessThan(left, right);
 }
 
 bool NodeFilterProxy::filterAcceptsRow(int row, const QModelIndex& parent) const {
