@@ -282,9 +282,10 @@ void CoreWorker::listDevices() {
 }
 
 QStringList CoreWorker::executionModes() {
-    return {QStringLiteral("per-op-submit"), QStringLiteral("serial"), QStringLiteral("elided"),
-            QStringLiteral("fused"),         QStringLiteral("greedy"), QStringLiteral("levels"),
-            QStringLiteral("levels+split")};
+    QStringList names;  // the core's list, so a new mode shows up here too
+    for (ExecutionMode m : all_execution_modes())
+        names << QString::fromStdString(std::string(execution_mode_name(m)));
+    return names;
 }
 
 QStringList CoreWorker::presetNames() {
