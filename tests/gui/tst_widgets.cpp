@@ -378,7 +378,8 @@ class TestWidgets : public QObject {
         TimingView* timing = w().timingView();
         // Every mode the runner has, the fused ones included (lavapipe is slow: few repeats).
         const QStringList modes = CoreWorker::executionModes();
-        QCOMPARE(modes.size(), 7);
+        for (const char* fused : {"fused", "greedy", "levels", "levels+split"})
+            QVERIFY2(modes.contains(QLatin1String(fused)), fused);
         timing->setCheckedModes(modes);
         timing->setProfileDispatches(true);
         timing->setRepeats(2);
