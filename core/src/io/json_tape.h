@@ -1,7 +1,7 @@
 #pragma once
-// A compact read-only JSON document for the capture loader: a small recursive-descent parser
-// fills a few flat arrays (values, child indices, one string pool) instead of a tree of small
-// heap objects. Building and freeing it costs a fraction of nlohmann::json's DOM on 100k-node
+// A compact read-only JSON document for the capture loader: nlohmann's SAX parser fills a
+// few flat arrays (values, child indices, one string pool) instead of a tree of small heap
+// objects. Building and freeing it costs a fraction of nlohmann::json's DOM on 100k-node
 // captures; the loader reads it through JsonRef, a small by-value handle.
 #include <cstdint>
 #include <optional>
@@ -12,7 +12,6 @@
 namespace graphlens::capture_detail {
 
 class JsonTape;
-class TapeParser;
 
 /// A handle on one value of a JsonTape (cheap to copy; valid while the tape lives).
 class JsonRef {
@@ -56,7 +55,7 @@ class JsonTape {
 
   private:
     friend class JsonRef;
-    friend class TapeParser;
+    friend struct TapeBuilder;
     enum class Type : uint8_t {
         null,
         boolean,
