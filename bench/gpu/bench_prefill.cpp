@@ -4,6 +4,7 @@
 // that runs it (the tests only reach lavapipe). GPU time from timestamp queries around a
 // command buffer holding one dispatch; median of --repeat runs after >= --warmup-ms of work.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include "graphlens/ggml_blocks.h"
 #include "graphlens/graph_executor.h"
 #include "graphlens/graph_session.h"
+#include "graphlens/kernel_registry.h"
 #include "graphlens/op_reference.h"
 #include "graphlens/op_support.h"
 
@@ -33,6 +35,7 @@ struct PrefillBenchOptions {
     uint32_t repeats = 20;
     uint32_t warmup_ms = 300;
     std::string sections = "matmat,tiles,sdpa,check";
+    std::string tensor_cores = "auto";  // auto (device default, GRAPHLENS_TENSOR_CORES), on, off
     std::string report_path;
 };
 
@@ -109,7 +112,17 @@ std::vector<float> random_floats(size_t n, uint32_t seed) {
 }
 
 int run_prefill_benchmarks(const PrefillBenchOptions& o) {
-    Device device;
+    Device::Options dopt;
+    if (o.tensor_cores == "on" || o.tensor_cores == "off")
+        dopt.tensor_cores = o.tensor_cores == "on";
+    else if (o.tensor_cores != "auto")
+        throw std::runtime_error("--tensor-cores must be auto, on or off");
+    Device device(dopt);
+    if (o.tensor_cores == "on" && !device.uses_tensor_cores())
+        throw std::runtime_error("--tensor-cores on: this device cannot (DeviceFacts::tensor_cores)");
+    auto tc_of = [&](const std::string& kernel) {
+        return device.kernels().get(kernel).tensor_cores ? "yes" : "no";
+    };
     std::string report;
     auto out = [&](const std::string& line) {
         fmt::print("{}\n", line);
@@ -124,12 +137,23 @@ int run_prefill_benchmarks(const PrefillBenchOptions& o) {
         fmt::format("median of {} runs after >= {} ms of warm-up, one dispatch per command "
                     "buffer (its fixed cost, ~6 us on the H100, included)\n",
                     o.repeats, o.warmup_ms));
+    {
+        const DeviceFacts& f = device.facts();
+        out(fmt::format("VK_NV_cooperative_matrix: {}; VK_KHR_cooperative_matrix: {}; tensor-core "
+                        "mat-mat possible: {}; used: {}",
+                        f.cooperative_matrix_nv ? "yes" : "no", f.cooperative_matrix ? "yes" : "no",
+                        f.tensor_cores ? "yes" : "no", device.uses_tensor_cores() ? "yes" : "no"));
+        out(fmt::format("NV cooperative-matrix shapes: {}\n",
+                        f.cooperative_matrix_nv_shapes.empty()
+                            ? std::string("none")
+                            : fmt::format("{}", fmt::join(f.cooperative_matrix_nv_shapes, ", "))));
+    }
     const uint32_t m = o.tokens;
 
     if (wanted("matmat")) {
         out("## Mat-mat, weights (n x k) x activations (k x tokens)\n");
-        out("| weights (n x k) | type | kernel | us | TFLOP/s |");
-        out("|---|---|---|---|---|");
+        out("| weights (n x k) | type | kernel | tensor cores | us | TFLOP/s |");
+        out("|---|---|---|---|---|---|");
         const struct {
             uint32_t n, k;
             DType t;
@@ -147,8 +171,9 @@ int run_prefill_benchmarks(const PrefillBenchOptions& o) {
             record_matmat(recorded, mm);
             const ComputeGraph g = recorded.finish_recording();
             const double ns = time_session(exec, o, [&](GraphSession& s) { record_matmat(s, mm); });
-            out(fmt::format("| {} x {} | {} | {} | {:.1f} | {:.2f} |", sh.n, sh.k, dtype_name(sh.t),
-                            g.kernels.front().name, ns / 1000.0,
+            out(fmt::format("| {} x {} | {} | {} | {} | {:.1f} | {:.2f} |", sh.n, sh.k,
+                            dtype_name(sh.t), g.kernels.front().name,
+                            tc_of(g.kernels.front().name), ns / 1000.0,
                             2.0 * sh.n * sh.k * double(m) / ns / 1000.0));
         }
     }
@@ -157,8 +182,8 @@ int run_prefill_benchmarks(const PrefillBenchOptions& o) {
         // Both tile sizes of the mat-mat kernel on each shape, whichever the op would pick:
         // the data behind kMatmulTiles (core/src/ops/matmul.cpp).
         out("\n## Mat-mat tile sizes (q4_0), dispatched by kernel name\n");
-        out("| weights (n x k) | kernel | workgroups | us | TFLOP/s |");
-        out("|---|---|---|---|---|");
+        out("| weights (n x k) | kernel | tensor cores | workgroups | us | TFLOP/s |");
+        out("|---|---|---|---|---|---|");
         const std::pair<uint32_t, uint32_t> shapes[] = {
             {2048, 2048}, {512, 2048}, {8192, 2048}, {2048, 8192}};
         for (auto [n, k] : shapes)
@@ -182,8 +207,8 @@ int run_prefill_benchmarks(const PrefillBenchOptions& o) {
                 d.op = OpKind::quantized_matmul_ggml;
                 d.label = "bench";
                 const double ns = time_session(exec, o, [&](GraphSession& s) { s.dispatch(d); });
-                out(fmt::format("| {} x {} | {} | {} | {:.1f} | {:.2f} |", n, k, d.kernel,
-                                d.workgroups[0] * d.workgroups[1], ns / 1000.0,
+                out(fmt::format("| {} x {} | {} | {} | {} | {:.1f} | {:.2f} |", n, k, d.kernel,
+                                tc_of(d.kernel), d.workgroups[0] * d.workgroups[1], ns / 1000.0,
                                 2.0 * n * k * double(m) / ns / 1000.0));
             }
     }
@@ -236,12 +261,15 @@ int run_prefill_benchmarks(const PrefillBenchOptions& o) {
         // Distinct random weights, compared with the reference on the dequantised weights:
         // norm(error) / norm(reference), as the tests measure it.
         out("\n## Mat-mat against the CPU reference (double) on this device\n");
-        out("| weights (n x k) x tokens | type | kernel | relative error |");
-        out("|---|---|---|---|");
+        out("| weights (n x k) x tokens | type | kernel | tensor cores | relative error |");
+        out("|---|---|---|---|---|");
         const struct {
             uint32_t n, k, m;
             DType t;
         } shapes[] = {{512, 2048, m, DType::q4_0},
+                      {2048, 2048, m, DType::q4_0},
+                      {2048 + 68, 96, 1027, DType::q4_0},
+                      {1028, 96, 900, DType::q4_0},
                       {2048 + 67, 96, 1027, DType::q4_0},
                       {777, 2048, 333, DType::q8_0},
                       {515, 1000, 517, DType::f16}};
@@ -265,8 +293,9 @@ int run_prefill_benchmarks(const PrefillBenchOptions& o) {
                 err += (got[i] - want[i]) * (got[i] - want[i]);
                 norm += want[i] * want[i];
             }
-            out(fmt::format("| {} x {} x {} | {} | {} | {:.2e} |", sh.n, sh.k, sh.m,
-                            dtype_name(sh.t), g.kernels.front().name, std::sqrt(err / norm)));
+            out(fmt::format("| {} x {} x {} | {} | {} | {} | {:.2e} |", sh.n, sh.k, sh.m,
+                            dtype_name(sh.t), g.kernels.front().name,
+                            tc_of(g.kernels.front().name), std::sqrt(err / norm)));
         }
     }
 
@@ -344,6 +373,8 @@ const RegisterBench prefill_reg{
         app.add_option("--warmup-ms", o->warmup_ms, "minimum warm-up time per measurement");
         app.add_option("--sections", o->sections, "matmat,tiles,sdpa,check (any subset)");
         app.add_option("--report", o->report_path, "write the tables as markdown");
+        app.add_option("--tensor-cores", o->tensor_cores,
+                       "auto, on or off: the mat-mat kernels' tensor-core twins");
         return [o] { return run_prefill_benchmarks(*o); };
     }};
 

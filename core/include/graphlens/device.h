@@ -56,6 +56,10 @@ class Device {
         /// wakes tens of µs after the GPU finishes, which is a measurable share of a 1 ms
         /// decode step. Empty = GRAPHLENS_FENCE_SPIN_US, else 2000; 0 = always block.
         std::optional<uint32_t> fence_spin_us;
+        /// Run the mat-mat kernels that have a tensor-core twin (KernelCatalog) on tensor cores
+        /// when the device can (DeviceFacts::tensor_cores). Empty = on unless
+        /// GRAPHLENS_TENSOR_CORES=0. The recorded graph is the same either way.
+        std::optional<bool> tensor_cores;
     };
 
     Device();
@@ -75,6 +79,8 @@ class Device {
     bool uses_push_descriptor() const { return fn_.push_descriptor_set != nullptr; }
     bool uses_synchronization2() const { return fn_.pipeline_barrier2 != nullptr; }
     bool labels_enabled() const { return fn_.begin_label != nullptr; }
+    /// True when VK_NV_cooperative_matrix is enabled and kernels with a tensor-core twin use it.
+    bool uses_tensor_cores() const { return tensor_cores_; }
     /// How long a fence wait polls before it blocks (Options::fence_spin_us).
     uint32_t fence_spin_us() const { return fence_spin_us_; }
 
@@ -113,6 +119,7 @@ class Device {
     bool validation_ = false;
     bool instance_debug_utils_ = false;
     uint32_t fence_spin_us_ = 2000;
+    bool tensor_cores_ = false;
     std::unique_ptr<KernelRegistry> kernels_;
 
     mutable std::mutex queue_mutex_;

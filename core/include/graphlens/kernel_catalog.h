@@ -3,7 +3,16 @@
 // local size, push-constant size and per storage-buffer binding its access, read from the
 // SPIR-V NonWritable / NonReadable decorations through spirv-cross. Pure CPU: needs no
 // Vulkan device, so graph passes and the capture loader look kernels up here by name.
+//
+// Tensor-core twins: an embedded module named `<kernel>__tc` (GL_NV_cooperative_matrix) is not
+// a kernel of its own but a device-specific implementation of `<kernel>`, which the kernel
+// registry swaps in on devices with VK_NV_cooperative_matrix. spirv-cross 2021 cannot parse
+// cooperative-matrix types, so the catalog reflects `<kernel>__tc_reflect` instead (the same
+// source compiled with -DTC_REFLECT: same declarations, the matrix operations left out) and
+// requires its interface (entry point, local size, push-constant size, bindings and their
+// access) to equal `<kernel>`'s, so one pipeline layout and one recorded dispatch serve both.
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -12,6 +21,12 @@
 #include "graphlens/kernel_info.h"
 
 namespace graphlens {
+
+struct EmbeddedKernel;
+
+/// Suffix of a tensor-core twin's module name, and of its reflection twin after that.
+inline constexpr std::string_view kTensorCoreSuffix = "__tc";
+inline constexpr std::string_view kTensorCoreReflectSuffix = "__tc_reflect";
 
 /// Reflects one SPIR-V module. Throws std::runtime_error naming the kernel on malformed
 /// SPIR-V or on resources GraphLens does not support (descriptor sets other than 0,
@@ -25,6 +40,10 @@ class KernelCatalog {
   public:
     /// The catalog of every embedded kernel, reflected once (thread-safe).
     static const KernelCatalog& embedded();
+    /// A catalog of the given modules (embedded() uses embedded_kernels()). Throws
+    /// std::runtime_error when a tensor-core twin lacks its kernel or reflection twin, or when
+    /// the reflection twin's interface differs from the kernel's.
+    static KernelCatalog from_modules(std::span<const EmbeddedKernel> modules);
 
     /// Null when no kernel has this name.
     const KernelInfo* find(std::string_view name) const;
@@ -35,10 +54,20 @@ class KernelCatalog {
     std::vector<std::string> names() const;
     size_t size() const { return entries_.size(); }
 
+    /// SPIR-V of `name`'s tensor-core twin; empty when it has none.
+    std::span<const uint32_t> tensor_core_spirv(std::string_view name) const;
+    /// Reflection of `name`'s tensor-core twin (from `<name>__tc_reflect`, named
+    /// `<name>__tc`, hash of the real twin); null when it has none.
+    const KernelInfo* tensor_core_info(std::string_view name) const;
+    /// Kernels that have a tensor-core twin, sorted.
+    std::vector<std::string> tensor_core_kernels() const;
+
   private:
     struct Entry {
         KernelInfo info;
         std::span<const uint32_t> spirv;
+        std::span<const uint32_t> tc_spirv;  ///< tensor-core twin, empty if none
+        std::optional<KernelInfo> tc_info;
     };
     const Entry* lookup(std::string_view name) const;
     std::vector<Entry> entries_;  // sorted by name

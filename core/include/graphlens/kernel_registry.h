@@ -3,6 +3,11 @@
 // for the Device's lifetime. Descriptor set 0 holds one storage buffer per reflected
 // binding; its layout is a push-descriptor layout when the device supports
 // VK_KHR_push_descriptor.
+//
+// On a device that uses tensor cores (Device::uses_tensor_cores), a kernel with a tensor-core
+// twin (KernelCatalog::tensor_core_spirv) gets the twin's module under its own name: the
+// catalog has checked that both have the same interface, so the layout, the recorded dispatch
+// and the graph are the same on every device; only the pipeline differs.
 #include <vulkan/vulkan.h>
 
 #include <memory>
@@ -23,6 +28,7 @@ struct KernelPipeline {
     VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
     VkPipelineLayout layout = VK_NULL_HANDLE;
     VkPipeline pipeline = VK_NULL_HANDLE;
+    bool tensor_cores = false;  ///< built from the kernel's tensor-core twin
 };
 
 class KernelRegistry {

@@ -130,7 +130,63 @@ std::optional<uint32_t> compute_family(VkPhysicalDevice pd, uint32_t* valid_bits
     return any;
 }
 
-DeviceFacts gather_facts(VkPhysicalDevice pd, uint32_t index) {
+std::string_view nv_component_name(VkComponentTypeNV t) {
+    switch (t) {
+        case VK_COMPONENT_TYPE_FLOAT16_NV:
+            return "f16";
+        case VK_COMPONENT_TYPE_FLOAT32_NV:
+            return "f32";
+        case VK_COMPONENT_TYPE_FLOAT64_NV:
+            return "f64";
+        case VK_COMPONENT_TYPE_SINT8_NV:
+            return "s8";
+        case VK_COMPONENT_TYPE_SINT16_NV:
+            return "s16";
+        case VK_COMPONENT_TYPE_SINT32_NV:
+            return "s32";
+        case VK_COMPONENT_TYPE_SINT64_NV:
+            return "s64";
+        case VK_COMPONENT_TYPE_UINT8_NV:
+            return "u8";
+        case VK_COMPONENT_TYPE_UINT16_NV:
+            return "u16";
+        case VK_COMPONENT_TYPE_UINT32_NV:
+            return "u32";
+        case VK_COMPONENT_TYPE_UINT64_NV:
+            return "u64";
+        default:
+            return "?";
+    }
+}
+
+// VK_NV_cooperative_matrix: the listed shapes, and whether matmul_tc.comp's is among them.
+void gather_cooperative_matrix_nv(VkInstance instance, VkPhysicalDevice pd, DeviceFacts& f,
+                                  bool& tc_shape) {
+    tc_shape = false;
+    auto props_fn = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
+        vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
+    if (!props_fn) return;
+    uint32_t n = 0;
+    if (props_fn(pd, &n, nullptr) != VK_SUCCESS) return;
+    std::vector<VkCooperativeMatrixPropertiesNV> props(
+        n, vk_struct<VkCooperativeMatrixPropertiesNV>(
+               VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV));
+    if (props_fn(pd, &n, props.data()) != VK_SUCCESS) return;
+    props.resize(n);
+    for (const auto& p : props) {
+        f.cooperative_matrix_nv_shapes.push_back(fmt::format(
+            "{}x{}x{} {}*{}+{}->{} {}", p.MSize, p.NSize, p.KSize, nv_component_name(p.AType),
+            nv_component_name(p.BType), nv_component_name(p.CType), nv_component_name(p.DType),
+            p.scope == VK_SCOPE_SUBGROUP_NV ? "subgroup" : "other-scope"));
+        if (p.MSize == 16 && p.NSize == 16 && p.KSize == 16 &&
+            p.AType == VK_COMPONENT_TYPE_FLOAT16_NV && p.BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+            p.CType == VK_COMPONENT_TYPE_FLOAT32_NV && p.DType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+            p.scope == VK_SCOPE_SUBGROUP_NV)
+            tc_shape = true;
+    }
+}
+
+DeviceFacts gather_facts(VkInstance instance, VkPhysicalDevice pd, uint32_t index) {
     DeviceFacts f;
     f.index = index;
     VkPhysicalDeviceDriverProperties driver = vk_struct<VkPhysicalDeviceDriverProperties>(
@@ -198,16 +254,35 @@ DeviceFacts gather_facts(VkPhysicalDevice pd, uint32_t index) {
     note(VK_KHR_16BIT_STORAGE_EXTENSION_NAME, f.storage_16bit);
     note(VK_KHR_8BIT_STORAGE_EXTENSION_NAME, f.storage_8bit);
     note("VK_KHR_cooperative_matrix", f.cooperative_matrix);
+    note(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME, f.cooperative_matrix_nv);
+    bool tc_shape = false;
+    if (f.cooperative_matrix_nv) gather_cooperative_matrix_nv(instance, pd, f, tc_shape);
 
     VkPhysicalDeviceSynchronization2Features sync2 =
         vk_struct<VkPhysicalDeviceSynchronization2Features>(
             VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES);
     VkPhysicalDeviceFeatures2 feats =
         vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
-    if (sync2_ext || p.apiVersion >= VK_API_VERSION_1_3) feats.pNext = &sync2;
+    void** tail = &feats.pNext;
+    if (sync2_ext || p.apiVersion >= VK_API_VERSION_1_3) {
+        *tail = &sync2;
+        tail = &sync2.pNext;
+    }
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV coop =
+        vk_struct<VkPhysicalDeviceCooperativeMatrixFeaturesNV>(
+            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
+    VkPhysicalDeviceVulkan12Features v12 = vk_struct<VkPhysicalDeviceVulkan12Features>(
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
+    if (f.cooperative_matrix_nv && p.apiVersion >= VK_API_VERSION_1_2) {
+        *tail = &coop;
+        coop.pNext = &v12;
+    }
     vkGetPhysicalDeviceFeatures2(pd, &feats);
     f.synchronization2 =
         (sync2_ext || p.apiVersion >= VK_API_VERSION_1_3) && sync2.synchronization2;
+    f.tensor_cores = f.cooperative_matrix_nv && p.apiVersion >= VK_API_VERSION_1_2 &&
+                     coop.cooperativeMatrix && tc_shape && v12.vulkanMemoryModel &&
+                     v12.shaderFloat16 && f.subgroup_size == 32;
     return f;
 }
 
@@ -293,7 +368,7 @@ std::vector<DeviceFacts> list_devices() {
     std::vector<DeviceFacts> out;
     try {
         auto pds = physical_devices(instance);
-        for (uint32_t i = 0; i < pds.size(); ++i) out.push_back(gather_facts(pds[i], i));
+        for (uint32_t i = 0; i < pds.size(); ++i) out.push_back(gather_facts(instance, pds[i], i));
     } catch (...) {
         vkDestroyInstance(instance, nullptr);
         throw;
@@ -358,7 +433,7 @@ void Device::pick_and_create_device(const Options& options) {
         throw std::runtime_error(
             "Vulkan: no physical device found (install mesa-vulkan-drivers for lavapipe)");
     std::vector<DeviceFacts> facts;
-    for (uint32_t i = 0; i < pds.size(); ++i) facts.push_back(gather_facts(pds[i], i));
+    for (uint32_t i = 0; i < pds.size(); ++i) facts.push_back(gather_facts(instance_, pds[i], i));
 
     std::string selector = options.selector.value_or("");
     if (selector.empty())
@@ -405,6 +480,11 @@ void Device::pick_and_create_device(const Options& options) {
         if (has_extension(dev_exts, e) && facts_.api_version < VK_API_VERSION_1_2)
             exts.push_back(e);
 
+    // Tensor cores: VK_NV_cooperative_matrix, plus the Vulkan memory model its SPIR-V declares.
+    const bool use_tc = facts_.tensor_cores &&
+                        options.tensor_cores.value_or(env_flag("GRAPHLENS_TENSOR_CORES", true));
+    if (use_tc) exts.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+
     VkPhysicalDeviceVulkan12Features v12 = vk_struct<VkPhysicalDeviceVulkan12Features>(
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
     VkPhysicalDeviceVulkan11Features v11 = vk_struct<VkPhysicalDeviceVulkan11Features>(
@@ -446,6 +526,16 @@ void Device::pick_and_create_device(const Options& options) {
     if (use_sync2) {
         sync2.synchronization2 = VK_TRUE;
         *tail = &sync2;
+        tail = &sync2.pNext;
+    }
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV coop =
+        vk_struct<VkPhysicalDeviceCooperativeMatrixFeaturesNV>(
+            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
+    if (use_tc) {  // facts_.tensor_cores implies Vulkan 1.2, so e12 is in the chain
+        coop.cooperativeMatrix = VK_TRUE;
+        e12.vulkanMemoryModel = VK_TRUE;
+        *tail = &coop;
+        tail = &coop.pNext;
     }
 
     float priority = 1.0f;
@@ -462,6 +552,7 @@ void Device::pick_and_create_device(const Options& options) {
     di.ppEnabledExtensionNames = exts.data();
     vk_check(vkCreateDevice(physical_, &di, nullptr, &device_), "vkCreateDevice");
     vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
+    tensor_cores_ = use_tc;
 
     if (use_push)
         fn_.push_descriptor_set = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(

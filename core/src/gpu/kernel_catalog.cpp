@@ -136,18 +136,98 @@ KernelInfo reflect_kernel(std::string_view name, std::span<const uint32_t> spirv
     return info;
 }
 
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// Why two reflections cannot share a pipeline layout and a recorded dispatch; empty if they can.
+std::string interface_difference(const KernelInfo& a, const KernelInfo& b) {
+    if (a.entry_point != b.entry_point) return "entry point";
+    if (a.local_size != b.local_size) return "local size";
+    if (a.push_constant_size != b.push_constant_size) return "push-constant size";
+    if (a.bindings.size() != b.bindings.size()) return "number of bindings";
+    for (size_t i = 0; i < a.bindings.size(); ++i)
+        if (a.bindings[i].binding != b.bindings[i].binding ||
+            a.bindings[i].access != b.bindings[i].access)
+            return fmt::format("binding {} ({} against {})", a.bindings[i].binding,
+                               binding_access_name(a.bindings[i].access),
+                               binding_access_name(b.bindings[i].access));
+    return {};
+}
+
+}  // namespace
+
+KernelCatalog KernelCatalog::from_modules(std::span<const EmbeddedKernel> modules) {
+    KernelCatalog c;
+    struct Twin {
+        std::span<const uint32_t> spirv, reflect;
+    };
+    std::vector<std::pair<std::string, Twin>> twins;
+    auto twin = [&](std::string base) -> Twin& {
+        for (auto& [n, t] : twins)
+            if (n == base) return t;
+        return twins.emplace_back(std::move(base), Twin{}).second;
+    };
+    for (const auto& k : modules) {
+        std::span<const uint32_t> words(k.words, k.word_count);
+        const std::string_view name = k.name;
+        if (ends_with(name, kTensorCoreReflectSuffix))
+            twin(std::string(name.substr(0, name.size() - kTensorCoreReflectSuffix.size())))
+                .reflect = words;
+        else if (ends_with(name, kTensorCoreSuffix))
+            twin(std::string(name.substr(0, name.size() - kTensorCoreSuffix.size()))).spirv =
+                words;
+        else
+            c.entries_.push_back({reflect_kernel(name, words), words, {}, std::nullopt});
+    }
+    std::sort(c.entries_.begin(), c.entries_.end(),
+              [](const Entry& a, const Entry& b) { return a.info.name < b.info.name; });
+    for (const auto& [base, t] : twins) {
+        const std::string tc_name = base + std::string(kTensorCoreSuffix);
+        if (t.spirv.empty() || t.reflect.empty())
+            throw std::runtime_error(fmt::format("tensor-core kernel '{}': {} is not embedded",
+                                                 tc_name, t.spirv.empty() ? "the module itself"
+                                                                          : "its reflection twin"));
+        auto it = std::lower_bound(
+            c.entries_.begin(), c.entries_.end(), base,
+            [](const Entry& e, const std::string& n) { return e.info.name < n; });
+        if (it == c.entries_.end() || it->info.name != base)
+            throw std::runtime_error(fmt::format(
+                "tensor-core kernel '{}': no kernel '{}' to stand in for", tc_name, base));
+        KernelInfo info = reflect_kernel(tc_name, t.reflect);
+        if (const std::string why = interface_difference(it->info, info); !why.empty())
+            throw std::runtime_error(fmt::format(
+                "tensor-core kernel '{}': its interface differs from '{}' in {}", tc_name, base,
+                why));
+        info.spirv_hash = spirv_hash(t.spirv);
+        it->tc_spirv = t.spirv;
+        it->tc_info = std::move(info);
+    }
+    return c;
+}
+
 const KernelCatalog& KernelCatalog::embedded() {
-    static const KernelCatalog catalog = [] {
-        KernelCatalog c;
-        for (const auto& k : embedded_kernels()) {
-            std::span<const uint32_t> words(k.words, k.word_count);
-            c.entries_.push_back({reflect_kernel(k.name, words), words});
-        }
-        std::sort(c.entries_.begin(), c.entries_.end(),
-                  [](const Entry& a, const Entry& b) { return a.info.name < b.info.name; });
-        return c;
-    }();
+    static const KernelCatalog catalog = from_modules(embedded_kernels());
     return catalog;
+}
+
+std::span<const uint32_t> KernelCatalog::tensor_core_spirv(std::string_view name) const {
+    const Entry* e = lookup(name);
+    return e ? e->tc_spirv : std::span<const uint32_t>{};
+}
+
+const KernelInfo* KernelCatalog::tensor_core_info(std::string_view name) const {
+    const Entry* e = lookup(name);
+    return e && e->tc_info ? &*e->tc_info : nullptr;
+}
+
+std::vector<std::string> KernelCatalog::tensor_core_kernels() const {
+    std::vector<std::string> out;
+    for (const auto& e : entries_)
+        if (e.tc_info) out.push_back(e.info.name);
+    return out;
 }
 
 const KernelCatalog::Entry* KernelCatalog::lookup(std::string_view name) const {

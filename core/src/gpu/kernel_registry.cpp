@@ -33,10 +33,13 @@ const KernelPipeline& KernelRegistry::get(std::string_view name) {
 
     const KernelCatalog& catalog = KernelCatalog::embedded();
     const KernelInfo& info = catalog.get(name);
-    const auto spirv = catalog.spirv(name);
+    const auto tc_spirv =
+        device_.uses_tensor_cores() ? catalog.tensor_core_spirv(name) : std::span<const uint32_t>{};
+    const auto spirv = tc_spirv.empty() ? catalog.spirv(name) : tc_spirv;
     VkDevice dev = device_.handle();
     auto p = std::make_unique<KernelPipeline>();
     p->info = &info;
+    p->tensor_cores = !tc_spirv.empty();
     try {
         VkShaderModuleCreateInfo mi =
             vk_struct<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
@@ -87,7 +90,8 @@ const KernelPipeline& KernelRegistry::get(std::string_view name) {
         vkDestroyDescriptorSetLayout(dev, p->set_layout, nullptr);
         vkDestroyShaderModule(dev, p->module, nullptr);
         throw std::runtime_error(
-            fmt::format("kernel '{}': pipeline creation failed: {}", name, e.what()));
+            fmt::format("kernel '{}'{}: pipeline creation failed: {}", name,
+                        p->tensor_cores ? " (tensor-core twin)" : "", e.what()));
     }
     auto& ref = *p;
     pipelines_.emplace(std::string(name), std::move(p));

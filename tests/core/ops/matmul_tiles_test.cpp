@@ -2,6 +2,8 @@
 // not multiples of the tiles in any dimension, against the reference on the stored weights.
 #include <algorithm>
 
+#include "graphlens/kernel_catalog.h"
+#include "graphlens/kernel_registry.h"
 #include "graphlens/op_reference.h"
 #include "ops_test_support.h"
 
@@ -9,6 +11,10 @@ namespace graphlens::test {
 namespace {
 
 namespace ref = graphlens::reference;
+
+/// Tensor-core twins multiply f16 copies of both operands (accumulating in f32): about 2^-11
+/// relative rounding per input.
+constexpr double kTolTensorCores = 2e-3;
 
 struct TileCase {
     DType dtype;
@@ -43,8 +49,31 @@ TEST_P(MatmulTiles, MatchesReferenceOnPartialTiles) {
     ASSERT_NE(node, g.nodes.end());
     EXPECT_EQ(g.kernels[node->kernel].name, c.kernel);
 
+    // On a device with tensor cores, kernels with a tensor-core twin run it (f16 inputs).
+    const bool twin = !KernelCatalog::embedded().tensor_core_spirv(c.kernel).empty();
+    const bool tc = device().kernels().get(c.kernel).tensor_cores;
+    EXPECT_EQ(tc, twin && device().uses_tensor_cores());
     run([&](GraphSession& s) { record(s, tw, tx, out); });
-    expect_close(out, ref::matmul(stored, x, c.n, c.k, c.m), kTolF32);
+    expect_close(out, ref::matmul(stored, x, c.n, c.k, c.m), tc ? kTolTensorCores : kTolF32);
+}
+
+class MatmulTensorCores : public OpsTest {};
+
+TEST_F(MatmulTensorCores, TwinsExistForTheMatMatKernelsAndFollowTheDevice) {
+    const auto& catalog = KernelCatalog::embedded();
+    for (const char* k : {"matmul_q4_0", "matmul_q4_0_t64", "matmul_q4_0_t128x64", "matmul_q8_0",
+                          "matmul_f16_t128x64", "matmul_q4_k", "matmul_q6_k_t64", "matmul_affine"})
+        EXPECT_FALSE(catalog.tensor_core_spirv(k).empty()) << k;
+    // f32 weights and the 16-bit-word kernels keep their FP32 kernel everywhere.
+    for (const char* k : {"matmul_f32", "matmul_q4_0_u16", "matvec_q4_0"})
+        EXPECT_TRUE(catalog.tensor_core_spirv(k).empty()) << k;
+    // lavapipe has no cooperative matrix: the FP32 kernels are the path there.
+    Device& d = device();
+    if (!d.facts().tensor_cores) {
+        EXPECT_FALSE(d.uses_tensor_cores());
+    }
+    for (const std::string& k : catalog.tensor_core_kernels())
+        EXPECT_EQ(d.kernels().get(k).tensor_cores, d.uses_tensor_cores()) << k;
 }
 
 // 64 x 64 tiles: 67 rows and 70 columns leave partial tiles; k of 45 / 43 / 42 leaves a partial
@@ -67,7 +96,11 @@ INSTANTIATE_TEST_SUITE_P(
                       TileCase{DType::f32, 1027, 45, 2053, "matmul_f32"},
                       TileCase{DType::q4_0, 1027, 96, 2053, "matmul_q4_0_u16"},
                       TileCase{DType::f32, 1027, 45, 900, "matmul_f32_t128x64"},
-                      TileCase{DType::q4_0, 1027, 96, 900, "matmul_q4_0_u16_t128x64"}),
+                      TileCase{DType::q4_0, 1027, 96, 900, "matmul_q4_0_u16_t128x64"},
+                      // 32-bit-word kernels of the big tiles: those with tensor-core twins
+                      TileCase{DType::q4_0, 1028, 96, 2053, "matmul_q4_0"},
+                      TileCase{DType::q4_0, 1028, 96, 900, "matmul_q4_0_t128x64"},
+                      TileCase{DType::q8_0, 1028, 64, 900, "matmul_q8_0_t128x64"}),
     [](const auto& info) { return std::string(info.param.kernel); });
 
 }  // namespace

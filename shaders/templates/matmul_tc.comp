@@ -1,0 +1,141 @@
+#version 450
+// Tensor-core twin of templates/matmul.comp (GL_NV_cooperative_matrix): the same bindings,
+// push constants, 256 threads and TILE_N x TILE_M output tile per workgroup, so the kernel
+// registry can swap it in for the matmul_* kernel of the same defines on a device with
+// VK_NV_cooperative_matrix (16 x 16 x 16 f16 x f16 + f32, subgroups of 32) without changing
+// the recorded dispatch. Weight tiles are dequantised (w_oct) and activation tiles converted
+// to f16 in shared memory; products accumulate in f32 cooperative matrices.
+//
+// Shared tiles: ws [TILE_N rows][BK k], xs [TILE_M columns][BK k], f16, row stride BK + 8
+// halves (80 bytes for BK 32: 16-byte aligned for the matrix loads, rows spread over banks).
+// 8 warps as WARPS_N (rows) x WARPS_M (columns); each holds FN x FM 16 x 16 accumulators.
+// Results go through a per-warp 16 x 16 f32 staging area so partial tiles are bounds-checked.
+//
+// TC_REFLECT builds the reflection twin: the same declarations and memory accesses with the
+// cooperative-matrix operations left out, for spirv-cross 2021 (which cannot parse NV
+// cooperative-matrix types). The catalog reflects the twin and checks it against matmul_*.
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_KHR_shader_subgroup_basic : require
+#ifndef TC_REFLECT
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#endif
+#define WG_SIZE 256
+
+#ifndef TILE
+#define TILE 128
+#endif
+#ifndef TILE_N
+#define TILE_N TILE
+#endif
+#ifndef TILE_M
+#define TILE_M TILE
+#endif
+#define BK 32
+#define LDS (BK + 8)       // halves per shared row
+#if TILE_N == 128 && TILE_M == 128
+#define WARPS_N 2
+#else
+#define WARPS_N 4
+#endif
+#define WARPS_M (8 / WARPS_N)
+#define FN (TILE_N / (16 * WARPS_N))  // 16-row fragments per warp
+#define FM (TILE_M / (16 * WARPS_M))  // 16-column fragments per warp
+
+layout(local_size_x = WG_SIZE) in;
+
+#include "matmul_params.glsl"
+
+#include "weight_binding.glsl"
+layout(set = 0, binding = 1) readonly buffer X { float x[]; };
+layout(set = 0, binding = 2) writeonly buffer Y { float y[]; };
+#ifdef W_AFFINE
+layout(set = 0, binding = 3) readonly buffer S { float16_t scales[]; };
+layout(set = 0, binding = 4) readonly buffer B { float16_t biases[]; };
+#endif
+
+#include "weights.glsl"
+#include "matmul_tile.glsl"
+
+// Scalar f16 arrays: the matrix loads read the matrix component type itself.
+shared float16_t ws[TILE_N * LDS];
+shared float16_t xs[TILE_M * LDS];
+shared float stage[8 * 256];
+
+void main() {
+    const uint lid = gl_LocalInvocationID.x;
+    const uint r0 = gl_WorkGroupID.x * TILE_N;
+    const uint c0 = gl_WorkGroupID.y * TILE_M;
+    const uint warp = lid / 32u, lane = lid % 32u;
+    const uint wn = warp % WARPS_N, wm = warp / WARPS_N;
+
+#ifndef TC_REFLECT
+    fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[FN][FM];
+    [[unroll]] for (uint i = 0; i < FN; ++i)
+        [[unroll]] for (uint j = 0; j < FM; ++j)
+            acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
+#endif
+
+    for (uint k0 = 0; k0 < p.k; k0 += BK) {
+        // W: TILE_N rows x 4 octets of k, dequantised, as f16.
+        [[unroll]] for (uint t = 0; t < TILE_N / 64; ++t) {
+            const uint task = lid + WG_SIZE * t;
+            const uint rr = task / 4u, o = task % 4u, row = r0 + rr;
+            float v[8];
+            if (row < p.n) {
+                w_oct(row * p.row_bytes, k0 / 8u + o, v);
+            } else {
+                [[unroll]] for (uint e = 0; e < 8u; ++e) v[e] = 0.0;
+            }
+            [[unroll]] for (uint e = 0; e < 8u; ++e) ws[rr * LDS + 8u * o + e] = float16_t(v[e]);
+        }
+        // X: TILE_M columns x 8 quads of k; 8 lanes read one column's 128 bytes.
+        [[unroll]] for (uint t = 0; t < TILE_M / 32; ++t) {
+            const uint task = lid + WG_SIZE * t;
+            const uint cc = task / 8u, q = task % 8u, col = c0 + cc;
+            vec4 v = vec4(0.0);
+            if (col < p.m) {
+                const uint base = col * p.x_stride + k0 + 4u * q;
+                [[unroll]] for (uint e = 0; e < 4u; ++e)
+                    if (k0 + 4u * q + e < p.k) v[e] = x[base + e];
+            }
+            [[unroll]] for (uint e = 0; e < 4u; ++e) xs[cc * LDS + 4u * q + e] = float16_t(v[e]);
+        }
+        barrier();
+#ifndef TC_REFLECT
+        [[unroll]] for (uint kk = 0; kk < BK; kk += 16) {
+            fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[FN];
+            fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> b[FM];
+            [[unroll]] for (uint i = 0; i < FN; ++i)
+                coopMatLoadNV(a[i], ws, (wn * FN + i) * 16u * LDS + kk, LDS, false);
+            [[unroll]] for (uint j = 0; j < FM; ++j)
+                coopMatLoadNV(b[j], xs, (wm * FM + j) * 16u * LDS + kk, LDS, true);
+            [[unroll]] for (uint i = 0; i < FN; ++i)
+                [[unroll]] for (uint j = 0; j < FM; ++j)
+                    acc[i][j] = coopMatMulAddNV(a[i], b[j], acc[i][j]);
+        }
+#endif
+        barrier();
+    }
+
+    // Each 16 x 16 result: column-major into this warp's staging area, then 32 lanes write
+    // it out, 16 consecutive rows of a column per half-warp.
+    [[unroll]] for (uint i = 0; i < FN; ++i)
+        [[unroll]] for (uint j = 0; j < FM; ++j) {
+#ifndef TC_REFLECT
+            coopMatStoreNV(acc[i][j], stage, warp * 256u, 16u, true);
+#endif
+            subgroupMemoryBarrierShared();
+            subgroupBarrier();
+            const uint rb = r0 + (wn * FN + i) * 16u, cb = c0 + (wm * FM + j) * 16u;
+            [[unroll]] for (uint e = 0; e < 8u; ++e) {
+                const uint idx = lane + 32u * e, row = rb + idx % 16u, col = cb + idx / 16u;
+                if (row < p.n && col < p.m) y[col * p.y_stride + row] = stage[warp * 256u + idx];
+            }
+            subgroupMemoryBarrierShared();
+            subgroupBarrier();
+        }
+}
