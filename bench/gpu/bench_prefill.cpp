@@ -23,6 +23,7 @@
 #include "graphlens/ggml_blocks.h"
 #include "graphlens/graph_executor.h"
 #include "graphlens/graph_session.h"
+#include "graphlens/kernel_catalog.h"
 #include "graphlens/kernel_registry.h"
 #include "graphlens/op_reference.h"
 #include "graphlens/op_support.h"
@@ -213,6 +214,65 @@ int run_prefill_benchmarks(const PrefillBenchOptions& o) {
             }
     }
 
+    if (wanted("tcvariants")) {
+        // Every tensor-core twin variant (KernelCatalog tags; "" the default) on the llama q4_0
+        // shapes, each on a Device of its own, with a check against the CPU reference.
+        out("\n## Tensor-core twin variants (q4_0), by the op's tile choice\n");
+        out("| variant | weights (n x k) x tokens | module | us | TFLOP/s | relative error |");
+        out("|---|---|---|---|---|---|");
+        std::vector<std::string> tags{""};
+        for (const auto& t : KernelCatalog::embedded().tensor_core_tags()) tags.push_back(t);
+        const struct {
+            uint32_t n, k, m;
+            bool timed;
+        } shapes[] = {{2048, 2048, m, true},    {512, 2048, m, true},     {8192, 2048, m, true},
+                      {2048, 8192, m, true},    {2048 + 68, 96, 1027, false},
+                      {1028, 96, 900, false}};
+        for (const std::string& tag : tags) {
+            Device::Options vo = dopt;
+            vo.tensor_core_variant = tag;
+            Device vd(vo);
+            for (const auto& sh : shapes) {
+                DeviceMemory mem(vd);
+                GraphExecutor exec(vd, mem);
+                const auto wbytes = weights(DType::q4_0, sh.n, sh.k, !sh.timed, 6);
+                const auto x = random_floats(size_t(sh.k) * sh.m, 7);
+                const Matmat mm = setup_matmat(mem, DType::q4_0, sh.n, sh.k, sh.m, wbytes, x);
+                auto recorded = exec.begin_recorded();
+                record_matmat(recorded, mm);
+                const ComputeGraph g = recorded.finish_recording();
+                const std::string module = vd.kernels().get(g.kernels.front().name).module_name;
+                double ns = 0;
+                std::string err = "-";
+                if (sh.timed) {
+                    ns = time_session(exec, o, [&](GraphSession& s) { record_matmat(s, mm); });
+                } else {
+                    auto s = exec.begin();
+                    record_matmat(s, mm);
+                    s.finish();
+                    const auto got =
+                        ggml::dequantize(DType::f32, mem.download(mm.y), size_t(sh.n) * sh.m);
+                    const auto want = reference::matmul(
+                        ggml::dequantize(DType::q4_0, wbytes, size_t(sh.n) * sh.k), x, sh.n, sh.k,
+                        sh.m);
+                    double e2 = 0, n2 = 0;
+                    for (size_t i = 0; i < want.size(); ++i) {
+                        e2 += (got[i] - want[i]) * (got[i] - want[i]);
+                        n2 += want[i] * want[i];
+                    }
+                    err = fmt::format("{:.2e}", std::sqrt(e2 / n2));
+                }
+                out(fmt::format("| {} | {} x {} x {} | {} | {} | {} | {} |",
+                                tag.empty() ? "default" : tag, sh.n, sh.k, sh.m, module,
+                                sh.timed ? fmt::format("{:.1f}", ns / 1000.0) : "-",
+                                sh.timed ? fmt::format("{:.2f}", 2.0 * sh.n * sh.k * double(sh.m) /
+                                                                     ns / 1000.0)
+                                         : "-",
+                                err));
+            }
+        }
+    }
+
     if (wanted("sdpa")) {
         out("\n## sdpa (prefill, causal), 32 query heads, 8 KV heads, KV = tokens\n");
         out("| head dim | KV cache | softcap | window | us |");
@@ -371,7 +431,7 @@ const RegisterBench prefill_reg{
         app.add_option("--tokens", o->tokens, "tokens (columns of the mat-mat, queries and keys)");
         app.add_option("--repeat", o->repeats, "timed runs (median reported)");
         app.add_option("--warmup-ms", o->warmup_ms, "minimum warm-up time per measurement");
-        app.add_option("--sections", o->sections, "matmat,tiles,sdpa,check (any subset)");
+        app.add_option("--sections", o->sections, "matmat,tiles,tcvariants,sdpa,check (any subset)");
         app.add_option("--report", o->report_path, "write the tables as markdown");
         app.add_option("--tensor-cores", o->tensor_cores,
                        "auto, on or off: the mat-mat kernels' tensor-core twins");

@@ -8,8 +8,11 @@
 //
 // Shared tiles: ws [TILE_N rows][BK k], xs [TILE_M columns][BK k], f16, row stride BK + 8
 // halves (80 bytes for BK 32: 16-byte aligned for the matrix loads, rows spread over banks).
+// Elements of W at or past k (float rows may end inside a tile) read as 0, and so do those of x.
 // 8 warps as WARPS_N (rows) x WARPS_M (columns); each holds FN x FM 16 x 16 accumulators.
 // Results go through a per-warp 16 x 16 f32 staging area so partial tiles are bounds-checked.
+// The next k tile is read from global memory into registers while the tensor cores work on the
+// current one (TC_NO_PREFETCH: after it, the variant "_nopf"); BK 64 is the variant "_bk64".
 //
 // TC_REFLECT builds the reflection twin: the same declarations and memory accesses with the
 // cooperative-matrix operations left out, for spirv-cross 2021 (which cannot parse NV
@@ -34,8 +37,12 @@
 #ifndef TILE_M
 #define TILE_M TILE
 #endif
-#define BK 32
+#ifndef BK
+#define BK 32              // k per shared tile: 32 or 64
+#endif
 #define LDS (BK + 8)       // halves per shared row
+#define WT (TILE_N * BK / 8 / WG_SIZE)  // W octets per thread per tile
+#define XT (TILE_M * BK / 4 / WG_SIZE)  // x quads per thread per tile
 #if TILE_N == 128 && TILE_M == 128
 #define WARPS_N 2
 #else
@@ -79,32 +86,53 @@ void main() {
             acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
 #endif
 
+    // Global -> registers for the tile at k0: TILE_N rows x BK/8 octets of W (dequantised) and
+    // TILE_M columns x BK/4 quads of x (8 lanes read one column's 128 bytes per 32 k).
+    float wv[WT][8];
+    vec4 xv[XT];
+#define LOAD_TILE(K0)                                                                  \
+    [[unroll]] for (uint t = 0; t < WT; ++t) {                                         \
+        const uint task = lid + WG_SIZE * t;                                           \
+        const uint rr = task / (BK / 8u), o = task % (BK / 8u), row = r0 + rr;          \
+        if (row < p.n && (K0) + 8u * o < p.k) {                                        \
+            w_oct(row * p.row_bytes, (K0) / 8u + o, wv[t]);                            \
+        } else {                                                                       \
+            [[unroll]] for (uint e = 0; e < 8u; ++e) wv[t][e] = 0.0;                   \
+        }                                                                              \
+    }                                                                                  \
+    [[unroll]] for (uint t = 0; t < XT; ++t) {                                         \
+        const uint task = lid + WG_SIZE * t;                                           \
+        const uint cc = task / (BK / 4u), q = task % (BK / 4u), col = c0 + cc;         \
+        xv[t] = vec4(0.0);                                                             \
+        if (col < p.m) {                                                               \
+            const uint kq = (K0) + 4u * q, base = col * p.x_stride + kq;               \
+            [[unroll]] for (uint e = 0; e < 4u; ++e)                                   \
+                if (kq + e < p.k) xv[t][e] = x[base + e];                              \
+        }                                                                              \
+    }
+
+    LOAD_TILE(0u)
     for (uint k0 = 0; k0 < p.k; k0 += BK) {
-        // W: TILE_N rows x 4 octets of k, dequantised, as f16.
-        [[unroll]] for (uint t = 0; t < TILE_N / 64; ++t) {
+        // Registers -> shared, as f16.
+        [[unroll]] for (uint t = 0; t < WT; ++t) {
             const uint task = lid + WG_SIZE * t;
-            const uint rr = task / 4u, o = task % 4u, row = r0 + rr;
-            float v[8];
-            if (row < p.n) {
-                w_oct(row * p.row_bytes, k0 / 8u + o, v);
-            } else {
-                [[unroll]] for (uint e = 0; e < 8u; ++e) v[e] = 0.0;
-            }
-            [[unroll]] for (uint e = 0; e < 8u; ++e) ws[rr * LDS + 8u * o + e] = float16_t(v[e]);
+            const uint rr = task / (BK / 8u), o = task % (BK / 8u);
+            [[unroll]] for (uint e = 0; e < 8u; ++e)
+                ws[rr * LDS + 8u * o + e] = float16_t(wv[t][e]);
         }
-        // X: TILE_M columns x 8 quads of k; 8 lanes read one column's 128 bytes.
-        [[unroll]] for (uint t = 0; t < TILE_M / 32; ++t) {
+        [[unroll]] for (uint t = 0; t < XT; ++t) {
             const uint task = lid + WG_SIZE * t;
-            const uint cc = task / 8u, q = task % 8u, col = c0 + cc;
-            vec4 v = vec4(0.0);
-            if (col < p.m) {
-                const uint base = col * p.x_stride + k0 + 4u * q;
-                [[unroll]] for (uint e = 0; e < 4u; ++e)
-                    if (k0 + 4u * q + e < p.k) v[e] = x[base + e];
-            }
-            [[unroll]] for (uint e = 0; e < 4u; ++e) xs[cc * LDS + 4u * q + e] = float16_t(v[e]);
+            const uint cc = task / (BK / 4u), q = task % (BK / 4u);
+            [[unroll]] for (uint e = 0; e < 4u; ++e)
+                xs[cc * LDS + 4u * q + e] = float16_t(xv[t][e]);
         }
         barrier();
+#ifndef TC_NO_PREFETCH
+        // The next tile's global loads are in flight during this tile's products.
+        if (k0 + BK < p.k) {
+            LOAD_TILE(k0 + BK)
+        }
+#endif
 #ifndef TC_REFLECT
         [[unroll]] for (uint kk = 0; kk < BK; kk += 16) {
             fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[FN];
@@ -119,6 +147,11 @@ void main() {
         }
 #endif
         barrier();
+#ifdef TC_NO_PREFETCH
+        if (k0 + BK < p.k) {
+            LOAD_TILE(k0 + BK)
+        }
+#endif
     }
 
     // Each 16 x 16 result: column-major into this warp's staging area, then 32 lanes write

@@ -60,6 +60,9 @@ class Device {
         /// when the device can (DeviceFacts::tensor_cores). Empty = on unless
         /// GRAPHLENS_TENSOR_CORES=0. The recorded graph is the same either way.
         std::optional<bool> tensor_cores;
+        /// Which tensor-core twins: "" the default, else a tag (KernelCatalog: `<kernel>__tc<tag>`;
+        /// kernels without that tag use their default twin). Empty = GRAPHLENS_TC_VARIANT, else "".
+        std::optional<std::string> tensor_core_variant;
     };
 
     Device();
@@ -81,6 +84,8 @@ class Device {
     bool labels_enabled() const { return fn_.begin_label != nullptr; }
     /// True when VK_NV_cooperative_matrix is enabled and kernels with a tensor-core twin use it.
     bool uses_tensor_cores() const { return tensor_cores_; }
+    /// Options::tensor_core_variant as resolved at creation.
+    const std::string& tensor_core_variant() const { return tensor_core_variant_; }
     /// How long a fence wait polls before it blocks (Options::fence_spin_us).
     uint32_t fence_spin_us() const { return fence_spin_us_; }
 
@@ -120,6 +125,7 @@ class Device {
     bool instance_debug_utils_ = false;
     uint32_t fence_spin_us_ = 2000;
     bool tensor_cores_ = false;
+    std::string tensor_core_variant_;
     std::unique_ptr<KernelRegistry> kernels_;
 
     mutable std::mutex queue_mutex_;

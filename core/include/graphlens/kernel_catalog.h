@@ -11,6 +11,9 @@
 // source compiled with -DTC_REFLECT: same declarations, the matrix operations left out) and
 // requires its interface (entry point, local size, push-constant size, bindings and their
 // access) to equal `<kernel>`'s, so one pipeline layout and one recorded dispatch serve both.
+// `<kernel>__tc<tag>` (tag e.g. "_bk64", reflected from `<kernel>__tc<tag>_reflect`) is an
+// alternative twin that a Device can ask for by tag (Device::Options::tensor_core_variant), for
+// timing alternatives on the device without rebuilding.
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -26,7 +29,14 @@ struct EmbeddedKernel;
 
 /// Suffix of a tensor-core twin's module name, and of its reflection twin after that.
 inline constexpr std::string_view kTensorCoreSuffix = "__tc";
-inline constexpr std::string_view kTensorCoreReflectSuffix = "__tc_reflect";
+inline constexpr std::string_view kTensorCoreReflectSuffix = "_reflect";
+
+/// One tensor-core twin of a kernel.
+struct TensorCoreTwin {
+    std::string tag;                  ///< "" for the default twin, else e.g. "_bk64"
+    std::span<const uint32_t> spirv;  ///< the module the pipeline is built from
+    KernelInfo info;  ///< reflected from the reflection twin; named `<kernel>__tc<tag>`
+};
 
 /// Reflects one SPIR-V module. Throws std::runtime_error naming the kernel on malformed
 /// SPIR-V or on resources GraphLens does not support (descriptor sets other than 0,
@@ -54,20 +64,24 @@ class KernelCatalog {
     std::vector<std::string> names() const;
     size_t size() const { return entries_.size(); }
 
-    /// SPIR-V of `name`'s tensor-core twin; empty when it has none.
+    /// `name`'s tensor-core twin of this tag, else its default twin, else null.
+    const TensorCoreTwin* tensor_core_twin(std::string_view name,
+                                           std::string_view tag = {}) const;
+    /// SPIR-V of `name`'s default tensor-core twin; empty when it has none.
     std::span<const uint32_t> tensor_core_spirv(std::string_view name) const;
-    /// Reflection of `name`'s tensor-core twin (from `<name>__tc_reflect`, named
+    /// Reflection of `name`'s default tensor-core twin (from `<name>__tc_reflect`, named
     /// `<name>__tc`, hash of the real twin); null when it has none.
     const KernelInfo* tensor_core_info(std::string_view name) const;
-    /// Kernels that have a tensor-core twin, sorted.
+    /// Kernels that have a default tensor-core twin, sorted.
     std::vector<std::string> tensor_core_kernels() const;
+    /// Tags of the alternative twins (not ""), sorted, each once.
+    std::vector<std::string> tensor_core_tags() const;
 
   private:
     struct Entry {
         KernelInfo info;
         std::span<const uint32_t> spirv;
-        std::span<const uint32_t> tc_spirv;  ///< tensor-core twin, empty if none
-        std::optional<KernelInfo> tc_info;
+        std::vector<TensorCoreTwin> tc;  ///< tensor-core twins, the default ("") first
     };
     const Entry* lookup(std::string_view name) const;
     std::vector<Entry> entries_;  // sorted by name

@@ -29,6 +29,7 @@ struct KernelPipeline {
     VkPipelineLayout layout = VK_NULL_HANDLE;
     VkPipeline pipeline = VK_NULL_HANDLE;
     bool tensor_cores = false;  ///< built from the kernel's tensor-core twin
+    std::string module_name;    ///< the kernel's name, or its twin's `<kernel>__tc<tag>`
 };
 
 class KernelRegistry {

@@ -553,6 +553,11 @@ void Device::pick_and_create_device(const Options& options) {
     vk_check(vkCreateDevice(physical_, &di, nullptr, &device_), "vkCreateDevice");
     vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
     tensor_cores_ = use_tc;
+    if (options.tensor_core_variant) {
+        tensor_core_variant_ = *options.tensor_core_variant;
+    } else if (const char* v = std::getenv("GRAPHLENS_TC_VARIANT")) {
+        tensor_core_variant_ = v;
+    }
 
     if (use_push)
         fn_.push_descriptor_set = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(

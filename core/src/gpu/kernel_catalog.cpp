@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 #include "graphlens/embedded_kernels.h"
 
@@ -162,49 +163,52 @@ std::string interface_difference(const KernelInfo& a, const KernelInfo& b) {
 KernelCatalog KernelCatalog::from_modules(std::span<const EmbeddedKernel> modules) {
     KernelCatalog c;
     struct Twin {
+        std::string module;  // <kernel>__tc<tag>
         std::span<const uint32_t> spirv, reflect;
     };
-    std::vector<std::pair<std::string, Twin>> twins;
-    auto twin = [&](std::string base) -> Twin& {
-        for (auto& [n, t] : twins)
-            if (n == base) return t;
-        return twins.emplace_back(std::move(base), Twin{}).second;
+    std::vector<Twin> twins;
+    auto twin = [&](std::string_view module) -> Twin& {
+        for (auto& t : twins)
+            if (t.module == module) return t;
+        return twins.emplace_back(Twin{std::string(module), {}, {}});
     };
     for (const auto& k : modules) {
         std::span<const uint32_t> words(k.words, k.word_count);
         const std::string_view name = k.name;
-        if (ends_with(name, kTensorCoreReflectSuffix))
-            twin(std::string(name.substr(0, name.size() - kTensorCoreReflectSuffix.size())))
-                .reflect = words;
-        else if (ends_with(name, kTensorCoreSuffix))
-            twin(std::string(name.substr(0, name.size() - kTensorCoreSuffix.size()))).spirv =
-                words;
+        if (name.find(kTensorCoreSuffix) == std::string_view::npos)
+            c.entries_.push_back({reflect_kernel(name, words), words, {}});
+        else if (ends_with(name, kTensorCoreReflectSuffix))
+            twin(name.substr(0, name.size() - kTensorCoreReflectSuffix.size())).reflect = words;
         else
-            c.entries_.push_back({reflect_kernel(name, words), words, {}, std::nullopt});
+            twin(name).spirv = words;
     }
     std::sort(c.entries_.begin(), c.entries_.end(),
               [](const Entry& a, const Entry& b) { return a.info.name < b.info.name; });
-    for (const auto& [base, t] : twins) {
-        const std::string tc_name = base + std::string(kTensorCoreSuffix);
+    for (const Twin& t : twins) {
         if (t.spirv.empty() || t.reflect.empty())
             throw std::runtime_error(fmt::format("tensor-core kernel '{}': {} is not embedded",
-                                                 tc_name, t.spirv.empty() ? "the module itself"
-                                                                          : "its reflection twin"));
+                                                 t.module, t.spirv.empty() ? "the module itself"
+                                                                           : "its reflection twin"));
+        const size_t at = t.module.find(kTensorCoreSuffix);
+        const std::string base = t.module.substr(0, at);
+        std::string tag = t.module.substr(at + kTensorCoreSuffix.size());
         auto it = std::lower_bound(
             c.entries_.begin(), c.entries_.end(), base,
             [](const Entry& e, const std::string& n) { return e.info.name < n; });
         if (it == c.entries_.end() || it->info.name != base)
             throw std::runtime_error(fmt::format(
-                "tensor-core kernel '{}': no kernel '{}' to stand in for", tc_name, base));
-        KernelInfo info = reflect_kernel(tc_name, t.reflect);
+                "tensor-core kernel '{}': no kernel '{}' to stand in for", t.module, base));
+        KernelInfo info = reflect_kernel(t.module, t.reflect);
         if (const std::string why = interface_difference(it->info, info); !why.empty())
             throw std::runtime_error(fmt::format(
-                "tensor-core kernel '{}': its interface differs from '{}' in {}", tc_name, base,
+                "tensor-core kernel '{}': its interface differs from '{}' in {}", t.module, base,
                 why));
         info.spirv_hash = spirv_hash(t.spirv);
-        it->tc_spirv = t.spirv;
-        it->tc_info = std::move(info);
+        it->tc.push_back({std::move(tag), t.spirv, std::move(info)});
     }
+    for (Entry& e : c.entries_)
+        std::sort(e.tc.begin(), e.tc.end(),
+                  [](const TensorCoreTwin& a, const TensorCoreTwin& b) { return a.tag < b.tag; });
     return c;
 }
 
@@ -213,20 +217,42 @@ const KernelCatalog& KernelCatalog::embedded() {
     return catalog;
 }
 
-std::span<const uint32_t> KernelCatalog::tensor_core_spirv(std::string_view name) const {
+const TensorCoreTwin* KernelCatalog::tensor_core_twin(std::string_view name,
+                                                      std::string_view tag) const {
     const Entry* e = lookup(name);
-    return e ? e->tc_spirv : std::span<const uint32_t>{};
+    if (!e) return nullptr;
+    const TensorCoreTwin* fallback = nullptr;
+    for (const auto& t : e->tc) {
+        if (t.tag == tag) return &t;
+        if (t.tag.empty()) fallback = &t;
+    }
+    return fallback;
+}
+
+std::span<const uint32_t> KernelCatalog::tensor_core_spirv(std::string_view name) const {
+    const TensorCoreTwin* t = tensor_core_twin(name);
+    return t ? t->spirv : std::span<const uint32_t>{};
 }
 
 const KernelInfo* KernelCatalog::tensor_core_info(std::string_view name) const {
-    const Entry* e = lookup(name);
-    return e && e->tc_info ? &*e->tc_info : nullptr;
+    const TensorCoreTwin* t = tensor_core_twin(name);
+    return t ? &t->info : nullptr;
 }
 
 std::vector<std::string> KernelCatalog::tensor_core_kernels() const {
     std::vector<std::string> out;
     for (const auto& e : entries_)
-        if (e.tc_info) out.push_back(e.info.name);
+        if (!e.tc.empty() && e.tc.front().tag.empty()) out.push_back(e.info.name);
+    return out;
+}
+
+std::vector<std::string> KernelCatalog::tensor_core_tags() const {
+    std::vector<std::string> out;
+    for (const auto& e : entries_)
+        for (const auto& t : e.tc)
+            if (!t.tag.empty() && std::find(out.begin(), out.end(), t.tag) == out.end())
+                out.push_back(t.tag);
+    std::sort(out.begin(), out.end());
     return out;
 }
 

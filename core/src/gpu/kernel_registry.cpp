@@ -33,13 +33,15 @@ const KernelPipeline& KernelRegistry::get(std::string_view name) {
 
     const KernelCatalog& catalog = KernelCatalog::embedded();
     const KernelInfo& info = catalog.get(name);
-    const auto tc_spirv =
-        device_.uses_tensor_cores() ? catalog.tensor_core_spirv(name) : std::span<const uint32_t>{};
-    const auto spirv = tc_spirv.empty() ? catalog.spirv(name) : tc_spirv;
+    const TensorCoreTwin* tc = device_.uses_tensor_cores()
+                                   ? catalog.tensor_core_twin(name, device_.tensor_core_variant())
+                                   : nullptr;
+    const auto spirv = tc ? tc->spirv : catalog.spirv(name);
     VkDevice dev = device_.handle();
     auto p = std::make_unique<KernelPipeline>();
     p->info = &info;
-    p->tensor_cores = !tc_spirv.empty();
+    p->tensor_cores = tc != nullptr;
+    p->module_name = tc ? tc->info.name : info.name;
     try {
         VkShaderModuleCreateInfo mi =
             vk_struct<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
@@ -91,7 +93,7 @@ const KernelPipeline& KernelRegistry::get(std::string_view name) {
         vkDestroyShaderModule(dev, p->module, nullptr);
         throw std::runtime_error(
             fmt::format("kernel '{}'{}: pipeline creation failed: {}", name,
-                        p->tensor_cores ? " (tensor-core twin)" : "", e.what()));
+                        p->tensor_cores ? " (tensor-core twin " + p->module_name + ")" : "", e.what()));
     }
     auto& ref = *p;
     pipelines_.emplace(std::string(name), std::move(p));
