@@ -38,31 +38,42 @@ std::optional<ReorderMode> reorder_mode_from_name(std::string_view name) {
 
 StageDiff diff_stages(const ComputeGraph& before, const ComputeGraph& after) {
     StageDiff d;
-    // Only dispatch ids are compared (not origins), so the largest id bounds the tables.
-    NodeId ids = 0;
-    for (const ComputeGraph* g : {&before, &after})
-        for (const Node& n : g->nodes)
-            if (n.is_dispatch()) ids = std::max<NodeId>(ids, n.id + 1);
-    std::vector<char> in_before(ids, 0), in_after(ids, 0);
-    for (const Node& n : before.nodes)
-        if (n.is_dispatch()) in_before[n.id] = 1;
-    for (const Node& n : after.nodes)
-        if (n.is_dispatch()) in_after[n.id] = 1;
-    for (const Node& n : after.nodes)
-        if (n.is_dispatch() && !in_before[n.id]) d.fused.push_back(n.id);
-    for (const Node& n : before.nodes)
-        if (n.is_dispatch() && !in_after[n.id]) d.removed.push_back(n.id);
-    // Moved: surviving dispatches whose rank among the survivors changed.
-    std::vector<NodeId> order_before, order_after;
-    for (const Node& n : before.nodes)
-        if (n.is_dispatch() && in_after[n.id]) order_before.push_back(n.id);
-    for (const Node& n : after.nodes)
-        if (n.is_dispatch() && in_before[n.id]) order_after.push_back(n.id);
-    for (size_t i = 0; i < order_after.size() && i < order_before.size(); ++i)
-        if (order_after[i] != order_before[i]) d.moved.push_back(order_after[i]);
+    // One pass over each graph's nodes: its dispatch ids in order and its barrier count; the
+    // rest works on those compact lists. Only dispatch ids are compared (not origins), so the
+    // largest id bounds the tables.
+    auto dispatch_ids = [](const ComputeGraph& g, std::vector<NodeId>& ids, size_t& barriers) {
+        ids.reserve(g.nodes.size());
+        for (const Node& n : g.nodes) {
+            if (n.is_dispatch())
+                ids.push_back(n.id);
+            else
+                ++barriers;
+        }
+    };
+    std::vector<NodeId> ids_before, ids_after;
     size_t b0 = 0, b1 = 0;
-    for (const Node& n : before.nodes) b0 += n.is_barrier();
-    for (const Node& n : after.nodes) b1 += n.is_barrier();
+    dispatch_ids(before, ids_before, b0);
+    dispatch_ids(after, ids_after, b1);
+    NodeId ids = 0;
+    for (const std::vector<NodeId>* list : {&ids_before, &ids_after})
+        for (NodeId id : *list) ids = std::max<NodeId>(ids, id + 1);
+    std::vector<char> in_before(ids, 0), in_after(ids, 0);
+    for (NodeId id : ids_before) in_before[id] = 1;
+    for (NodeId id : ids_after) in_after[id] = 1;
+    for (NodeId id : ids_after)
+        if (!in_before[id]) d.fused.push_back(id);
+    for (NodeId id : ids_before)
+        if (!in_after[id]) d.removed.push_back(id);
+    // Moved: surviving dispatches whose rank among the survivors changed.
+    size_t i = 0, j = 0;
+    while (true) {
+        while (i < ids_before.size() && !in_after[ids_before[i]]) ++i;
+        while (j < ids_after.size() && !in_before[ids_after[j]]) ++j;
+        if (i == ids_before.size() || j == ids_after.size()) break;
+        if (ids_after[j] != ids_before[i]) d.moved.push_back(ids_after[j]);
+        ++i;
+        ++j;
+    }
     d.barriers_added = b1 > b0 ? b1 - b0 : 0;
     d.barriers_removed = b0 > b1 ? b0 - b1 : 0;
     return d;

@@ -19,43 +19,49 @@ ReorderResult reorder_greedy(const ComputeGraph& graph, const DependencyDag& dag
     result.graph.kernels = graph.kernels;
     result.graph.metadata = graph.metadata;
     result.graph.nodes.reserve(graph.nodes.size());
-    // group_of[node index] = concurrency group the dispatch was placed in; kUnplaced before.
-    constexpr uint32_t kUnplaced = UINT32_MAX;
-    std::vector<uint32_t> group_of(graph.nodes.size(), kUnplaced);
-    uint32_t current = 0;
-    bool group_empty = true;
-    // A dispatch may join the current group when every predecessor is in a closed group.
-    auto joinable = [&](uint32_t node) {
-        for (uint32_t p : dag.predecessors(node))
-            if (group_of[p] == kUnplaced || group_of[p] == current) return false;
-        return true;
+    // By dispatch position k (compact, so the lookahead reads a few bytes per dispatch):
+    // placed, fence, and waiting = DAG predecessors not yet in a closed group. A dispatch may
+    // join the current group exactly when waiting is 0 (every predecessor sits in a closed
+    // group); closing a group releases the successors of its members.
+    constexpr uint32_t kNone = UINT32_MAX;
+    std::vector<uint32_t> position_of(graph.nodes.size(), kNone);
+    for (size_t k = 0; k < n; ++k) position_of[nodes[k]] = static_cast<uint32_t>(k);
+    std::vector<char> placed(n, 0), fence(n, 0);
+    std::vector<uint32_t> waiting(n, 0);
+    for (size_t k = 0; k < n; ++k) {
+        fence[k] = graph.nodes[nodes[k]].is_fence();
+        waiting[k] = static_cast<uint32_t>(dag.predecessors(nodes[k]).size());
+    }
+    std::vector<uint32_t> members;  // node indices placed in the current group
+    auto close_group = [&] {
+        for (uint32_t m : members)
+            for (uint32_t s : dag.successors(m))
+                if (position_of[s] != kNone) --waiting[position_of[s]];
+        members.clear();
     };
-    size_t placed = 0;
+    size_t placed_count = 0;
     auto place = [&](size_t k) {
-        if (k != placed) ++result.moved;
-        ++placed;
-        group_of[nodes[k]] = current;
-        group_empty = false;
+        if (k != placed_count) ++result.moved;
+        ++placed_count;
+        placed[k] = 1;
+        members.push_back(nodes[k]);
         result.graph.nodes.push_back(graph.nodes[nodes[k]]);
     };
     for (size_t i0 = 0; i0 < n; ++i0) {
-        const uint32_t node0 = nodes[i0];
-        if (group_of[node0] != kUnplaced) continue;
-        if (!group_empty && !joinable(node0)) {
+        if (placed[i0]) continue;
+        if (!members.empty() && waiting[i0] != 0) {
             // Before closing the group, pull later dispatches into it that conflict neither
             // with it nor with anything they would overtake. Nothing crosses a fence.
-            if (!graph.nodes[node0].is_fence()) {
+            if (!fence[i0]) {
                 const size_t end = std::min(n, i0 + options.window);
                 for (size_t i1 = i0 + 1; i1 < end; ++i1) {
-                    const uint32_t node1 = nodes[i1];
-                    if (group_of[node1] != kUnplaced) continue;
-                    if (graph.nodes[node1].is_fence()) break;
-                    if (joinable(node1)) place(i1);
+                    if (placed[i1]) continue;
+                    if (fence[i1]) break;
+                    if (waiting[i1] == 0) place(i1);
                 }
             }
             result.graph.nodes.push_back(Node::barrier());
-            ++current;
-            group_empty = true;
+            close_group();
         }
         place(i0);
     }
