@@ -124,6 +124,10 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
     std::optional<HazardIndex> fused_hazards;
     std::optional<DependencyDag> fused_dag;
 
+    // The captured side of every verification, read from its nodes once.
+    std::optional<detail::OriginalTables> captured_tables;
+    if (options.verify) captured_tables.emplace(captured);
+
     // A capture without barriers (a foreign one, a synthetic one) is not a valid schedule;
     // the fused stage keeps its barriers, so it is verified only when the capture is valid.
     bool captured_valid = true;
@@ -134,8 +138,8 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
             s.diagnostics.push_back("not verified: the captured schedule itself lacks barriers");
             return;
         }
-        const VerificationReport r =
-            detail::verify_transformation(captured, captured_hazards, s.graph, own_hazards);
+        const VerificationReport r = detail::verify_transformation(
+            captured, captured_hazards, s.graph, own_hazards, {}, &*captured_tables);
         if (!r.ok())
             throw std::logic_error(
                 fmt::format("pass '{}' produced an invalid schedule: {}", s.stage, r.summary()));

@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <stdexcept>
 
 #include "graphlens/conflict_tracker.h"
 #include "graphlens/hazard_index.h"
@@ -15,6 +16,7 @@ namespace graphlens {
 namespace {
 
 constexpr size_t kNone = SIZE_MAX;
+constexpr uint32_t kNone32 = UINT32_MAX;
 
 std::string describe(const ComputeGraph& g, size_t index) {
     const Node& n = g.nodes[index];
@@ -58,49 +60,57 @@ class Checker {
     }
 
     /// 1. Conservation: maps every original dispatch to the transformed node holding it.
-    void map_nodes() {
-        NodeId max_id = 0;
-        for (const Node& n : o_.nodes)
-            if (n.is_dispatch()) max_id = std::max(max_id, n.id);
-        original_index_.assign(size_t{max_id} + 1, kNone);
-        for (size_t i = 0; i < o_.nodes.size(); ++i)
-            if (o_.nodes[i].is_dispatch()) original_index_[o_.nodes[i].id] = i;
-        holder_.assign(o_.nodes.size(), kNone);
+    void map_nodes(const detail::OriginalTables& tables) {
+        const std::vector<uint32_t>& original_index = tables.index_of_id;
+        holder_.assign(o_.nodes.size(), kNone32);
         group_.assign(t_.nodes.size(), 0);
         fused_.assign(t_.nodes.size(), 0);
-        size_t barriers = 0;
+        uint32_t barriers = 0;
         for (size_t t = 0; t < t_.nodes.size(); ++t) {
             const Node& n = t_.nodes[t];
             group_[t] = barriers;
             if (n.is_barrier()) {
+                has_fused_ = has_fused_ || n.origin.size() > 1;
                 ++barriers;
                 continue;
             }
-            fused_[t] = n.origin.size() > 1;
             const NodeId self = n.id;
-            const std::span<const NodeId> ids =
-                n.origin.empty() ? std::span<const NodeId>(&self, 1) : std::span(n.origin);
+            const uint32_t own = self < original_index.size() ? original_index[self] : kNone32;
+            std::span<const NodeId> ids;
+            if (own != kNone32 && tables.plain_origin[own] &&
+                n.origin.shares_with(o_.nodes[own].origin)) {
+                // A copy of the original dispatch whose origin is {id}: its origin is that
+                // very list, so it is {self} without reading it.
+                ids = std::span<const NodeId>(&self, 1);
+            } else {
+                fused_[t] = n.origin.size() > 1;
+                has_fused_ = has_fused_ || fused_[t];
+                ids = n.origin.empty() ? std::span<const NodeId>(&self, 1) : std::span(n.origin);
+            }
             for (NodeId id : ids) {
-                const size_t oi = id < original_index_.size() ? original_index_[id] : kNone;
-                if (oi == kNone) {
+                const uint32_t oi = id < original_index.size() ? original_index[id] : kNone32;
+                if (oi == kNone32) {
                     add(ViolationKind::unknown,
                         fmt::format("{} of the transformed graph names original id {}, which the "
                                     "original graph does not have",
                                     describe(t_, t), id));
-                } else if (holder_[oi] != kNone) {
+                } else if (holder_[oi] != kNone32) {
                     add(ViolationKind::duplicated,
                         fmt::format("{} survives twice: in transformed {} and {}", describe(o_, oi),
                                     describe(t_, holder_[oi]), describe(t_, t)));
                 } else {
-                    holder_[oi] = t;
+                    holder_[oi] = static_cast<uint32_t>(t);
                 }
             }
         }
         for (size_t i = 0; i < o_.nodes.size(); ++i)
-            if (o_.nodes[i].is_dispatch() && holder_[i] == kNone)
+            if (holder_[i] == kNone32 && o_.nodes[i].is_dispatch())
                 add(ViolationKind::lost,
                     fmt::format("{} is missing from the transformed graph", describe(o_, i)));
     }
+
+    /// Whether a transformed node stands for several original dispatches (seen by map_nodes).
+    bool has_fused() const { return has_fused_; }
 
     /// Order plus a barrier between two transformed nodes; `what` says why they must be.
     void require_before(size_t te, size_t tl, const std::function<std::string()>& what) {
@@ -120,9 +130,9 @@ class Checker {
     void check_hazards(const HazardIndex& hazards) {
         for (const Hazard& h : hazards.hazards()) {
             if (full()) return;
-            const size_t te = holder_[h.earlier];
-            const size_t tl = holder_[h.later];
-            if (te == kNone || tl == kNone || te == tl) continue;
+            const uint32_t te = holder_[h.earlier];
+            const uint32_t tl = holder_[h.later];
+            if (te == kNone32 || tl == kNone32 || te == tl) continue;
             ++report_.hazards_checked;
             if (!fused_[te] && !fused_[tl]) {
                 // The common case, without touching the nodes: order and group numbers only.
@@ -151,7 +161,8 @@ class Checker {
     }
 
     /// 3. Fences: every dispatch of a fenced segment stays between the same fences.
-    void check_fences() {
+    void check_fences(const detail::OriginalTables& tables) {
+        if (!tables.has_fence) return;  // nothing below would find a fence
         size_t last_fence = kNone;
         std::vector<size_t> segment;
         for (size_t i = 0; i < o_.nodes.size() && !full(); ++i) {
@@ -214,9 +225,9 @@ class Checker {
     }
 
     void check_fence_pair(size_t oe, size_t ol) {
-        const size_t te = holder_[oe];
-        const size_t tl = holder_[ol];
-        if (te == kNone || tl == kNone || te == tl) return;
+        const uint32_t te = holder_[oe];
+        const uint32_t tl = holder_[ol];
+        if (te == kNone32 || tl == kNone32 || te == tl) return;
         const size_t before = report_.violations.size();
         require_before(te, tl, [&] {
             return fmt::format("fence order between original {} and {}", describe(o_, oe),
@@ -230,10 +241,12 @@ class Checker {
     const ComputeGraph& t_;
     const VerifyOptions& options_;
     VerificationReport& report_;
-    std::vector<size_t> original_index_;  ///< NodeId -> original node index
-    std::vector<size_t> holder_;          ///< original node index -> transformed node index
-    std::vector<size_t> group_;           ///< transformed node index -> concurrency group
-    std::vector<char> fused_;             ///< transformed node index -> stands for several
+    // 32-bit tables: node indices and group numbers of a graph fit, and the hazard loop reads
+    // them at random.
+    std::vector<uint32_t> holder_;  ///< original node index -> transformed node index
+    std::vector<uint32_t> group_;   ///< transformed node index -> concurrency group
+    std::vector<char> fused_;       ///< transformed node index -> stands for several
+    bool has_fused_ = false;
 };
 
 }  // namespace
@@ -247,21 +260,41 @@ std::string VerificationReport::summary() const {
 
 namespace detail {
 
+OriginalTables::OriginalTables(const ComputeGraph& original) {
+    if (original.nodes.size() >= kNone32)
+        throw std::length_error("verifier: a graph of 2^32 nodes or more");
+    NodeId max_id = 0;
+    for (const Node& n : original.nodes)
+        if (n.is_dispatch()) max_id = std::max(max_id, n.id);
+    index_of_id.assign(size_t{max_id} + 1, kNone32);
+    plain_origin.assign(original.nodes.size(), 0);
+    for (size_t i = 0; i < original.nodes.size(); ++i) {
+        const Node& n = original.nodes[i];
+        if (!n.is_dispatch()) continue;
+        index_of_id[n.id] = static_cast<uint32_t>(i);
+        plain_origin[i] = n.origin.size() == 1 && n.origin[0] == n.id;
+        has_fence = has_fence || n.is_fence();
+    }
+}
+
 VerificationReport verify_transformation(const ComputeGraph& original,
                                          const HazardIndex& original_hazards,
                                          const ComputeGraph& transformed,
                                          const HazardIndex* transformed_hazards,
-                                         const VerifyOptions& options) {
+                                         const VerifyOptions& options,
+                                         const OriginalTables* original_tables) {
+    if (transformed.nodes.size() >= kNone32)
+        throw std::length_error("verifier: a graph of 2^32 nodes or more");
+    std::optional<OriginalTables> own_tables;
+    if (!original_tables) original_tables = &own_tables.emplace(original);
     VerificationReport report;
     Checker checker(original, transformed, options, report);
-    checker.map_nodes();
+    checker.map_nodes(*original_tables);
     checker.check_hazards(original_hazards);
-    checker.check_fences();
-    const bool has_fused = std::any_of(transformed.nodes.begin(), transformed.nodes.end(),
-                                       [](const Node& n) { return n.origin.size() > 1; });
+    checker.check_fences(*original_tables);
     // Without fused nodes the transformed dispatches have the original ranges, and every
     // conflicting pair of its order is one of the original's: check 2 already covers it.
-    if (has_fused) checker.check_self_hazards(transformed_hazards);
+    if (checker.has_fused()) checker.check_self_hazards(transformed_hazards);
     return report;
 }
 

@@ -1,9 +1,23 @@
 #pragma once
 // Private to graphlens_graph: verification with analyses the pass pipeline already holds.
+#include <cstdint>
+#include <vector>
+
 #include "graphlens/hazard_index.h"
 #include "graphlens/verifier.h"
 
 namespace graphlens::detail {
+
+/// What the verifier needs from the original's nodes, computed once when one original is
+/// checked against several transformed graphs (the pipeline's stages).
+struct OriginalTables {
+    explicit OriginalTables(const ComputeGraph& original);
+    std::vector<uint32_t> index_of_id;  ///< NodeId -> node index of that dispatch, or UINT32_MAX
+    /// [node index] = the dispatch's origin is exactly {its id}: a transformed node sharing
+    /// that origin list (SharedVector::shares_with) is a copy standing for it alone.
+    std::vector<char> plain_origin;
+    bool has_fence = false;  ///< some dispatch is a fence
+};
 
 /// verify_transformation, given the hazard analysis of `transformed` itself when the caller
 /// has one (nullptr: the verifier computes it only if its schedule could hold a hazard inside a
@@ -12,6 +26,7 @@ VerificationReport verify_transformation(const ComputeGraph& original,
                                          const HazardIndex& original_hazards,
                                          const ComputeGraph& transformed,
                                          const HazardIndex* transformed_hazards,
-                                         const VerifyOptions& options = {});
+                                         const VerifyOptions& options = {},
+                                         const OriginalTables* original_tables = nullptr);
 
 }  // namespace graphlens::detail

@@ -73,6 +73,18 @@ TEST_F(VerifierTest, DuplicatedLostAndUnknownNodesAreReported) {
     EXPECT_TRUE(has(verify_transformation(t.graph, unknown), ViolationKind::unknown));
 }
 
+TEST_F(VerifierTest, CopiedDispatchesAreMappedByTheOriginTheyCarry) {
+    // Pass outputs copy the original nodes, so their origin lists are the original's own
+    // (shared, not re-read). A copy whose origin was then changed is checked by its new list.
+    ComputeGraph copied = planned;
+    EXPECT_TRUE(verify_transformation(t.graph, copied).ok());
+    Node& other = copied.nodes.back();  // blk.0.other, origin {2}
+    ASSERT_TRUE(other.origin.shares_with(t.graph.nodes.back().origin));
+    other.origin.push_back(t.graph.nodes[0].id);  // now also claims attn_q
+    const auto r = verify_transformation(t.graph, copied);
+    EXPECT_TRUE(has(r, ViolationKind::duplicated)) << r.summary();
+}
+
 TEST_F(VerifierTest, ADispatchMovedAcrossAFenceIsReported) {
     TinyGraph f;
     f.dispatch("a", {}, {R(0, 0, 16)});
