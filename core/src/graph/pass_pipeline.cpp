@@ -36,24 +36,70 @@ std::optional<ReorderMode> reorder_mode_from_name(std::string_view name) {
     return std::nullopt;
 }
 
-StageDiff diff_stages(const ComputeGraph& before, const ComputeGraph& after) {
-    StageDiff d;
-    // One pass over each graph's nodes: its dispatch ids in order and its barrier count; the
-    // rest works on those compact lists. Only dispatch ids are compared (not origins), so the
-    // largest id bounds the tables.
-    auto dispatch_ids = [](const ComputeGraph& g, std::vector<NodeId>& ids, size_t& barriers) {
-        ids.reserve(g.nodes.size());
-        for (const Node& n : g.nodes) {
-            if (n.is_dispatch())
-                ids.push_back(n.id);
-            else
-                ++barriers;
-        }
+namespace {
+
+/// One walk over a stage's nodes: its dispatch ids in order, and the group part of its
+/// ScheduleStats (dispatches, barriers, groups, mean and histogram, as group_stats()).
+/// The diff against the next stage and the stage's stats both come from it.
+struct StageScan {
+    std::vector<NodeId> ids;
+    ScheduleStats groups;
+};
+
+StageScan scan_stage(const ComputeGraph& g) {
+    StageScan scan;
+    scan.ids.reserve(g.nodes.size());
+    ScheduleStats& s = scan.groups;
+    size_t run = 0;
+    auto close = [&] {
+        if (run == 0) return;
+        if (s.group_size_histogram.size() <= run) s.group_size_histogram.resize(run + 1, 0);
+        ++s.group_size_histogram[run];
+        ++s.groups;
+        run = 0;
     };
-    std::vector<NodeId> ids_before, ids_after;
-    size_t b0 = 0, b1 = 0;
-    dispatch_ids(before, ids_before, b0);
-    dispatch_ids(after, ids_after, b1);
+    for (const Node& n : g.nodes) {
+        if (n.is_barrier()) {
+            ++s.barriers;
+            close();
+        } else {
+            scan.ids.push_back(n.id);
+            ++run;
+        }
+    }
+    close();
+    s.dispatches = scan.ids.size();
+    s.mean_group_size =
+        s.groups ? static_cast<double>(s.dispatches) / static_cast<double>(s.groups) : 0.0;
+    return scan;
+}
+
+/// The stats of a stage: its own groups, and the dependency part (depth, bound, fences,
+/// hazards) of an analysis of the same dispatches.
+ScheduleStats stats_of(const StageScan& scan, const ScheduleStats& dependency_part) {
+    ScheduleStats s = dependency_part;
+    s.dispatches = scan.groups.dispatches;
+    s.barriers = scan.groups.barriers;
+    s.groups = scan.groups.groups;
+    s.mean_group_size = scan.groups.mean_group_size;
+    s.group_size_histogram = scan.groups.group_size_histogram;
+    return s;
+}
+
+ScheduleStats dependency_stats(const HazardIndex& hazards, const DependencyDag& dag) {
+    ScheduleStats s;
+    s.dag_depth = dag.depth();
+    s.barrier_lower_bound = dag.barrier_lower_bound();
+    s.fences = dag.fence_count();
+    s.hazards = hazards.size();
+    return s;
+}
+
+StageDiff diff_scans(const StageScan& before, const StageScan& after) {
+    StageDiff d;
+    const std::vector<NodeId>& ids_before = before.ids;
+    const std::vector<NodeId>& ids_after = after.ids;
+    // Only dispatch ids are compared (not origins), so the largest id bounds the tables.
     NodeId ids = 0;
     for (const std::vector<NodeId>* list : {&ids_before, &ids_after})
         for (NodeId id : *list) ids = std::max<NodeId>(ids, id + 1);
@@ -74,9 +120,16 @@ StageDiff diff_stages(const ComputeGraph& before, const ComputeGraph& after) {
         ++i;
         ++j;
     }
+    const size_t b0 = before.groups.barriers, b1 = after.groups.barriers;
     d.barriers_added = b1 > b0 ? b1 - b0 : 0;
     d.barriers_removed = b0 > b1 ? b0 - b1 : 0;
     return d;
+}
+
+}  // namespace
+
+StageDiff diff_stages(const ComputeGraph& before, const ComputeGraph& after) {
+    return diff_scans(scan_stage(before), scan_stage(after));
 }
 
 namespace {
@@ -85,19 +138,6 @@ using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-/// Stats whose dependency part (depth, bound, hazards) comes from an analysis of the same
-/// dispatches; reorders and planning keep the dispatches, so one analysis serves them all.
-ScheduleStats stats_with(const ComputeGraph& graph, const ScheduleStats& dependency_part) {
-    ScheduleStats s = dependency_part;
-    const ScheduleStats own = group_stats(graph);
-    s.dispatches = own.dispatches;
-    s.barriers = own.barriers;
-    s.groups = own.groups;
-    s.mean_group_size = own.mean_group_size;
-    s.group_size_histogram = own.group_size_histogram;
-    return s;
 }
 
 }  // namespace
@@ -145,12 +185,14 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
                 fmt::format("pass '{}' produced an invalid schedule: {}", s.stage, r.summary()));
     };
 
+    StageScan scan;  // of the latest stage pushed
     {
         const auto t0 = Clock::now();
         Snapshot s;
         s.stage = "captured";
         s.graph = captured;
-        s.stats = schedule_stats(captured, captured_hazards, captured_dag);
+        scan = scan_stage(captured);
+        s.stats = stats_of(scan, dependency_stats(captured_hazards, captured_dag));
         s.diagnostics = captured.validate();
         captured_valid = schedule_is_valid(captured, captured_hazards);
         if (!captured_valid)
@@ -160,9 +202,11 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
         s.pass_ms = ms_since(t0);
         out.push_back(std::move(s));
     }
-    auto push_stage = [&](Snapshot s, Clock::time_point t0, bool verify_stage = true,
-                          const HazardIndex* own_hazards = nullptr) {
-        s.diff = diff_stages(out.back().graph, s.graph);
+    // The stage's walk (scan_stage) is done by the caller, which needs it for the stats first.
+    auto push_stage = [&](Snapshot s, StageScan stage_scan, Clock::time_point t0,
+                          bool verify_stage = true, const HazardIndex* own_hazards = nullptr) {
+        s.diff = diff_scans(scan, stage_scan);
+        scan = std::move(stage_scan);
         s.reordered = s.diff.moved.size();
         s.pass_ms = ms_since(t0);
         if (verify_stage) verify(s, own_hazards);
@@ -179,18 +223,19 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
         s.fusions = std::move(fused.diagnostics);
         s.diagnostics.push_back(fmt::format("{} fusion(s) applied, {} near miss(es)", fused.applied,
                                             s.fusions.size() - fused.applied));
+        StageScan fused_scan = scan_stage(s.graph);
         if (fused.applied) {
             fused_hazards.emplace(s.graph);
             fused_dag.emplace(s.graph, *fused_hazards);
             stage_hazards = &*fused_hazards;
             stage_dag = &*fused_dag;
-            s.stats = schedule_stats(s.graph, *stage_hazards, *stage_dag);
-        } else {
-            s.stats = stats_with(s.graph, dependency_part);
+            dependency_part = dependency_stats(*stage_hazards, *stage_dag);
         }
+        s.stats = stats_of(fused_scan, dependency_part);
         dependency_part = s.stats;
         // The fused graph's own hazards, when a fusion made the pipeline compute them.
-        push_stage(std::move(s), t0, true, fused.applied ? &*fused_hazards : nullptr);
+        push_stage(std::move(s), std::move(fused_scan), t0, true,
+                   fused.applied ? &*fused_hazards : nullptr);
     }
     if (options.reorder != ReorderMode::none) {
         const auto t0 = Clock::now();
@@ -202,16 +247,18 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
         s.graph = std::move(r.graph);
         s.diagnostics = std::move(r.diagnostics);
         s.diagnostics.push_back(fmt::format("{} dispatch(es) moved", r.moved));
-        s.stats = stats_with(s.graph, dependency_part);
-        push_stage(std::move(s), t0);
+        StageScan reordered_scan = scan_stage(s.graph);
+        s.stats = stats_of(reordered_scan, dependency_part);
+        push_stage(std::move(s), std::move(reordered_scan), t0);
     }
     {
         const auto t0 = Clock::now();
         Snapshot s;
         s.stage = "barriers planned";
         s.graph = plan_barriers(out.back().graph);
-        s.stats = stats_with(s.graph, dependency_part);
-        push_stage(std::move(s), t0);
+        StageScan planned_scan = scan_stage(s.graph);
+        s.stats = stats_of(planned_scan, dependency_part);
+        push_stage(std::move(s), std::move(planned_scan), t0);
     }
     {
         const auto t0 = Clock::now();
@@ -223,10 +270,12 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
         s.diagnostics.push_back(
             fmt::format("first command buffer: {} dispatch(es); second starts at node {}",
                         p.first_dispatches, p.second_begin_node));
-        s.stats = stats_with(s.graph, dependency_part);
+        // The graph is the planned one: so are its walk and stats.
+        StageScan split_scan = scan;
+        s.stats = out.back().stats;
         // The split only chooses a boundary: the graph is the verified planned one.
         const bool verify_split = false;
-        push_stage(std::move(s), t0, verify_split);
+        push_stage(std::move(s), std::move(split_scan), t0, verify_split);
     }
     return out;
 }
