@@ -120,7 +120,8 @@ int run_prefill_benchmarks(const PrefillBenchOptions& o) {
         throw std::runtime_error("--tensor-cores must be auto, on or off");
     Device device(dopt);
     if (o.tensor_cores == "on" && !device.uses_tensor_cores())
-        throw std::runtime_error("--tensor-cores on: this device cannot (DeviceFacts::tensor_cores)");
+        throw std::runtime_error(
+            "--tensor-cores on: this device cannot (DeviceFacts::tensor_cores)");
     auto tc_of = [&](const std::string& kernel) {
         return device.kernels().get(kernel).tensor_cores ? "yes" : "no";
     };
@@ -140,7 +141,8 @@ int run_prefill_benchmarks(const PrefillBenchOptions& o) {
                     o.repeats, o.warmup_ms));
     {
         const DeviceFacts& f = device.facts();
-        out(fmt::format("VK_NV_cooperative_matrix: {}; VK_KHR_cooperative_matrix: {}; tensor-core "
+        out(
+            fmt::format("VK_NV_cooperative_matrix: {}; VK_KHR_cooperative_matrix: {}; tensor-core "
                         "mat-mat possible: {}; used: {}",
                         f.cooperative_matrix_nv ? "yes" : "no", f.cooperative_matrix ? "yes" : "no",
                         f.tensor_cores ? "yes" : "no", device.uses_tensor_cores() ? "yes" : "no"));
@@ -173,9 +175,8 @@ int run_prefill_benchmarks(const PrefillBenchOptions& o) {
             const ComputeGraph g = recorded.finish_recording();
             const double ns = time_session(exec, o, [&](GraphSession& s) { record_matmat(s, mm); });
             out(fmt::format("| {} x {} | {} | {} | {} | {:.1f} | {:.2f} |", sh.n, sh.k,
-                            dtype_name(sh.t), g.kernels.front().name,
-                            tc_of(g.kernels.front().name), ns / 1000.0,
-                            2.0 * sh.n * sh.k * double(m) / ns / 1000.0));
+                            dtype_name(sh.t), g.kernels.front().name, tc_of(g.kernels.front().name),
+                            ns / 1000.0, 2.0 * sh.n * sh.k * double(m) / ns / 1000.0));
         }
     }
 
@@ -225,9 +226,8 @@ int run_prefill_benchmarks(const PrefillBenchOptions& o) {
         const struct {
             uint32_t n, k, m;
             bool timed;
-        } shapes[] = {{2048, 2048, m, true},    {512, 2048, m, true},     {8192, 2048, m, true},
-                      {2048, 8192, m, true},    {2048 + 68, 96, 1027, false},
-                      {1028, 96, 900, false}};
+        } shapes[] = {{2048, 2048, m, true}, {512, 2048, m, true},         {8192, 2048, m, true},
+                      {2048, 8192, m, true}, {2048 + 68, 96, 1027, false}, {1028, 96, 900, false}};
         for (const std::string& tag : tags) {
             Device::Options vo = dopt;
             vo.tensor_core_variant = tag;
@@ -262,13 +262,12 @@ int run_prefill_benchmarks(const PrefillBenchOptions& o) {
                     }
                     err = fmt::format("{:.2e}", std::sqrt(e2 / n2));
                 }
-                out(fmt::format("| {} | {} x {} x {} | {} | {} | {} | {} |",
-                                tag.empty() ? "default" : tag, sh.n, sh.k, sh.m, module,
-                                sh.timed ? fmt::format("{:.1f}", ns / 1000.0) : "-",
-                                sh.timed ? fmt::format("{:.2f}", 2.0 * sh.n * sh.k * double(sh.m) /
-                                                                     ns / 1000.0)
-                                         : "-",
-                                err));
+                out(fmt::format(
+                    "| {} | {} x {} x {} | {} | {} | {} | {} |", tag.empty() ? "default" : tag,
+                    sh.n, sh.k, sh.m, module, sh.timed ? fmt::format("{:.1f}", ns / 1000.0) : "-",
+                    sh.timed ? fmt::format("{:.2f}", 2.0 * sh.n * sh.k * double(sh.m) / ns / 1000.0)
+                             : "-",
+                    err));
             }
         }
     }
@@ -326,12 +325,9 @@ int run_prefill_benchmarks(const PrefillBenchOptions& o) {
         const struct {
             uint32_t n, k, m;
             DType t;
-        } shapes[] = {{512, 2048, m, DType::q4_0},
-                      {2048, 2048, m, DType::q4_0},
-                      {2048 + 68, 96, 1027, DType::q4_0},
-                      {1028, 96, 900, DType::q4_0},
-                      {2048 + 67, 96, 1027, DType::q4_0},
-                      {777, 2048, 333, DType::q8_0},
+        } shapes[] = {{512, 2048, m, DType::q4_0},        {2048, 2048, m, DType::q4_0},
+                      {2048 + 68, 96, 1027, DType::q4_0}, {1028, 96, 900, DType::q4_0},
+                      {2048 + 67, 96, 1027, DType::q4_0}, {777, 2048, 333, DType::q8_0},
                       {515, 1000, 517, DType::f16}};
         for (const auto& sh : shapes) {
             DeviceMemory mem(device);
@@ -354,8 +350,8 @@ int run_prefill_benchmarks(const PrefillBenchOptions& o) {
                 norm += want[i] * want[i];
             }
             out(fmt::format("| {} x {} x {} | {} | {} | {} | {:.2e} |", sh.n, sh.k, sh.m,
-                            dtype_name(sh.t), g.kernels.front().name,
-                            tc_of(g.kernels.front().name), std::sqrt(err / norm)));
+                            dtype_name(sh.t), g.kernels.front().name, tc_of(g.kernels.front().name),
+                            std::sqrt(err / norm)));
         }
     }
 
@@ -431,7 +427,8 @@ const RegisterBench prefill_reg{
         app.add_option("--tokens", o->tokens, "tokens (columns of the mat-mat, queries and keys)");
         app.add_option("--repeat", o->repeats, "timed runs (median reported)");
         app.add_option("--warmup-ms", o->warmup_ms, "minimum warm-up time per measurement");
-        app.add_option("--sections", o->sections, "matmat,tiles,tcvariants,sdpa,check (any subset)");
+        app.add_option("--sections", o->sections,
+                       "matmat,tiles,tcvariants,sdpa,check (any subset)");
         app.add_option("--report", o->report_path, "write the tables as markdown");
         app.add_option("--tensor-cores", o->tensor_cores,
                        "auto, on or off: the mat-mat kernels' tensor-core twins");

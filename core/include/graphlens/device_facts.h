@@ -48,14 +48,14 @@ struct DeviceFacts {
     bool shader_float16 = false;
     bool storage_16bit = false;
     bool storage_8bit = false;
-    bool cooperative_matrix = false;  ///< VK_KHR_cooperative_matrix
+    bool cooperative_matrix = false;     ///< VK_KHR_cooperative_matrix
     bool cooperative_matrix_nv = false;  ///< VK_NV_cooperative_matrix (v1, what glslang 12 targets)
     /// Shapes VK_NV_cooperative_matrix lists (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV),
     /// as "MxNxK A*B+C->D scope", e.g. "16x16x16 f16*f16+f32->f32 subgroup".
     std::vector<std::string> cooperative_matrix_nv_shapes;
-    /// What the tensor-core mat-mat (shaders/templates/matmul_tc.comp) needs: VK_NV_cooperative_matrix
-    /// with its feature bit and the 16x16x16 f16*f16+f32->f32 subgroup shape, the Vulkan memory
-    /// model, shaderFloat16 and subgroups of 32.
+    /// What the tensor-core mat-mat (shaders/templates/matmul_tc.comp) needs:
+    /// VK_NV_cooperative_matrix with its feature bit and the 16x16x16 f16*f16+f32->f32 subgroup
+    /// shape, the Vulkan memory model, shaderFloat16 and subgroups of 32.
     bool tensor_cores = false;
     /// Names of the extensions above that the device exposes (for printing).
     std::vector<std::string> extensions;

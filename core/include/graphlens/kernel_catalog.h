@@ -65,8 +65,7 @@ class KernelCatalog {
     size_t size() const { return entries_.size(); }
 
     /// `name`'s tensor-core twin of this tag, else its default twin, else null.
-    const TensorCoreTwin* tensor_core_twin(std::string_view name,
-                                           std::string_view tag = {}) const;
+    const TensorCoreTwin* tensor_core_twin(std::string_view name, std::string_view tag = {}) const;
     /// SPIR-V of `name`'s default tensor-core twin; empty when it has none.
     std::span<const uint32_t> tensor_core_spirv(std::string_view name) const;
     /// Reflection of `name`'s default tensor-core twin (from `<name>__tc_reflect`, named

@@ -186,23 +186,23 @@ KernelCatalog KernelCatalog::from_modules(std::span<const EmbeddedKernel> module
               [](const Entry& a, const Entry& b) { return a.info.name < b.info.name; });
     for (const Twin& t : twins) {
         if (t.spirv.empty() || t.reflect.empty())
-            throw std::runtime_error(fmt::format("tensor-core kernel '{}': {} is not embedded",
-                                                 t.module, t.spirv.empty() ? "the module itself"
-                                                                           : "its reflection twin"));
+            throw std::runtime_error(
+                fmt::format("tensor-core kernel '{}': {} is not embedded", t.module,
+                            t.spirv.empty() ? "the module itself" : "its reflection twin"));
         const size_t at = t.module.find(kTensorCoreSuffix);
         const std::string base = t.module.substr(0, at);
         std::string tag = t.module.substr(at + kTensorCoreSuffix.size());
-        auto it = std::lower_bound(
-            c.entries_.begin(), c.entries_.end(), base,
-            [](const Entry& e, const std::string& n) { return e.info.name < n; });
+        auto it =
+            std::lower_bound(c.entries_.begin(), c.entries_.end(), base,
+                             [](const Entry& e, const std::string& n) { return e.info.name < n; });
         if (it == c.entries_.end() || it->info.name != base)
             throw std::runtime_error(fmt::format(
                 "tensor-core kernel '{}': no kernel '{}' to stand in for", t.module, base));
         KernelInfo info = reflect_kernel(t.module, t.reflect);
         if (const std::string why = interface_difference(it->info, info); !why.empty())
-            throw std::runtime_error(fmt::format(
-                "tensor-core kernel '{}': its interface differs from '{}' in {}", t.module, base,
-                why));
+            throw std::runtime_error(
+                fmt::format("tensor-core kernel '{}': its interface differs from '{}' in {}",
+                            t.module, base, why));
         info.spirv_hash = spirv_hash(t.spirv);
         it->tc.push_back({std::move(tag), t.spirv, std::move(info)});
     }

@@ -91,9 +91,9 @@ const KernelPipeline& KernelRegistry::get(std::string_view name) {
         vkDestroyPipelineLayout(dev, p->layout, nullptr);
         vkDestroyDescriptorSetLayout(dev, p->set_layout, nullptr);
         vkDestroyShaderModule(dev, p->module, nullptr);
-        throw std::runtime_error(
-            fmt::format("kernel '{}'{}: pipeline creation failed: {}", name,
-                        p->tensor_cores ? " (tensor-core twin " + p->module_name + ")" : "", e.what()));
+        throw std::runtime_error(fmt::format(
+            "kernel '{}'{}: pipeline creation failed: {}", name,
+            p->tensor_cores ? " (tensor-core twin " + p->module_name + ")" : "", e.what()));
     }
     auto& ref = *p;
     pipelines_.emplace(std::string(name), std::move(p));

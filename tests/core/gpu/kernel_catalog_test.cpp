@@ -84,7 +84,8 @@ TEST(KernelCatalog, TensorCoreTwinWithAnotherInterfaceOrNoKernelIsRejected) {
     const EmbeddedKernel& add = embedded("add_f32");
     const EmbeddedKernel& copy = embedded("copy_f32");  // 2 bindings, not 3
     const std::vector<EmbeddedKernel> mismatched = {
-        add, {"add_f32__tc", add.words, add.word_count},
+        add,
+        {"add_f32__tc", add.words, add.word_count},
         {"add_f32__tc_reflect", copy.words, copy.word_count}};
     try {
         KernelCatalog::from_modules(mismatched);
@@ -92,15 +93,15 @@ TEST(KernelCatalog, TensorCoreTwinWithAnotherInterfaceOrNoKernelIsRejected) {
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("interface differs"), std::string::npos) << e.what();
     }
-    const std::vector<EmbeddedKernel> orphan = {
-        {"nothing__tc", add.words, add.word_count},
-        {"nothing__tc_reflect", add.words, add.word_count}};
+    const std::vector<EmbeddedKernel> orphan = {{"nothing__tc", add.words, add.word_count},
+                                                {"nothing__tc_reflect", add.words, add.word_count}};
     EXPECT_THROW(KernelCatalog::from_modules(orphan), std::runtime_error);
     const std::vector<EmbeddedKernel> no_reflection = {add,
                                                        {"add_f32__tc", add.words, add.word_count}};
     EXPECT_THROW(KernelCatalog::from_modules(no_reflection), std::runtime_error);
     const std::vector<EmbeddedKernel> same = {
-        add, {"add_f32__tc", add.words, add.word_count},
+        add,
+        {"add_f32__tc", add.words, add.word_count},
         {"add_f32__tc_reflect", embedded("mul_f32").words, embedded("mul_f32").word_count}};
     EXPECT_EQ(KernelCatalog::from_modules(same).tensor_core_kernels(),
               std::vector<std::string>{"add_f32"});

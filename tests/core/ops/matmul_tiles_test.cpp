@@ -12,10 +12,6 @@ namespace {
 
 namespace ref = graphlens::reference;
 
-/// Tensor-core twins multiply f16 copies of both operands (accumulating in f32): about 2^-11
-/// relative rounding per input.
-constexpr double kTolTensorCores = 2e-3;
-
 struct TileCase {
     DType dtype;
     uint32_t n, k, m;
