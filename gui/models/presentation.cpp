@@ -68,6 +68,7 @@ Family familyOf(OpKind op) {
         case OpKind::quantized_matmul:
         case OpKind::quantized_matmul_ggml:
         case OpKind::quantized_matmul_id_ggml:
+        case OpKind::act_mul_matvec:
             return Family::matmul;
         case OpKind::sdpa:
         case OpKind::flash_attn_vec:

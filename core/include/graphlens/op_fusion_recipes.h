@@ -13,6 +13,9 @@
 //                                                   members may have gaps: interleaved q, k)
 //   rms_norm→mul,     rms_norm_no_scale→mul       → rms_norm_[w_]mul_f32
 //   add→…→add (8 down to 2 adds)                  → multi_add<N>_f32
+//   silu|gelu→mul→quantized_matmul_ggml          → <split-k mat-vec>_<act>_mul (the FFN's
+//                                                   down projection loads act(a)·g itself;
+//                                                   Q4_0 / Q8_0 decode mat-vecs only)
 //   gelu→mul, silu→mul                            → gelu_mul_f32, silu_mul_f32
 //   rope→copy, rope_neox→copy                     → rope[_neox][_ff]_f32[_f16] writing the
 //                                                   copy's destination (the KV-cache append;

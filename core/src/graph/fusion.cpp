@@ -139,9 +139,20 @@ class ChainMatcher {
                             node_ref(g_, p), node_ref(g_, chain[k - 1]));
                 chain_out = &out_view->view;
             }
-            if (!same_layout(*chain_out, out_view->view))
+            const bool reshaping_last = recipe.last_reshapes && k + 1 == chain.size();
+            if (!reshaping_last && !same_layout(*chain_out, out_view->view))
                 return fmt::format("output of {} has another size or dtype than output of {}",
                                    node_ref(g_, p), node_ref(g_, chain[0]));
+            if (reshaping_last)
+                // Not elementwise: every workgroup of the fused kernel reads the whole chain
+                // input, so no workgroup may write over any of it.
+                for (size_t m = 0; m < k; ++m)
+                    for (const ByteRange& r : g_.nodes[chain[m]].reads)
+                        if (r.overlaps(out))
+                            return fmt::format(
+                                "{} writes over an input of {}; the fused kernel would read it "
+                                "while writing",
+                                node_ref(g_, p), node_ref(g_, chain[m]));
             const bool kept = listed(recipe.kept_outputs, k);
             if (k + 1 == chain.size()) break;
             const size_t c = chain[k + 1];

@@ -53,6 +53,7 @@ OpFamily family(OpKind op) {
         case OpKind::quantized_matmul:
         case OpKind::quantized_matmul_ggml:
         case OpKind::quantized_matmul_id_ggml:
+        case OpKind::act_mul_matvec:
             return {"matmul", "#0072B2"};
         case OpKind::sdpa:
         case OpKind::flash_attn_vec:

@@ -143,9 +143,11 @@ class TransformerEndToEndTest : public test::GpuTest {
     /// (Runner::plan: the pass pipeline's graph and encoding of the mode): the logits equal
     /// serial's bitwise where no fusion changed the arithmetic, within kLogitTolerance
     /// otherwise, and serial's match the CPU reference.
-    /// `fused_ops`: ops the fused plan must contain (the fusions this graph exercises).
+    /// `fused_ops`: ops the fused plan must contain (the fusions this graph exercises);
+    /// `decode_fused_ops`: the same for the decode step only (one token: mat-vecs).
     void check_every_mode(const ModelConfig& c, DType kv_type = DType::f32,
-                          std::vector<OpKind> fused_ops = {}) {
+                          std::vector<OpKind> fused_ops = {},
+                          std::vector<OpKind> decode_fused_ops = {}) {
         SCOPED_TRACE(c.name);
         TinyModelFile tiny(c, 15);
         TransformerModel model(*memory, tiny.weights->config(), {4, 5, kv_type});
@@ -176,7 +178,11 @@ class TransformerEndToEndTest : public test::GpuTest {
                 if (mode == ExecutionMode::fused) {
                     EXPECT_GT(plan.fusions_applied, 0u)
                         << "the graph offers norm and activation fusions";
-                    for (OpKind op : fused_ops)
+                    std::vector<OpKind> expected = fused_ops;
+                    if (tokens.size() == 1)
+                        expected.insert(expected.end(), decode_fused_ops.begin(),
+                                        decode_fused_ops.end());
+                    for (OpKind op : expected)
                         EXPECT_TRUE(std::any_of(plan.graph.nodes.begin(), plan.graph.nodes.end(),
                                                 [op](const Node& n) { return n.op == op; }))
                             << "no " << op_kind_name(op) << " in the fused plan";
@@ -278,6 +284,16 @@ TEST_F(TransformerEndToEndTest, EveryExecutionModeGivesTheSameLogits) {
     for (Architecture arch : {Architecture::llama, Architecture::qwen2, Architecture::gemma2})
         check_every_mode(tiny_model_config(arch), DType::f32,
                          {OpKind::add_rms_norm_mul, OpKind::rope_copy});
+}
+
+// Quantized weights: in the decode step the FFN's activation, gate product and down
+// projection fuse into one mat-vec that loads act(gate) * up itself (silu for llama, gelu for
+// gemma); the logits stay those of the unfused plan.
+TEST_F(TransformerEndToEndTest, EveryExecutionModeGivesTheSameLogitsWithAGatedDownProjection) {
+    check_every_mode(tiny_model_config(Architecture::llama, DType::q4_0), DType::f16,
+                     {OpKind::add_rms_norm_mul}, {OpKind::act_mul_matvec});
+    check_every_mode(tiny_model_config(Architecture::gemma2, DType::q8_0), DType::f32,
+                     {OpKind::add_rms_norm_mul}, {OpKind::act_mul_matvec});
 }
 
 // q/k norms give interleaved fusable chains (q_norm | q_mul k_norm | k_mul rope_q): the fuse

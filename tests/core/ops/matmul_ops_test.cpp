@@ -114,7 +114,14 @@ class SplitKMatvec : public OpsTest, public ::testing::WithParamInterface<std::s
 std::vector<std::string> split_k_matvec_kernels() {
     std::vector<std::string> names;
     for (const auto& name : KernelCatalog::embedded().names())
-        if (name.rfind("matvec1_", 0) == 0) names.push_back(name);
+        if (name.rfind("matvec1_", 0) == 0 && !name.ends_with("_mul")) names.push_back(name);
+    return names;
+}
+
+std::vector<std::string> gated_matvec_kernels() {
+    std::vector<std::string> names;
+    for (const auto& name : KernelCatalog::embedded().names())
+        if (name.rfind("matvec1_", 0) == 0 && name.ends_with("_mul")) names.push_back(name);
     return names;
 }
 
@@ -175,6 +182,47 @@ TEST_F(OpsTest, OneColumnOfQ4_0AndQ8_0TakesTheSplitKMatvec) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, SplitKMatvec, ::testing::ValuesIn(split_k_matvec_kernels()),
+                         [](const auto& info) { return info.param; });
+
+// The gated-input variants (the fused silu|gelu→mul→mat-vec of an FFN): y = W (act(a) * g),
+// with a at binding 1 and g at binding 3, for a short and a long row and several columns.
+class GatedSplitKMatvec : public OpsTest, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(GatedSplitKMatvec, MatchesReferenceOfTheActivationTimesTheGate) {
+    const std::string& kernel = GetParam();
+    const DType t = kernel.rfind("matvec1_q4_0", 0) == 0 ? DType::q4_0 : DType::q8_0;
+    const bool gelu = kernel.ends_with("_gelu_mul");
+    const size_t x_pos = kernel.find('x', 8), c_pos = kernel.find("_c", x_pos);
+    const auto rows = uint32_t(std::stoul(kernel.substr(x_pos + 1, c_pos - x_pos - 1)));
+    const uint32_t n = 37, m = 2;
+    for (uint32_t k : {5u * 32, 293u * 32}) {
+        const auto w = random(size_t(n) * k);
+        auto tw = input_as(t, w, {k, n}, "w");
+        const auto a = random(size_t(k) * m), g = random(size_t(k) * m);
+        auto ta = input(a, {k, m}, "a");
+        auto tg = input(g, {k, m}, "g");
+        auto out = tensor(DType::f32, {n, m}, "out");
+        struct {
+            uint32_t n, k, m, row_bytes, x_stride, y_stride, bits, group_size, expert_bytes, n_ids,
+                x_slot_stride;
+        } p{n, k, m, uint32_t(dtype_bytes_for(t, k)), k, n, 0, 0, 0, 0, 0};
+        DispatchDesc d;
+        d.kernel = kernel;
+        d.bindings = {{0, tw}, {1, ta}, {2, out}, {3, tg}};
+        d.push_constants = push_constant_bytes(p);
+        d.workgroups = {(n + rows - 1) / rows, m, 1};
+        d.op = OpKind::act_mul_matvec;
+        d.label = kernel;
+        run([&](GraphSession& s) { s.dispatch(d); });
+        const auto act = gelu ? ref::gelu(a) : ref::silu(a);
+        std::vector<float> x(act.size());
+        for (size_t i = 0; i < x.size(); ++i) x[i] = float(act[i] * double(g[i]));
+        expect_close(out, ref::matmul(as_stored(t, w), x, n, k, m), kTolF32,
+                     "k = " + std::to_string(k));
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, GatedSplitKMatvec, ::testing::ValuesIn(gated_matvec_kernels()),
                          [](const auto& info) { return info.param; });
 
 struct AffineCase {
