@@ -22,7 +22,7 @@ if [ "${GRAPHLENS_SKIP_SANITIZE:-0}" != "1" ]; then
   asan="$root/build-asan"
   [ -f "$asan/build.ninja" ] || cmake -S "$root" -B "$asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
     -DGRAPHLENS_SANITIZE=ON -DGRAPHLENS_WERROR=ON -DGRAPHLENS_BUILD_GUI=OFF -DGRAPHLENS_BUILD_BENCH=OFF
-  cmake --build "$asan" -j"$jobs" --target test_graph test_io
+  cmake --build "$asan" -j"$jobs" --target test_graph test_io graphlens-cli
 fi
 if [ "${GRAPHLENS_SKIP_FUZZ:-0}" != "1" ]; then
   GRAPHLENS_FUZZ_SECONDS="${GRAPHLENS_FUZZ_SECONDS:-60}" bash "$root/scripts/fuzz.sh"
