@@ -50,38 +50,44 @@ struct Segment {
 /// Non-overlapping segments keyed by begin; bytes never touched have no segment.
 using SegmentMap = std::map<uint64_t, Segment>;
 
-/// Splits the segment containing `pos` (if pos lies strictly inside one) at `pos`.
-void split_at(SegmentMap& map, uint64_t pos) {
-    auto it = map.upper_bound(pos);
-    if (it == map.begin()) return;
-    --it;
-    if (it->first < pos && pos < it->second.end) {
-        Segment right = it->second;
-        it->second.end = pos;
-        map.emplace_hint(std::next(it), pos, std::move(right));
-    }
+/// Makes `pos` a segment boundary: splits the segment containing it (if pos lies strictly
+/// inside one). `at` is map.lower_bound(pos); returns the first segment starting at or after
+/// pos, i.e. lower_bound(pos) after the cut.
+SegmentMap::iterator cut(SegmentMap& map, SegmentMap::iterator at, uint64_t pos) {
+    if (at == map.begin()) return at;
+    const auto before = std::prev(at);  // starts before pos
+    if (before->second.end <= pos) return at;
+    Segment right = before->second;
+    before->second.end = pos;
+    return map.emplace_hint(at, pos, std::move(right));
 }
 
-/// Makes segments tile [begin, end) exactly (gaps become fresh segments).
-void cover(SegmentMap& map, uint64_t begin, uint64_t end) {
-    split_at(map, begin);
-    split_at(map, end);
-    uint64_t pos = begin;
+/// Makes segments tile [begin, end) exactly (gaps become fresh segments); returns the segment
+/// that starts at begin. Later cuts keep that segment's start, and nothing here erases, so
+/// the iterator stays valid until the node's writes are recorded.
+SegmentMap::iterator cover(SegmentMap& map, uint64_t begin, uint64_t end) {
     auto it = map.lower_bound(begin);
+    // The common case of tensor views: the range is exactly one existing segment.
+    if (it != map.end() && it->first == begin && it->second.end == end) return it;
+    it = cut(map, it, begin);
+    cut(map, map.lower_bound(end), end);
+    uint64_t pos = begin;
+    SegmentMap::iterator first = map.end();
     while (pos < end) {
         if (it == map.end() || it->first > pos) {
             const uint64_t gap_end = (it == map.end()) ? end : std::min(end, it->first);
             it = map.emplace_hint(it, pos, Segment{gap_end, kNoWriter, {}});
         }
+        if (pos == begin) first = it;
         pos = it->second.end;
         ++it;
     }
+    return first;
 }
 
 template <typename F>
-void for_each_segment(SegmentMap& map, uint64_t begin, uint64_t end, F&& f) {
-    for (auto it = map.lower_bound(begin); it != map.end() && it->first < end; ++it)
-        f(it->first, it->second);
+void for_each_segment(SegmentMap& map, SegmentMap::iterator first, uint64_t end, F&& f) {
+    for (auto it = first; it != map.end() && it->first < end; ++it) f(it->first, it->second);
 }
 
 bool hazard_order(const Hazard& a, const Hazard& b) {
@@ -117,20 +123,24 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
         return maps[a];
     };
     std::vector<Hazard> pieces;
+    std::vector<SegmentMap::iterator> firsts;
     into_begin_.assign(n + 1, 0);
     for (size_t i = 0; i < n; ++i) {
         into_begin_[i] = hazards_.size();
         const Node& node = graph.nodes[i];
         if (!node.is_dispatch()) continue;
         const auto self = static_cast<uint32_t>(i);
+        // The first segment of each non-empty access, reads then writes, from cover().
+        firsts.clear();
         for (const ByteRange& r : node.reads)
-            if (!r.empty()) cover(map_of(r.allocation), r.begin, r.end);
+            if (!r.empty()) firsts.push_back(cover(map_of(r.allocation), r.begin, r.end));
         for (const ByteRange& w : node.writes)
-            if (!w.empty()) cover(map_of(w.allocation), w.begin, w.end);
+            if (!w.empty()) firsts.push_back(cover(map_of(w.allocation), w.begin, w.end));
         // Find the hazards against the state before this node...
+        size_t a = 0;
         for (const ByteRange& r : node.reads) {
             if (r.empty()) continue;
-            for_each_segment(maps[r.allocation], r.begin, r.end, [&](uint64_t b, Segment& s) {
+            for_each_segment(maps[r.allocation], firsts[a++], r.end, [&](uint64_t b, Segment& s) {
                 if (s.writer != kNoWriter)
                     pieces.push_back(
                         {HazardKind::raw,
@@ -141,7 +151,7 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
         }
         for (const ByteRange& w : node.writes) {
             if (w.empty()) continue;
-            for_each_segment(maps[w.allocation], w.begin, w.end, [&](uint64_t b, Segment& s) {
+            for_each_segment(maps[w.allocation], firsts[a++], w.end, [&](uint64_t b, Segment& s) {
                 const ByteRange overlap{w.allocation, std::max(b, w.begin), std::min(s.end, w.end)};
                 if (!s.readers.empty()) {
                     for (uint32_t reader : s.readers)
@@ -154,21 +164,27 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
         merge_pieces(pieces, hazards_);
         // ...then record this node's accesses: reads first, so that a read-write binding
         // leaves the bytes written by this node with no reader since.
+        a = 0;
         for (const ByteRange& r : node.reads) {
             if (r.empty()) continue;
-            for_each_segment(maps[r.allocation], r.begin, r.end, [&](uint64_t, Segment& s) {
+            for_each_segment(maps[r.allocation], firsts[a++], r.end, [&](uint64_t, Segment& s) {
                 if (s.readers.empty() || s.readers.back() != self) s.readers.push_back(self);
             });
         }
         for (const ByteRange& w : node.writes) {
             if (w.empty()) continue;
             SegmentMap& map = maps[w.allocation];
+            // One segment exactly the range (tensor views): it becomes this write's.
+            auto first = map.lower_bound(w.begin);
+            if (first != map.end() && first->first == w.begin && first->second.end == w.end) {
+                first->second.writer = self;
+                first->second.readers.clear();
+                continue;
+            }
             // cover() above made segments tile the range; an earlier write of this node may have
             // merged across its ends, so cut there again before replacing them by one.
-            split_at(map, w.begin);
-            split_at(map, w.end);
-            const auto first = map.lower_bound(w.begin);
-            const auto last = map.lower_bound(w.end);
+            first = cut(map, first, w.begin);
+            const auto last = cut(map, map.lower_bound(w.end), w.end);
             if (first != last && first->first == w.begin) {
                 // Reuse the first segment's tree node (one allocation less per write).
                 first->second.end = w.end;

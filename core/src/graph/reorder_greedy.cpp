@@ -1,5 +1,8 @@
 #include "graphlens/reorder_greedy.h"
 
+#include <algorithm>
+#include <bit>
+
 namespace graphlens {
 
 ReorderResult reorder_greedy(const ComputeGraph& graph, const GreedyReorderOptions& options) {
@@ -26,17 +29,29 @@ ReorderResult reorder_greedy(const ComputeGraph& graph, const DependencyDag& dag
     constexpr uint32_t kNone = UINT32_MAX;
     std::vector<uint32_t> position_of(graph.nodes.size(), kNone);
     for (size_t k = 0; k < n; ++k) position_of[nodes[k]] = static_cast<uint32_t>(k);
-    std::vector<char> placed(n, 0), fence(n, 0);
+    std::vector<char> fence(n, 0);
     std::vector<uint32_t> waiting(n, 0);
+    // ready: one bit per position, set while the dispatch is unplaced with waiting == 0, so a
+    // lookahead visits only those (64 positions a word) instead of every position it passes.
+    std::vector<uint64_t> ready((n + 63) / 64, 0);
+    auto set_ready = [&](size_t k) { ready[k / 64] |= uint64_t{1} << (k % 64); };
+    auto clear_ready = [&](size_t k) { ready[k / 64] &= ~(uint64_t{1} << (k % 64)); };
+    std::vector<uint32_t> next_fence(n + 1, static_cast<uint32_t>(n));  // first fence at >= k
     for (size_t k = 0; k < n; ++k) {
         fence[k] = graph.nodes[nodes[k]].is_fence();
         waiting[k] = static_cast<uint32_t>(dag.predecessors(nodes[k]).size());
+        if (waiting[k] == 0) set_ready(k);
     }
+    for (size_t k = n; k-- > 0;)
+        next_fence[k] = fence[k] ? static_cast<uint32_t>(k) : next_fence[k + 1];
+    std::vector<char> placed(n, 0);
     std::vector<uint32_t> members;  // node indices placed in the current group
     auto close_group = [&] {
         for (uint32_t m : members)
-            for (uint32_t s : dag.successors(m))
-                if (position_of[s] != kNone) --waiting[position_of[s]];
+            for (uint32_t s : dag.successors(m)) {
+                const uint32_t k = position_of[s];
+                if (k != kNone && --waiting[k] == 0 && !placed[k]) set_ready(k);
+            }
         members.clear();
     };
     size_t placed_count = 0;
@@ -44,6 +59,7 @@ ReorderResult reorder_greedy(const ComputeGraph& graph, const DependencyDag& dag
         if (k != placed_count) ++result.moved;
         ++placed_count;
         placed[k] = 1;
+        clear_ready(k);
         members.push_back(nodes[k]);
         result.graph.nodes.push_back(graph.nodes[nodes[k]]);
     };
@@ -51,13 +67,21 @@ ReorderResult reorder_greedy(const ComputeGraph& graph, const DependencyDag& dag
         if (placed[i0]) continue;
         if (!members.empty() && waiting[i0] != 0) {
             // Before closing the group, pull later dispatches into it that conflict neither
-            // with it nor with anything they would overtake. Nothing crosses a fence.
+            // with it nor with anything they would overtake, in order. Nothing crosses a fence
+            // (positions after i0 are placed only by a lookahead, which never takes a fence).
             if (!fence[i0]) {
-                const size_t end = std::min(n, i0 + options.window);
-                for (size_t i1 = i0 + 1; i1 < end; ++i1) {
-                    if (placed[i1]) continue;
-                    if (fence[i1]) break;
-                    if (waiting[i1] == 0) place(i1);
+                const size_t end = std::min<size_t>({n, i0 + options.window, next_fence[i0 + 1]});
+                // Placing joins the current group, which releases nobody until it closes: the
+                // ready set does not grow during the walk.
+                for (size_t w = (i0 + 1) / 64; w * 64 < end; ++w) {
+                    uint64_t bits = ready[w];
+                    while (bits) {
+                        const size_t k = w * 64 + static_cast<size_t>(std::countr_zero(bits));
+                        bits &= bits - 1;
+                        if (k <= i0) continue;
+                        if (k >= end) break;
+                        place(k);
+                    }
                 }
             }
             result.graph.nodes.push_back(Node::barrier());
