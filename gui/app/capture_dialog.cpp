@@ -80,3 +80,26 @@ WorkloadRequest CaptureDialog::request() const {
 }
 
 }  // namespace graphlens::gui
+
+namespace graphlens::gui {
+
+void CaptureDialog::setRequest(const WorkloadRequest& r) {
+    preset_->setCurrentText(r.preset);
+    gguf_->setText(r.gguf_path);
+    phase_->setCurrentText(r.phase);
+    tokens_->setValue(r.tokens);
+    kv_->setValue(r.kv_length);
+    layers_->setValue(r.layers);
+    device_->setCurrentIndex(0);
+    for (int i = 1; i < device_->count(); ++i)
+        if (device_->itemText(i).section(QLatin1Char(':'), 0, 0) == r.device)
+            device_->setCurrentIndex(i);
+}
+
+QStringList CaptureDialog::devices() const {
+    QStringList names;
+    for (int i = 0; i < device_->count(); ++i) names << device_->itemText(i);
+    return names;
+}
+
+}  // namespace graphlens::gui

@@ -16,6 +16,11 @@ class CaptureDialog : public QDialog {
   public:
     CaptureDialog(CoreWorker* worker, QWidget* parent = nullptr);
     WorkloadRequest request() const;
+    /// Fills the fields from a request (the device by its selector, when it is listed).
+    void setRequest(const WorkloadRequest& request);
+    /// The device picker's entries: "default (...)", then "index: name (driver)" per device
+    /// once the worker has listed them.
+    QStringList devices() const;
 
   private:
     QComboBox* preset_;

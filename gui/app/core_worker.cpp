@@ -65,6 +65,7 @@ Device& CoreWorker::device(const QString& selector) {
         if (!selector.isEmpty()) o.selector = selector.toStdString();
         device_ = std::make_unique<Device>(o);
         device_selector_ = selector;
+        ++devices_created_;
     }
     return *device_;
 }
@@ -138,10 +139,18 @@ void CoreWorker::post(const std::string& tag, const QString& what,
 
 bool CoreWorker::publish(uint64_t generation, DocumentPtr document, bool first) {
     if (stale("document", generation)) return false;
-    if (first)
-        emit documentReady(std::move(document));
-    else
-        emit documentUpdated(std::move(document));
+    // Checked again when it reaches the UI thread: an open requested meanwhile (while this
+    // version was on its way) supersedes it too, so the window never shows it.
+    QMetaObject::invokeMethod(
+        this,
+        [this, generation, document = std::move(document), first]() mutable {
+            if (stale("document", generation)) return;
+            if (first)
+                emit documentReady(std::move(document));
+            else
+                emit documentUpdated(std::move(document));
+        },
+        Qt::QueuedConnection);
     return true;
 }
 
@@ -224,47 +233,94 @@ void CoreWorker::captureWorkload(const WorkloadRequest& request) {
     });
 }
 
+bool CoreWorker::isDeviceLost(std::string_view message) {
+    // vk_check writes the VkResult as a number: VK_ERROR_DEVICE_LOST is -4.
+    return message.find("VK_ERROR_DEVICE_LOST") != std::string_view::npos ||
+           message.find("VkResult -4)") != std::string_view::npos;
+}
+
+RunResult CoreWorker::runGraph(const ComputeGraph& graph, const RunRequest& request,
+                               const std::string& workload) {
+    RunnerOptions options;
+    options.modes.clear();
+    for (const QString& m : request.modes)
+        options.modes.push_back(parse_execution_modes(m.toStdString()).front());
+    options.warmup = static_cast<uint32_t>(request.warmup);
+    options.repeats = static_cast<uint32_t>(request.repeats);
+    options.profile_dispatches = request.profile;
+    options.adjust_plan = request.adjust_plan;
+    options.workload = workload;
+    int step = 0;
+    const int total = int(request.modes.size()) * (request.repeats + request.warmup + 1) + 1;
+    options.progress = [this, &step, total](std::string_view line) {
+        if (cancel_) throw RunCancelled();
+        emit runProgress(std::min(++step, total - 1), total,
+                         QString::fromUtf8(line.data(), qsizetype(line.size())));
+    };
+    RunResult result;
+    try {
+        Device& dev = device(request.device);
+        dev.clear_validation_messages();
+        DeviceMemory memory(dev);
+        memory.recreate(graph);
+        Runner runner(dev, memory);
+        result = runner.run(graph, options);
+        // A cancel during a mode lands in that mode's error; the run as a whole is void.
+        if (cancel_) throw RunCancelled();
+        for (const ModeResult& m : result.modes)
+            if (isDeviceLost(m.error))
+                throw std::runtime_error("in mode '" + m.mode + "': " + m.error);
+        check_validation(dev, "the run");
+    } catch (const RunCancelled&) {
+        throw;
+    } catch (const std::exception& e) {
+        // A lost device cannot be used again: drop it (the next run creates it afresh; the
+        // memory and runner that used it are gone by now) and say so, instead of showing a
+        // table of modes that all failed the same way.
+        if (!isDeviceLost(e.what())) throw;
+        device_.reset();
+        throw std::runtime_error(std::string("the Vulkan device was lost (VK_ERROR_DEVICE_LOST) ") +
+                                 e.what() +
+                                 ". The document stays open; the next run creates the device "
+                                 "again.");
+    }
+    emit runProgress(total, total, tr("done"));
+    return result;
+}
+
 void CoreWorker::runModes(DocumentPtr document, const RunRequest& request) {
     cancel_ = false;
     post("run", tr("Running %1 mode(s)").arg(request.modes.size()),
          [this, document, request](uint64_t g) {
              if (!document || !document->ready(0)) throw std::runtime_error("no document is open");
-             const ComputeGraph& captured = document->snapshot(0).graph;
-             RunnerOptions options;
-             options.modes.clear();
-             for (const QString& m : request.modes)
-                 options.modes.push_back(parse_execution_modes(m.toStdString()).front());
-             options.warmup = static_cast<uint32_t>(request.warmup);
-             options.repeats = static_cast<uint32_t>(request.repeats);
-             options.profile_dispatches = request.profile;
-             options.workload = document->title;
-             int step = 0;
-             const int total =
-                 int(request.modes.size()) * (request.repeats + request.warmup + 1) + 1;
-             options.progress = [this, &step, total](std::string_view line) {
-                 if (cancel_) throw RunCancelled();
-                 emit runProgress(std::min(++step, total - 1), total,
-                                  QString::fromUtf8(line.data(), qsizetype(line.size())));
-             };
-             Device& dev = device(request.device);
-             dev.clear_validation_messages();
-             DeviceMemory memory(dev);
-             memory.recreate(captured);
-             Runner runner(dev, memory);
-             RunResult result = runner.run(captured, options);
-             // A cancel during a mode lands in that mode's error; the run as a whole is void.
-             if (cancel_) throw RunCancelled();
-             check_validation(dev, "the run");
-             emit runProgress(total, total, tr("done"));
-             if (!stale("run", g)) emit runFinished(result);
+             try {
+                 RunResult result = runGraph(document->snapshot(0).graph, request, document->title);
+                 if (!stale("run", g)) emit runFinished(result);
+             } catch (const RunCancelled&) {
+                 emit runCancelled();  // what the user asked for: no error
+             }
          });
 }
 
-void CoreWorker::loadSecondRun(const QString& path) {
-    post("second-run", tr("Loading run %1").arg(path), [this, path](uint64_t g) {
+void CoreWorker::loadSecondRun(const QString& path, const RunRequest& request) {
+    cancel_ = false;
+    post("second-run", tr("Loading run %1").arg(path), [this, path, request](uint64_t g) {
         CaptureDocument capture = load_capture(path.toStdString());
-        if (!capture.run)
-            throw std::runtime_error(path.toStdString() + ": the capture holds no run timings");
+        if (!capture.run) {
+            // A capture without timings: time it now with the modes of the first run.
+            if (request.modes.isEmpty())
+                throw std::runtime_error(path.toStdString() +
+                                         ": the capture holds no run timings and no modes "
+                                         "were chosen to run it with");
+            const std::string title =
+                workload_title(capture.graph, QFileInfo(path).fileName().toStdString());
+            try {
+                capture.run = runGraph(capture.graph, request, title);
+            } catch (const RunCancelled&) {
+                emit runCancelled();
+                return;
+            }
+        }
         if (!stale("second-run", g)) emit secondRunReady(*capture.run, path);
     });
 }

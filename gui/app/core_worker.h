@@ -8,11 +8,14 @@
 #include <QString>
 #include <QStringList>
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <string_view>
 #include <thread>
 
 #include "graphlens/capture_file.h"
 #include "graphlens/run_result.h"
+#include "graphlens/runner.h"
 #include "models/document.h"
 #include "models/request_queue.h"
 #include "models/stage_compare_model.h"
@@ -40,6 +43,9 @@ struct RunRequest {
     int repeats = 5;
     bool profile = false;  ///< per-dispatch timestamps (serialises the GPU)
     QString device;
+    /// Alters each mode's plan before it runs (RunnerOptions::adjust_plan), for tests that
+    /// need a run to go wrong (a lost device, a missing barrier).
+    std::function<void(ModePlan&)> adjust_plan;
 };
 
 class CoreWorker : public QObject {
@@ -58,15 +64,22 @@ class CoreWorker : public QObject {
     /// Runs modes on the document's captured graph; progress and the result come back.
     void runModes(DocumentPtr document, const RunRequest& request);
     void cancelRun() { cancel_ = true; }
-    /// A second run (from a capture file with timings) to compare against.
-    void loadSecondRun(const QString& path);
+    /// A second run to compare against: the timings a capture file holds, or, for a capture
+    /// without timings, a run of `request`'s modes on its graph (nothing when it has none).
+    void loadSecondRun(const QString& path, const RunRequest& request = {});
     void listDevices();
     /// The execution modes the runner knows, in order.
     static QStringList executionModes();
     static QStringList presetNames();
+    /// Vulkan devices created so far (a lost device is dropped and created again on next use).
+    int devicesCreated() const { return devices_created_; }
+    /// Whether an error message says the Vulkan device was lost (VK_ERROR_DEVICE_LOST).
+    static bool isDeviceLost(std::string_view message);
 
   signals:
     /// The first version of a newly opened document (at least its captured stage is ready).
+    /// Both document signals are emitted on the UI thread, and only while no newer open (or
+    /// capture) has been requested.
     void documentReady(graphlens::gui::DocumentPtr document);
     /// A newer version of the document last sent by documentReady: one more stage is ready.
     void documentUpdated(graphlens::gui::DocumentPtr document);
@@ -76,6 +89,8 @@ class CoreWorker : public QObject {
     void secondRunReady(graphlens::RunResult run, QString source);
     void runProgress(int done, int total, QString what);
     void runFinished(graphlens::RunResult run);
+    /// The run stopped because cancelRun() asked it to (not an error).
+    void runCancelled();
     void devicesReady(QStringList devices);
     /// Something went wrong; `what` is the action ("Opening x.json"), `message` the reason.
     void failed(QString what, QString message);
@@ -96,10 +111,15 @@ class CoreWorker : public QObject {
     /// first use and kept, so runs do not pay for instance and pipeline creation again.
     /// Only ever touched on the worker thread.
     Device& device(const QString& selector);
+    /// Runs the request's modes on a graph on the worker's device, with progress and cancel.
+    /// A lost device or validation errors throw, with the device dropped when it was lost.
+    RunResult runGraph(const ComputeGraph& graph, const RunRequest& request,
+                       const std::string& workload);
 
     RequestQueue queue_;
     std::atomic<bool> cancel_{false};
     std::unique_ptr<Device> device_;
+    std::atomic<int> devices_created_{0};
     QString device_selector_;
     std::thread thread_;
 };

@@ -118,6 +118,25 @@ DependencyGraphView::DependencyGraphView(SelectionState* state, QWidget* parent)
         if (stage == state_->stage()) invalidate();
     });
     connect(state_, &SelectionState::selectionChanged, this, &DependencyGraphView::highlight);
+    connect(state_, &SelectionState::filterChanged, this, &DependencyGraphView::applyFilter);
+}
+
+void DependencyGraphView::applyFilter() {
+    const Snapshot* s = state_->snapshot();
+    if (dirty_ || !s) return;
+    const NodeFilter& filter = state_->nodeFilter();
+    for (size_t i = 0; i < item_shapes_.size(); ++i) {
+        // A folded run matches when any dispatch in it does.
+        bool match = filter.empty();
+        for (size_t n : folded_.items[i].nodes)
+            if (match || (match = filter.matches(s->graph, n))) break;
+        item_shapes_[i]->setOpacity(match ? 1.0 : 0.25);
+    }
+}
+
+bool DependencyGraphView::itemDimmed(size_t item) {
+    folded();  // built if out of date
+    return item < item_shapes_.size() && item_shapes_[item]->opacity() < 1.0;
 }
 
 void DependencyGraphView::invalidate() {
@@ -238,6 +257,7 @@ void DependencyGraphView::rebuild() {
     }
     scene_->setSceneRect(scene_->itemsBoundingRect().adjusted(-20, -20, 20, 20));
     view_->ensureVisible(QRectF(scene_->sceneRect().topLeft(), QSizeF(kItemW, kItemH)));
+    applyFilter();
     highlight();
 }
 

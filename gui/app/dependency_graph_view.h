@@ -33,6 +33,8 @@ class DependencyGraphView : public QWidget {
     /// The view came on screen (its dock's tab was selected): builds the scene if it is out
     /// of date.
     void revealed();
+    /// Whether an item is dimmed because the shared filter matches none of its dispatches.
+    bool itemDimmed(size_t item);
 
   protected:
     void showEvent(QShowEvent* event) override;
@@ -42,6 +44,7 @@ class DependencyGraphView : public QWidget {
     void invalidate();
     void rebuild();
     void highlight();
+    void applyFilter();
 
     SelectionState* state_;
     QGraphicsView* view_;

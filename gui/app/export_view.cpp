@@ -99,8 +99,6 @@ ExportView::ExportView(SelectionState* state, QWidget* parent) : QWidget(parent)
     layout->addWidget(viewBox);
     layout->addWidget(status_);
     layout->addStretch(1);
-    connect(state_, &SelectionState::documentChanged, this,
-            [this] { run_ = state_->document() ? state_->document()->run : std::nullopt; });
 }
 
 void ExportView::addView(const QString& name, QWidget* view) {
@@ -112,11 +110,11 @@ void ExportView::exportDocument(const QString& format, const QString& path) cons
     const DocumentPtr& doc = state_->document();
     if (!doc) throw std::runtime_error("no document is open");
     if (format == QLatin1String("capture")) {
-        save_capture(capture_of(*doc, run_), path.toStdString());
+        save_capture(capture_of(*doc, state_->run()), path.toStdString());
         return;
     }
     if (auto report = report_format_from_name(format.toStdString())) {
-        const ReportSummary summary = summarize_capture(capture_of(*doc, run_));
+        const ReportSummary summary = summarize_capture(capture_of(*doc, state_->run()));
         write_text(path, QByteArray::fromStdString(render_report(summary, *report)));
         return;
     }
@@ -132,9 +130,9 @@ void ExportView::exportDocument(const QString& format, const QString& path) cons
         return;
     }
     if (format == QLatin1String("trace")) {
-        if (!run_)
+        if (!state_->run())
             throw std::runtime_error("the document has no run to trace: run modes first (Timing)");
-        write_text(path, QByteArray::fromStdString(chrome_trace_json(*run_)));
+        write_text(path, QByteArray::fromStdString(chrome_trace_json(*state_->run())));
         return;
     }
     throw std::runtime_error("unknown export format '" + format.toStdString() + "'");

@@ -22,24 +22,21 @@ class ExportView : public QWidget {
     void addView(const QString& name, QWidget* view);
     /// Document formats: "capture", "html", "md", "csv", "json", "dot", "trace".
     static QStringList documentFormats();
-    /// Writes the document (current stage where a format shows one stage) in a format.
-    /// Throws with a message naming the file on failure.
+    /// Writes the document with the run every view shows (current stage where a format shows one
+    /// stage) in a format. Throws with a message naming the file on failure.
     void exportDocument(const QString& format, const QString& path) const;
     void exportView(const QString& name, const QString& path) const;
     QStringList viewNames() const { return views_.keys(); }
-    /// The run exported with the document (the document's own, or the latest run's).
-    void setRun(std::optional<RunResult> run) { run_ = std::move(run); }
+    /// Asks for a file name and exports (what the Export menu and the buttons do).
+    void askAndExportDocument(const QString& format);
+    void askAndExportView(const QString& suffix);
 
   signals:
     void exported(QString path);
     void failed(QString what, QString message);
 
   private:
-    void askAndExportDocument(const QString& format);
-    void askAndExportView(const QString& suffix);
-
     SelectionState* state_;
-    std::optional<RunResult> run_;
     QMap<QString, QWidget*> views_;
     QComboBox* view_combo_;
     QLabel* status_;

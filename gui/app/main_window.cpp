@@ -62,7 +62,6 @@ MainWindow::MainWindow(QWidget* parent)
     connect(state_, &SelectionState::stageChanged, this, &MainWindow::updateTitle);
     connect(export_, &ExportView::failed, this, &MainWindow::showError);
     connect(worker_, &CoreWorker::runFinished, this, [this](const RunResult& run) {
-        export_->setRun(run);
         log(tr("Ran %1 mode(s) on %2")
                 .arg(run.modes.size())
                 .arg(QString::fromStdString(run.device)));
@@ -168,7 +167,7 @@ void MainWindow::createMenus() {
     });
     recent_menu_ = file->addMenu(tr("Open &recent"));
     file->addSeparator();
-    action(file, tr("&Save capture as…"), QKeySequence::SaveAs, [this] {
+    action(file, tr("&Save capture as…"), QKeySequence(tr("Ctrl+Shift+S")), [this] {
         const QString p = QFileDialog::getSaveFileName(this, tr("Save capture"), {},
                                                        tr("GraphLens capture (*.json)"));
         if (p.isEmpty()) return;
@@ -179,8 +178,30 @@ void MainWindow::createMenus() {
             showError(tr("Saving %1").arg(p), QString::fromUtf8(e.what()));
         }
     });
+    // Every export of the Export view, from the menu too (each asks for a file name).
+    QMenu* exp = file->addMenu(tr("&Export"));
+    const struct {
+        QString text, format;
+        QKeySequence keys;
+    } exports[] = {
+        {tr("Report (&HTML)…"), QStringLiteral("html"), QKeySequence(tr("Ctrl+E"))},
+        {tr("Report (&Markdown)…"), QStringLiteral("md"), QKeySequence(tr("Ctrl+Alt+M"))},
+        {tr("Report (&CSV)…"), QStringLiteral("csv"), QKeySequence(tr("Ctrl+Alt+V"))},
+        {tr("Report (&JSON)…"), QStringLiteral("json"), QKeySequence(tr("Ctrl+Alt+J"))},
+        {tr("Dependency graph (&DOT)…"), QStringLiteral("dot"), QKeySequence(tr("Ctrl+Alt+D"))},
+        {tr("Run as Chrome &trace…"), QStringLiteral("trace"), QKeySequence(tr("Ctrl+Alt+T"))},
+    };
+    for (const auto& e : exports) {
+        const QString format = e.format;
+        action(exp, e.text, e.keys, [this, format] { export_->askAndExportDocument(format); });
+    }
+    exp->addSeparator();
+    action(exp, tr("View as &PNG…"), QKeySequence(tr("Ctrl+Alt+P")),
+           [this] { export_->askAndExportView(QStringLiteral("png")); });
+    action(exp, tr("View as &SVG…"), QKeySequence(tr("Ctrl+Alt+S")),
+           [this] { export_->askAndExportView(QStringLiteral("svg")); });
     file->addSeparator();
-    action(file, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
+    action(file, tr("&Quit"), QKeySequence(tr("Ctrl+Q")), [this] { close(); });
 
     QMenu* nav = menuBar()->addMenu(tr("&Navigate"));
     auto* back = action(nav, tr("&Back"), QKeySequence::Back, [this] { state_->back(); });

@@ -1,9 +1,11 @@
 #include "app/memory_map_view.h"
 
 #include <QCheckBox>
+#include <QHBoxLayout>
 #include <QPainter>
 #include <QScrollArea>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -12,7 +14,7 @@
 namespace graphlens::gui {
 
 namespace {
-constexpr int kRowH = 26, kNameW = 190, kRightPad = 90;
+constexpr int kRowH = 36, kBarH = 24, kNameW = 190, kRightPad = 110, kTop = 24;
 }
 
 MemoryMapCanvas::MemoryMapCanvas(SelectionState* state, QWidget* parent)
@@ -30,18 +32,51 @@ void MemoryMapCanvas::setShowAll(bool all) {
     refresh();
 }
 
+void MemoryMapCanvas::setZoomed(bool zoomed) {
+    zoomed_ = zoomed;
+    refresh();
+}
+
 void MemoryMapCanvas::refresh() {
     rows_.clear();
+    spans_.clear();
+    hazards_.clear();
     const Snapshot* s = state_->snapshot();
-    if (s) {
-        std::set<AllocationId> touched;
+    const StageAnalysis* a = state_->analysis();
+    if (s && a) {
+        // The bytes the selection touches per allocation: [lowest begin, highest end).
+        std::map<AllocationId, std::pair<uint64_t, uint64_t>> touched;
         for (size_t n : state_->selectedNodeIndices())
             for (const auto* list : {&s->graph.nodes[n].reads, &s->graph.nodes[n].writes})
-                for (const ByteRange& r : *list) touched.insert(r.allocation);
-        for (const AllocationInfo& a : s->graph.allocations)
-            if (show_all_ || touched.count(a.id)) rows_.push_back(a.id);
+                for (const ByteRange& r : *list) {
+                    auto [it, fresh] = touched.try_emplace(r.allocation, r.begin, r.end);
+                    if (!fresh) {
+                        it->second.first = std::min(it->second.first, r.begin);
+                        it->second.second = std::max(it->second.second, r.end);
+                    }
+                }
+        for (const AllocationInfo& info : s->graph.allocations) {
+            const auto it = touched.find(info.id);
+            if (!show_all_ && it == touched.end()) continue;
+            rows_.push_back(info.id);
+            std::pair<uint64_t, uint64_t> span{0, std::max<uint64_t>(1, info.size)};
+            if (zoomed_ && it != touched.end() && it->second.second > it->second.first) {
+                // A margin of a twentieth of the touched bytes on each side, inside the
+                // allocation, so intervals that end at the span's edge stay visible as such.
+                const uint64_t pad = (it->second.second - it->second.first) / 20;
+                span = {it->second.first - std::min(pad, it->second.first),
+                        std::min(span.second, it->second.second + pad)};
+            }
+            spans_.push_back(span);
+        }
+        if (auto n = state_->selectedNodeIndex()) {
+            hazards_ = a->hazards_in[*n];
+            hazards_.insert(hazards_.end(), a->hazards_out[*n].begin(), a->hazards_out[*n].end());
+        } else if (auto b = state_->selectedBarrierIndex()) {
+            hazards_ = a->barrier_at(*b)->forcing;
+        }
     }
-    setMinimumHeight(int(rows_.size()) * kRowH + 30);
+    setMinimumHeight(int(rows_.size()) * kRowH + kTop + 6);
     update();
 }
 
@@ -60,31 +95,49 @@ void MemoryMapCanvas::paintEvent(QPaintEvent*) {
     const double barW = std::max(50, width() - kNameW - kRightPad);
     std::map<AllocationId, int> row_of;
     for (size_t i = 0; i < rows_.size(); ++i) row_of[rows_[i]] = int(i);
+    // A byte range of row `row` on screen (clipped to the row's span), in the upper or lower
+    // half of the bar.
     auto span = [&](const ByteRange& r, int row, bool upper) {
-        const double size = double(std::max<uint64_t>(1, s->graph.allocations[r.allocation].size));
-        const double x0 = kNameW + barW * double(r.begin) / size;
-        const double x1 = kNameW + barW * double(r.end) / size;
-        const double y = 24 + row * kRowH + (upper ? 2 : kRowH / 2);
-        return QRectF(x0, y, std::max(2.0, x1 - x0), kRowH / 2.0 - 3);
+        const auto [lo, hi] = spans_[size_t(row)];
+        const double scale = barW / double(hi - lo);
+        const double b = double(std::clamp(r.begin, lo, hi) - lo);
+        const double e = double(std::clamp(r.end, lo, hi) - lo);
+        const double y = kTop + row * kRowH + (upper ? 2 : kBarH / 2);
+        return QRectF(kNameW + b * scale, y, std::max(2.0, (e - b) * scale), kBarH / 2.0 - 3);
     };
-    p.setPen(palette().color(QPalette::Text));
+    const QColor text = palette().color(QPalette::Text);
+    p.setPen(text);
     p.drawText(
         QRect(4, 2, width() - 8, 18), Qt::AlignLeft | Qt::AlignVCenter,
-        tr("Reads (upper, blue) and writes (lower, vermillion) of %1")
+        tr("Reads (upper, blue) and writes (lower, vermillion) of %1; hazard bytes outlined")
             .arg(primary ? nodeTitle(s->graph, *primary) : tr("the groups around the barrier")));
+    QFont small = font();
+    small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.8));
     for (size_t i = 0; i < rows_.size(); ++i) {
         const AllocationInfo& a = s->graph.allocations[rows_[i]];
-        const int y = 24 + int(i) * kRowH;
-        p.setPen(palette().color(QPalette::Text));
-        p.drawText(QRect(4, y, kNameW - 8, kRowH), Qt::AlignVCenter | Qt::AlignLeft,
+        const auto [lo, hi] = spans_[i];
+        const int y = kTop + int(i) * kRowH;
+        p.setPen(text);
+        p.drawText(QRect(4, y, kNameW - 8, kBarH), Qt::AlignVCenter | Qt::AlignLeft,
                    p.fontMetrics().elidedText(QString::fromStdString(a.name), Qt::ElideMiddle,
                                               kNameW - 8));
-        p.drawText(QRect(kNameW + int(barW) + 6, y, kRightPad - 8, kRowH),
-                   Qt::AlignVCenter | Qt::AlignLeft, formatBytes(a.size));
-        p.fillRect(QRectF(kNameW, y + 1, barW, kRowH - 2),
+        const bool whole = lo == 0 && hi >= a.size;
+        p.drawText(QRect(kNameW + int(barW) + 6, y, kRightPad - 8, kBarH),
+                   Qt::AlignVCenter | Qt::AlignLeft,
+                   whole ? formatBytes(a.size)
+                         : tr("%1 of %2").arg(formatBytes(hi - lo), formatBytes(a.size)));
+        p.fillRect(QRectF(kNameW, y + 1, barW, kBarH - 2),
                    palette().color(QPalette::AlternateBase));
         p.setPen(QColor(0, 0, 0, 60));
-        p.drawRect(QRectF(kNameW, y + 1, barW, kRowH - 2));
+        p.drawRect(QRectF(kNameW, y + 1, barW, kBarH - 2));
+        // The byte axis: the offsets at both ends of the row's span.
+        p.save();
+        p.setFont(small);
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        const QRectF axis(kNameW, y + kBarH - 1, barW, kRowH - kBarH);
+        p.drawText(axis, Qt::AlignLeft | Qt::AlignTop, QStringLiteral("0x%1").arg(lo, 0, 16));
+        p.drawText(axis, Qt::AlignRight | Qt::AlignTop, QStringLiteral("0x%1").arg(hi, 0, 16));
+        p.restore();
     }
     for (size_t n : nodes) {
         const Node& node = s->graph.nodes[n];
@@ -99,20 +152,17 @@ void MemoryMapCanvas::paintEvent(QPaintEvent*) {
             if (auto it = row_of.find(r.allocation); it != row_of.end())
                 p.fillRect(span(r, it->second, false), wc);
     }
-    // Hazards of the selected dispatch, outlined where they overlap.
-    if (primary) {
-        const StageAnalysis* an = state_->analysis();
-        p.setBrush(Qt::NoBrush);
-        for (const auto* list : {&an->hazards_in[*primary], &an->hazards_out[*primary]})
-            for (size_t h : *list) {
-                const Hazard& hz = an->hazards[h];
-                if (auto it = row_of.find(hz.overlap.allocation); it != row_of.end()) {
-                    QRectF r = span(hz.overlap, it->second, true);
-                    r.setBottom(r.top() + kRowH - 4);
-                    p.setPen(QPen(hazardColor(hz.kind), 2, Qt::DotLine));
-                    p.drawRect(r);
-                }
-            }
+    // The overlapping bytes of the hazards, across both halves of the row.
+    const StageAnalysis* an = state_->analysis();
+    p.setBrush(Qt::NoBrush);
+    for (size_t h : hazards_) {
+        const Hazard& hz = an->hazards[h];
+        if (auto it = row_of.find(hz.overlap.allocation); it != row_of.end()) {
+            QRectF r = span(hz.overlap, it->second, true);
+            r.setBottom(r.top() + kBarH - 4);
+            p.setPen(QPen(hazardColor(hz.kind), 2, Qt::DotLine));
+            p.drawRect(r);
+        }
     }
 }
 
@@ -120,12 +170,19 @@ MemoryMapView::MemoryMapView(SelectionState* state, QWidget* parent) : QWidget(p
     canvas_ = new MemoryMapCanvas(state);
     auto* all = new QCheckBox(tr("Show every allocation"));
     connect(all, &QCheckBox::toggled, canvas_, &MemoryMapCanvas::setShowAll);
+    auto* zoom = new QCheckBox(tr("Zoom to the bytes touched"));
+    zoom->setChecked(true);
+    connect(zoom, &QCheckBox::toggled, canvas_, &MemoryMapCanvas::setZoomed);
+    auto* options = new QHBoxLayout;
+    options->addWidget(all);
+    options->addWidget(zoom);
+    options->addStretch(1);
     auto* scroll = new QScrollArea;
     scroll->setWidget(canvas_);
     scroll->setWidgetResizable(true);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
-    layout->addWidget(all);
+    layout->addLayout(options);
     layout->addWidget(scroll, 1);
 }
 

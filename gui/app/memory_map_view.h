@@ -1,7 +1,9 @@
 #pragma once
-// View 6: allocations as rows over a byte axis (each row spans its allocation's size), with
-// the reads (upper half, sky blue) and writes (lower half, vermillion) of the selected
-// dispatch, or of the two groups around a selected barrier. Hazard overlaps are outlined.
+// View 6: allocations as rows over a byte axis, with the reads (upper half, sky blue) and
+// writes (lower half, vermillion) of the selected dispatch, or of the two groups around a
+// selected barrier. The overlapping bytes of its hazards (of the dispatch, or the hazards
+// that force the barrier) are outlined. Each row spans its whole allocation, or, zoomed (the
+// default), the bytes the selection touches in it, with the offsets written under the row.
 #include <QWidget>
 
 #include "models/selection_state.h"
@@ -16,8 +18,13 @@ class MemoryMapCanvas : public QWidget {
   public:
     explicit MemoryMapCanvas(SelectionState* state, QWidget* parent = nullptr);
     void setShowAll(bool all);
+    void setZoomed(bool zoomed);
     /// Allocation ids shown, in row order.
     const std::vector<AllocationId>& rows() const { return rows_; }
+    /// The byte range [first, second) row `row`'s axis spans.
+    std::pair<uint64_t, uint64_t> rowSpan(size_t row) const { return spans_[row]; }
+    /// The hazards whose overlapping bytes are outlined (indices into the stage's hazards).
+    const std::vector<size_t>& outlinedHazards() const { return hazards_; }
     void refresh();
 
   protected:
@@ -26,7 +33,10 @@ class MemoryMapCanvas : public QWidget {
   private:
     SelectionState* state_;
     bool show_all_ = false;
+    bool zoomed_ = true;
     std::vector<AllocationId> rows_;
+    std::vector<std::pair<uint64_t, uint64_t>> spans_;
+    std::vector<size_t> hazards_;
 };
 
 class MemoryMapView : public QWidget {

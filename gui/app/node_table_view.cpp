@@ -65,6 +65,7 @@ NodeTableView::NodeTableView(SelectionState* state, QWidget* parent)
         if (stage == state_->stage()) reload();
     });
     connect(state_, &SelectionState::selectionChanged, this, &NodeTableView::followSelection);
+    connect(state_, &SelectionState::runChanged, this, [this] { model_.setRun(state_->run()); });
 }
 
 void NodeTableView::followSelection() {

@@ -96,6 +96,10 @@ PassStepperView::PassStepperView(SelectionState* state, CoreWorker* worker, QWid
         if (stage == state_->stage() || stage == state_->compareStage()) updateCompare();
     });
     connect(worker_, &CoreWorker::comparisonReady, this, &PassStepperView::onComparison);
+    connect(state_, &SelectionState::filterChanged, this, [this] {
+        left_model_.setFilter(state_->nodeFilter());
+        right_model_.setFilter(state_->nodeFilter());
+    });
     connect(state_, &SelectionState::selectionChanged, this, [this] {
         if (auto i = state_->selectedNodeIndex())
             right_list_->setCurrentIndex(right_model_.index(static_cast<int>(*i)));

@@ -28,6 +28,12 @@ ScheduleView::ScheduleView(SelectionState* state, QWidget* parent)
         scrollToSelection();
         viewport()->update();
     });
+    connect(state_, &SelectionState::filterChanged, viewport(), qOverload<>(&QWidget::update));
+}
+
+bool ScheduleView::dimmed(size_t node_index) const {
+    const Snapshot* s = state_->snapshot();
+    return s && !state_->nodeFilter().matches(s->graph, node_index);
 }
 
 void ScheduleView::rebuild() {
@@ -226,6 +232,13 @@ void ScheduleView::paintEvent(QPaintEvent*) {
     const std::vector<size_t> selected = state_->selectedNodeIndices();
     const auto selected_node = state_->selectedNodeIndex();
     const auto selected_barrier = state_->selectedBarrierIndex();
+    // The shared filter dims what it does not match (only the boxes on screen are tested).
+    const NodeFilter& filter = state_->nodeFilter();
+    const auto shown = [&](size_t n) {
+        QColor c = opColor(s->graph.nodes[n].op);
+        if (!filter.matches(s->graph, n)) c.setAlpha(45);
+        return c;
+    };
 
     p.translate(-sx, kHeader - sy);
     const QColor text = palette().color(QPalette::Text);
@@ -236,9 +249,10 @@ void ScheduleView::paintEvent(QPaintEvent*) {
             for (size_t k = 0; k < members.size(); ++k) {
                 const Node& n = s->graph.nodes[members[k]];
                 const QRectF r = layout_.boxRect(g, k).adjusted(0.5, 0.5, -0.5, -0.5);
-                p.fillRect(r, opColor(n.op));
+                const QColor fill = shown(members[k]);
+                p.fillRect(r, fill);
                 if (layout_.columnWidth() >= 40 && layout_.boxHeight() >= 12) {
-                    p.setPen(Qt::black);
+                    p.setPen(fill.alpha() == 255 ? QColor(Qt::black) : QColor(0, 0, 0, 90));
                     // The column header already places the box; the op inside the layer
                     // ("attn_q" of "blk.3.attn_q") is what tells boxes apart.
                     QString label = QString::fromStdString(n.label);
@@ -251,9 +265,17 @@ void ScheduleView::paintEvent(QPaintEvent*) {
             }
         } else {
             // Level of detail: one bar per column, height = group size.
+            // Under a filter, a column shows the colour of its first match, or dims.
+            size_t rep = members.front();
+            if (!filter.empty())
+                for (size_t m : members)
+                    if (filter.matches(s->graph, m)) {
+                        rep = m;
+                        break;
+                    }
             const QRectF r(x, 0, layout_.columnWidth(),
                            layout_.boxHeight() * static_cast<double>(members.size()));
-            p.fillRect(r, opColor(s->graph.nodes[members.front()].op));
+            p.fillRect(r, shown(rep));
         }
         if (g >= 1) {
             const long b = barrier_before_group_[g];
@@ -304,13 +326,16 @@ void ScheduleView::paintEvent(QPaintEvent*) {
             x += p.fontMetrics().horizontalAdvance(name) + 24;
         }
     }
-    p.drawText(QRect(4, 0, viewport()->width() - 8, 16), Qt::AlignLeft | Qt::AlignVCenter,
-               tr("Stage \"%1\": %2 groups (columns), %3 barriers (lines; %4 redundant, dashed) "
-                  "— click to inspect, drag to pan, Ctrl+wheel to zoom")
-                   .arg(QString::fromStdString(s->stage))
-                   .arg(a->group_nodes.size())
-                   .arg(a->barriers.size())
-                   .arg(a->redundant_barriers()));
+    p.drawText(
+        QRect(4, 0, viewport()->width() - 8, 16), Qt::AlignLeft | Qt::AlignVCenter,
+        tr("Stage \"%1\": %2 groups (columns), %3 barriers (lines; %4 redundant, dashed)%5 "
+           "— click to inspect, drag to pan, Ctrl+wheel to zoom")
+            .arg(QString::fromStdString(s->stage))
+            .arg(a->group_nodes.size())
+            .arg(a->barriers.size())
+            .arg(a->redundant_barriers())
+            .arg(filter.empty() ? QString()
+                                : tr(", filter \"%1\" (others dimmed)").arg(state_->filter())));
 }
 
 }  // namespace graphlens::gui

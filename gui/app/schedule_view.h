@@ -20,6 +20,8 @@ class ScheduleView : public QAbstractScrollArea {
     /// Viewport position of a dispatch's box / of the barrier line before a group (for tests).
     QPoint boxCenter(size_t node_index) const;
     QPoint barrierPoint(size_t barrier_node_index) const;
+    /// Whether a node is drawn dimmed because the shared filter does not match it.
+    bool dimmed(size_t node_index) const;
 
   protected:
     void paintEvent(QPaintEvent* event) override;

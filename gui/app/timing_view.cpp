@@ -7,6 +7,7 @@
 #include <QChartView>
 #include <QCheckBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -80,6 +81,37 @@ void GanttChart::mouseReleaseEvent(QMouseEvent* event) {
         }
 }
 
+void SpreadChartView::setWhiskers(std::vector<Whisker> whiskers, int sets) {
+    whiskers_ = std::move(whiskers);
+    sets_ = std::max(1, sets);
+    viewport()->update();
+}
+
+void SpreadChartView::drawForeground(QPainter* painter, const QRectF& rect) {
+    QChartView::drawForeground(painter, rect);
+    const QList<QAbstractSeries*> series = chart()->series();
+    if (whiskers_.empty() || series.isEmpty()) return;
+    auto* bars = qobject_cast<QBarSeries*>(series.front());
+    if (!bars) return;
+    // A category is one unit wide on the axis; its bars share barWidth() of it, side by side.
+    const double bar = bars->barWidth() / sets_;
+    painter->save();
+    painter->setPen(QPen(QColor(0x20, 0x20, 0x20), 1.5));
+    for (const Whisker& w : whiskers_) {
+        if (w.high <= w.low) continue;
+        const double x = w.category - bars->barWidth() / 2 + (w.set + 0.5) * bar;
+        const QPointF lo = chart()->mapToScene(chart()->mapToPosition({x, w.low}, bars));
+        const QPointF hi = chart()->mapToScene(chart()->mapToPosition({x, w.high}, bars));
+        const double cap =
+            std::max(2.0, 0.25 * std::abs(chart()->mapToPosition({x + bar, 0}, bars).x() -
+                                          chart()->mapToPosition({x, 0}, bars).x()));
+        painter->drawLine(lo, hi);
+        painter->drawLine(lo - QPointF(cap, 0), lo + QPointF(cap, 0));
+        painter->drawLine(hi - QPointF(cap, 0), hi + QPointF(cap, 0));
+    }
+    painter->restore();
+}
+
 TimingView::TimingView(SelectionState* state, CoreWorker* worker, QWidget* parent)
     : QWidget(parent), state_(state), worker_(worker) {
     modes_ = new QListWidget;
@@ -123,7 +155,7 @@ TimingView::TimingView(SelectionState* state, CoreWorker* worker, QWidget* paren
     auto* chart = new QChart;
     chart->setTitle(tr("Median time per mode"));
     chart->legend()->setAlignment(Qt::AlignBottom);
-    chart_view_ = new QChartView(chart);
+    chart_view_ = new SpreadChartView(chart);
     chart_view_->setRenderHint(QPainter::Antialiasing);
     chart_view_->setMinimumHeight(200);
     table_ = new QTableView;
@@ -149,22 +181,23 @@ TimingView::TimingView(SelectionState* state, CoreWorker* worker, QWidget* paren
         status_->setText(what);
     });
     connect(worker_, &CoreWorker::runFinished, this, &TimingView::showRun);
-    connect(worker_, &CoreWorker::secondRunReady, this, &TimingView::showSecondRun);
+    connect(worker_, &CoreWorker::runCancelled, this, [this] { finishRun(tr("Cancelled.")); });
+    connect(worker_, &CoreWorker::secondRunReady, this,
+            [this](const RunResult& run, QString source) {
+                state_->setSecondRun(run, source);
+                finishRun(tr("Second run: %1").arg(source));
+            });
     connect(worker_, &CoreWorker::failed, this, [this](const QString& what, const QString&) {
-        if (what.startsWith(tr("Running"))) {
-            run_button_->setEnabled(true);
-            cancel_button_->setEnabled(false);
-            status_->setText(tr("Run failed (see the message)."));
-        }
+        if (what.startsWith(tr("Running")) || what.startsWith(tr("Loading run")))
+            finishRun(tr("Run failed (see the message)."));
     });
-    connect(state_, &SelectionState::documentChanged, this, [this] {
-        const DocumentPtr& doc = state_->document();
-        run_ = doc ? doc->run : std::nullopt;
-        second_ = doc ? doc->second_run : std::nullopt;
-        model_.setRuns(run_, second_);
-        gantt_->setRun(run_);
-        rebuildChart();
-    });
+    connect(state_, &SelectionState::runChanged, this, &TimingView::refresh);
+}
+
+void TimingView::refresh() {
+    model_.setRuns(state_->run(), state_->secondRun());
+    gantt_->setRun(state_->run());
+    rebuildChart();
 }
 
 QChart* TimingView::chart() const {
@@ -204,12 +237,17 @@ size_t TimingView::ganttDispatches() const {
     return gantt_->dispatches();
 }
 
-void TimingView::runSelected() {
-    if (!state_->document()) return;
+RunRequest TimingView::currentRequest() const {
     RunRequest r;
     r.modes = checkedModes();
     r.repeats = repeats_->value();
     r.profile = profile_->isChecked();
+    return r;
+}
+
+void TimingView::runSelected() {
+    if (!state_->document() || running()) return;
+    const RunRequest r = currentRequest();
     if (r.modes.isEmpty()) {
         status_->setText(tr("Choose at least one mode."));
         return;
@@ -223,32 +261,50 @@ void TimingView::runSelected() {
 }
 
 void TimingView::cancel() {
+    if (!running()) return;
     worker_->cancelRun();
     status_->setText(tr("Cancelling…"));
 }
 
+bool TimingView::running() const {
+    return cancel_button_->isEnabled();
+}
+
+QString TimingView::statusText() const {
+    return status_->text();
+}
+
+const std::vector<SpreadChartView::Whisker>& TimingView::whiskers() const {
+    return chart_view_->whiskers();
+}
+
 void TimingView::loadSecondRun() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Load a second run"), {},
-                                                      tr("GraphLens captures (*.json *.glcap)"));
-    if (!path.isEmpty()) worker_->loadSecondRun(path);
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Load a second run (a capture with timings, or one to run now)"), {},
+        tr("GraphLens captures (*.json *.glcap)"));
+    if (!path.isEmpty()) loadSecondRunFrom(path);
+}
+
+void TimingView::loadSecondRunFrom(const QString& path) {
+    const RunRequest r = currentRequest();
+    if (!r.modes.isEmpty()) {
+        run_button_->setEnabled(false);
+        cancel_button_->setEnabled(true);
+    }
+    status_->setText(tr("Loading %1 (a capture without timings runs the checked modes)…")
+                         .arg(QFileInfo(path).fileName()));
+    worker_->loadSecondRun(path, r);
+}
+
+void TimingView::finishRun(const QString& status) {
+    run_button_->setEnabled(true);
+    cancel_button_->setEnabled(false);
+    status_->setText(status);
 }
 
 void TimingView::showRun(const RunResult& run) {
-    run_button_->setEnabled(true);
-    cancel_button_->setEnabled(false);
-    run_ = run;
-    status_->setText(
-        tr("%1 mode(s) on %2").arg(run.modes.size()).arg(QString::fromStdString(run.device)));
-    model_.setRuns(run_, second_);
-    gantt_->setRun(run_);
-    rebuildChart();
-}
-
-void TimingView::showSecondRun(const RunResult& run, const QString& source) {
-    second_ = run;
-    status_->setText(tr("Second run: %1").arg(source));
-    model_.setRuns(run_, second_);
-    rebuildChart();
+    finishRun(tr("%1 mode(s) on %2").arg(run.modes.size()).arg(QString::fromStdString(run.device)));
+    state_->setRun(run);  // every view shows it: chart, node table GPU times, exports
 }
 
 void TimingView::rebuildChart() {
@@ -258,11 +314,21 @@ void TimingView::rebuildChart() {
         c->removeAxis(axis);
         delete axis;
     }
-    if (!run_ || run_->modes.empty()) {
+    const std::optional<RunResult>& run = state_->run();
+    if (!run || run->modes.empty()) {
         c->setTitle(tr("No timings yet: choose modes and press Run"));
+        chart_view_->setWhiskers({}, 1);
         return;
     }
-    c->setTitle(tr("Median time per mode (µs) — %1").arg(QString::fromStdString(run_->workload)));
+    // Milliseconds once the slowest bar passes 5 ms, so the axis reads "12.5", not "12500".
+    double slowest = 0;
+    for (const ModeResult& m : run->modes)
+        slowest = std::max({slowest, m.gpu_ns.max, m.encode_ns.max, m.wall_ns.max});
+    const bool ms = slowest > 5e6;
+    const double scale = ms ? 1e6 : 1e3;
+    unit_ = ms ? tr("ms") : tr("µs");
+    c->setTitle(tr("Median time per mode, min–max whiskers (%1) — %2")
+                    .arg(unit_, QString::fromStdString(run->workload)));
     auto* series = new QBarSeries;
     auto* gpu = new QBarSet(tr("GPU"));
     auto* encode = new QBarSet(tr("CPU encode"));
@@ -271,23 +337,34 @@ void TimingView::rebuildChart() {
     encode->setColor(QColor(0xE6, 0x9F, 0x00));
     wall->setColor(QColor(0x99, 0x99, 0x99));
     QBarSet* other = nullptr;
-    if (second_) {
+    if (state_->secondRun()) {
         other = new QBarSet(tr("GPU (second run)"));
         other->setColor(QColor(0x56, 0xB4, 0xE9));
     }
     QStringList categories;
+    std::vector<SpreadChartView::Whisker> whiskers;
     double top = 0;
-    for (int i = 0; i < int(run_->modes.size()); ++i) {
-        const ModeResult& m = run_->modes[size_t(i)];
+    for (int i = 0; i < int(run->modes.size()); ++i) {
+        const ModeResult& m = run->modes[size_t(i)];
         categories << QString::fromStdString(m.mode);
-        *gpu << m.gpu_ns.median / 1e3;
-        *encode << m.encode_ns.median / 1e3;
-        *wall << m.wall_ns.median / 1e3;
-        top = std::max({top, m.gpu_ns.max / 1e3, m.encode_ns.median / 1e3, m.wall_ns.median / 1e3});
+        const TimingSummary* summaries[] = {&m.gpu_ns, &m.encode_ns, &m.wall_ns};
+        QBarSet* sets[] = {gpu, encode, wall};
+        for (int k = 0; k < 3; ++k) {
+            const TimingSummary& t = *summaries[k];
+            *sets[k] << t.median / scale;
+            top = std::max(top, t.max / scale);
+            if (!t.samples.empty())
+                whiskers.push_back({k, i, t.min / scale, t.median / scale, t.max / scale});
+        }
         if (other) {
             const ModeResult* o = model_.secondMode(i);
-            *other << (o ? o->gpu_ns.median / 1e3 : 0.0);
-            if (o) top = std::max(top, o->gpu_ns.median / 1e3);
+            *other << (o ? o->gpu_ns.median / scale : 0.0);
+            if (o) {
+                top = std::max(top, o->gpu_ns.max / scale);
+                if (!o->gpu_ns.samples.empty())
+                    whiskers.push_back({3, i, o->gpu_ns.min / scale, o->gpu_ns.median / scale,
+                                        o->gpu_ns.max / scale});
+            }
         }
     }
     series->append(gpu);
@@ -295,12 +372,14 @@ void TimingView::rebuildChart() {
     series->append(wall);
     if (other) series->append(other);
     connect(series, &QBarSeries::hovered, this, [this](bool on, int index, QBarSet* set) {
-        if (!on || !run_ || index >= int(run_->modes.size())) return;
-        const ModeResult& m = run_->modes[size_t(index)];
+        const std::optional<RunResult>& r = state_->run();
+        if (!on || !r || index >= int(r->modes.size())) return;
+        const ModeResult& m = r->modes[size_t(index)];
         QToolTip::showText(QCursor::pos(),
-                           tr("%1 / %2: %3 µs\nGPU spread %4 – %5 over %6 repeats")
+                           tr("%1 / %2: %3 %4\nGPU spread %5 – %6 over %7 repeats")
                                .arg(QString::fromStdString(m.mode), set->label())
-                               .arg(set->at(index), 0, 'f', 1)
+                               .arg(set->at(index), 0, 'f', 2)
+                               .arg(unit_)
                                .arg(formatDuration(m.gpu_ns.min), formatDuration(m.gpu_ns.max))
                                .arg(m.gpu_ns.samples.size()));
     });
@@ -309,11 +388,14 @@ void TimingView::rebuildChart() {
     x->append(categories);
     auto* y = new QValueAxis;
     y->setRange(0, top * 1.1 + 1e-9);
-    y->setTitleText(tr("µs"));
+    y->applyNiceNumbers();
+    y->setLabelFormat(QStringLiteral("%.3g"));
+    y->setTitleText(unit_);
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);
     series->attachAxis(x);
     series->attachAxis(y);
+    chart_view_->setWhiskers(std::move(whiskers), int(series->count()));
 }
 
 }  // namespace graphlens::gui

@@ -15,8 +15,7 @@ class QProgressBar;
 class QPushButton;
 class QTableView;
 class QLabel;
-class QChartView;
-class QChart;
+#include <QChartView>
 
 namespace graphlens::gui {
 
@@ -37,6 +36,27 @@ class GanttChart : public QWidget {
     double span_ = 0;
 };
 
+/// The bar chart with each bar's spread (min–max over the repeats) drawn as a whisker on it.
+class SpreadChartView : public QChartView {
+    Q_OBJECT
+  public:
+    struct Whisker {
+        int set = 0;                           ///< bar set (GPU, CPU encode, wall)
+        int category = 0;                      ///< mode
+        double low = 0, median = 0, high = 0;  ///< in the chart's unit
+    };
+    using QChartView::QChartView;
+    void setWhiskers(std::vector<Whisker> whiskers, int sets);
+    const std::vector<Whisker>& whiskers() const { return whiskers_; }
+
+  protected:
+    void drawForeground(QPainter* painter, const QRectF& rect) override;
+
+  private:
+    std::vector<Whisker> whiskers_;
+    int sets_ = 1;
+};
+
 class TimingView : public QWidget {
     Q_OBJECT
   public:
@@ -52,21 +72,32 @@ class TimingView : public QWidget {
     void setRepeats(int repeats);
     /// Dispatches on the per-dispatch timeline (0 unless the run was profiled).
     size_t ganttDispatches() const;
+    /// The min–max whiskers on the bars (one per bar with samples).
+    const std::vector<SpreadChartView::Whisker>& whiskers() const;
+    /// The unit of the chart's value axis ("µs" or "ms").
+    QString chartUnit() const { return unit_; }
+    QString statusText() const;
+    bool running() const;
+    /// What Run would ask for now (checked modes, repeats, profiling).
+    RunRequest currentRequest() const;
 
   public slots:
     void runSelected();
     void cancel();
     void loadSecondRun();
-    void showRun(const RunResult& run);
-    void showSecondRun(const RunResult& run, const QString& source);
+    /// A second run (or a capture without timings, run with the checked modes) to compare.
+    void loadSecondRunFrom(const QString& path);
 
   private:
+    void showRun(const RunResult& run);
+    void finishRun(const QString& status);
+    void refresh();
     void rebuildChart();
 
     SelectionState* state_;
     CoreWorker* worker_;
     TimingModel model_;
-    std::optional<RunResult> run_, second_;
+    QString unit_;
     QListWidget* modes_;
     QSpinBox* repeats_;
     QCheckBox* profile_;
@@ -74,7 +105,7 @@ class TimingView : public QWidget {
     QPushButton* cancel_button_;
     QProgressBar* progress_;
     QLabel* status_;
-    QChartView* chart_view_;
+    SpreadChartView* chart_view_;
     QTableView* table_;
     GanttChart* gantt_;
 };

@@ -1,5 +1,6 @@
 #include "models/node_table_model.h"
 
+#include "models/node_filter.h"
 #include "models/presentation.h"
 
 namespace graphlens::gui {
@@ -8,11 +9,14 @@ void NodeTableModel::setStage(DocumentPtr document, int stage) {
     beginResetModel();
     document_ = std::move(document);
     stage_ = stage;
-    gpu_ns_.clear();
-    if (document_ && document_->run)
-        for (const DispatchTiming& t : document_->run->per_dispatch)
-            gpu_ns_[t.node] = t.end_ns - t.start_ns;
     endResetModel();
+}
+
+void NodeTableModel::setRun(const std::optional<RunResult>& run) {
+    gpu_ns_.clear();
+    if (run)
+        for (const DispatchTiming& t : run->per_dispatch) gpu_ns_[t.node] = t.end_ns - t.start_ns;
+    if (rowCount() > 0) emit dataChanged(index(0, GpuTime), index(rowCount() - 1, GpuTime));
 }
 
 const ComputeGraph* NodeTableModel::graph() const {
@@ -42,18 +46,7 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
     const StageAnalysis& a = document_->analysis(static_cast<size_t>(stage_));
     if (role == NodeIndexRole) return qulonglong(row);
     if (role == IsBarrierRole) return n.is_barrier();
-    if (role == FilterTextRole) {
-        if (n.is_barrier()) return QStringLiteral("barrier");
-        QString text = QString::fromStdString(n.label) + QLatin1Char(' ') + opName(n.op);
-        if (n.kernel < g.kernels.size())
-            text += QLatin1Char(' ') + QString::fromStdString(g.kernels[n.kernel].name);
-        for (const auto* list : {&n.reads, &n.writes})
-            for (const ByteRange& r : *list)
-                if (r.allocation < g.allocations.size())
-                    text +=
-                        QLatin1Char(' ') + QString::fromStdString(g.allocations[r.allocation].name);
-        return text;
-    }
+    if (role == FilterTextRole) return NodeFilter::searchText(g, n);
     if (n.is_barrier()) {
         if (role == Qt::DisplayRole) {
             switch (index.column()) {
@@ -190,6 +183,7 @@ NodeFilterProxy::NodeFilterProxy(QObject* parent) : QSortFilterProxyModel(parent
 void NodeFilterProxy::setText(const QString& text) {
     if (text == text_) return;
     text_ = text;
+    filter_ = NodeFilter(text);
     invalidateFilter();
 }
 
@@ -223,11 +217,7 @@ bool NodeFilterProxy::filterAcceptsRow(int row, const QModelIndex& parent) const
     const bool barrier = i.data(NodeTableModel::IsBarrierRole).toBool();
     if (barrier) return show_barriers_ && text_.isEmpty();
     if (text_.isEmpty()) return true;
-    const QString hay = i.data(NodeTableModel::FilterTextRole).toString();
-    const auto words = text_.split(QLatin1Char(' '), Qt::SkipEmptyParts);
-    for (const QString& w : words)
-        if (!hay.contains(w, Qt::CaseInsensitive)) return false;
-    return true;
+    return filter_.matchesText(i.data(NodeTableModel::FilterTextRole).toString());
 }
 
 }  // namespace graphlens::gui

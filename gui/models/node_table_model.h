@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "models/document.h"
+#include "models/node_filter.h"
 
 namespace graphlens::gui {
 
@@ -29,6 +30,9 @@ class NodeTableModel : public QAbstractTableModel {
     using QAbstractTableModel::QAbstractTableModel;
 
     void setStage(DocumentPtr document, int stage);
+    /// The run whose per-dispatch profile fills the GPU time column (by dispatch id, so it
+    /// holds for every stage that kept the dispatch); none or unprofiled: the column is empty.
+    void setRun(const std::optional<RunResult>& run);
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
@@ -66,6 +70,7 @@ class NodeFilterProxy : public QSortFilterProxyModel {
 
   private:
     QString text_;
+    NodeFilter filter_;
     bool show_barriers_ = true;
     const NodeTableModel* nodes_ = nullptr;  ///< the source when it is a node table
 };

@@ -21,11 +21,15 @@ void SelectionState::setDocument(DocumentPtr document, int stage) {
     compare_stage_ = std::max(0, current_.stage - 1);
     history_ = {current_};
     position_ = 0;
+    run_ = document_ ? document_->run : std::nullopt;
+    second_run_ = document_ ? document_->second_run : std::nullopt;
+    second_source_.clear();
     emit documentChanged();
     emit stageChanged(current_.stage);
     emit compareStageChanged(compare_stage_);
     emit selectionChanged();
     emit historyChanged();
+    emit runChanged();
 }
 
 bool SelectionState::updateDocument(DocumentPtr newer) {
@@ -131,7 +135,19 @@ void SelectionState::clearSelection() {
 void SelectionState::setFilter(const QString& text) {
     if (text == filter_) return;
     filter_ = text;
+    node_filter_ = NodeFilter(text);
     emit filterChanged(text);
+}
+
+void SelectionState::setRun(std::optional<RunResult> run) {
+    run_ = std::move(run);
+    emit runChanged();
+}
+
+void SelectionState::setSecondRun(std::optional<RunResult> run, const QString& source) {
+    second_run_ = std::move(run);
+    second_source_ = second_run_ ? source : QString();
+    emit runChanged();
 }
 
 void SelectionState::back() {

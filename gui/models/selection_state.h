@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/document.h"
+#include "models/node_filter.h"
 
 namespace graphlens::gui {
 
@@ -52,6 +53,15 @@ class SelectionState : public QObject {
     std::vector<size_t> selectedNodeIndices() const;
 
     QString filter() const { return filter_; }
+    /// The shared filter, parsed (every view matches nodes against it).
+    const NodeFilter& nodeFilter() const { return node_filter_; }
+
+    /// The timings every view shows: the document's own run when it was opened, replaced by
+    /// each run made in this session; and a second run to compare with.
+    const std::optional<RunResult>& run() const { return run_; }
+    const std::optional<RunResult>& secondRun() const { return second_run_; }
+    /// Where the second run came from (a file name), empty when none.
+    QString secondRunSource() const { return second_source_; }
 
     bool canGoBack() const { return position_ > 0; }
     bool canGoForward() const { return position_ + 1 < history_.size(); }
@@ -68,6 +78,8 @@ class SelectionState : public QObject {
     void selectBarrier(size_t node_index);
     void clearSelection();
     void setFilter(const QString& text);
+    void setRun(std::optional<graphlens::RunResult> run);
+    void setSecondRun(std::optional<graphlens::RunResult> run, const QString& source = {});
     void back();
     void forward();
 
@@ -80,6 +92,8 @@ class SelectionState : public QObject {
     void selectionChanged();
     void filterChanged(const QString& text);
     void historyChanged();
+    /// run() or secondRun() changed (also when a document is set).
+    void runChanged();
 
   private:
     void go(const Selection& next);
@@ -89,6 +103,9 @@ class SelectionState : public QObject {
     Selection current_;
     int compare_stage_ = 0;
     QString filter_;
+    NodeFilter node_filter_;
+    std::optional<RunResult> run_, second_run_;
+    QString second_source_;
     std::vector<Selection> history_;
     size_t position_ = 0;
 };

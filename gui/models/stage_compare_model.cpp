@@ -128,6 +128,11 @@ void StageCompareModel::setStages(DocumentPtr document, int shown, int other, No
     endResetModel();
 }
 
+void StageCompareModel::setFilter(const NodeFilter& filter) {
+    filter_ = filter;
+    if (rowCount() > 0) emit dataChanged(index(0), index(rowCount() - 1));
+}
+
 const ComputeGraph* StageCompareModel::graph() const {
     if (!document_ || shown_ < 0 || !document_->ready(size_t(shown_))) return nullptr;
     return &document_->snapshot(size_t(shown_)).graph;
@@ -172,6 +177,11 @@ QVariant StageCompareModel::data(const QModelIndex& index, int role) const {
             return static_cast<int>(c);
         case NodeIndexRole:
             return qulonglong(row);
+        case FilterMatchRole:
+            return filter_.matches(g, row);
+        case Qt::ForegroundRole:
+            // The shared filter: what it does not match is greyed, like the other views dim it.
+            return filter_.matches(g, row) ? QVariant() : QVariant(QColor(0, 0, 0, 90));
         case Qt::BackgroundRole:
             switch (c) {
                 case NodeChange::moved:

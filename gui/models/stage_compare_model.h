@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/document.h"
+#include "models/node_filter.h"
 
 namespace graphlens::gui {
 
@@ -26,7 +27,8 @@ using NodeChanges = std::shared_ptr<const std::vector<NodeChange>>;
 class StageCompareModel : public QAbstractListModel {
     Q_OBJECT
   public:
-    enum Role { ChangeRole = Qt::UserRole + 1, NodeIndexRole };
+    /// FilterMatchRole: whether the row's node matches the shared filter (greyed when not).
+    enum Role { ChangeRole = Qt::UserRole + 1, NodeIndexRole, FilterMatchRole };
     using QAbstractListModel::QAbstractListModel;
 
     /// Shows stage `shown`, marked against stage `other` (left side when shown < other),
@@ -38,6 +40,7 @@ class StageCompareModel : public QAbstractListModel {
     void setStages(DocumentPtr document, int shown, int other, NodeChanges changes);
     /// Whether the rows carry the marks of a comparison.
     bool marked() const { return changes_ != nullptr; }
+    void setFilter(const NodeFilter& filter);
     int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     static QString changeName(NodeChange c);
@@ -48,6 +51,7 @@ class StageCompareModel : public QAbstractListModel {
     int shown_ = 0;
     bool left_ = false;    ///< showing the earlier stage: fused means absorbed
     NodeChanges changes_;  ///< per row; null: unmarked
+    NodeFilter filter_;
 };
 
 }  // namespace graphlens::gui

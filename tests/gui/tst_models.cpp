@@ -11,6 +11,7 @@
 #include "graphlens/synthetic_graphs.h"
 #include "models/graph_folding.h"
 #include "models/hazard_model.h"
+#include "models/node_filter.h"
 #include "models/node_table_model.h"
 #include "models/presentation.h"
 #include "models/request_queue.h"
@@ -293,6 +294,79 @@ class TestModels : public QObject {
             model.index(0, NodeTableModel::Label), model.index(0, NodeTableModel::Op),
             model.index(3, NodeTableModel::Label), model.index(3, NodeTableModel::Op)};
         QCOMPARE(rowsAsTsv(model, cells), QStringLiteral("Label\tOp kind\na\tadd\nc\trms_norm\n"));
+    }
+
+    // The one filter all views share: every word must occur in the label, op kind, kernel or
+    // an allocation's name; barriers only pass the empty filter.
+    void theSharedFilterMatchesLabelOpKernelAndAllocation() {
+        const ComputeGraph g = twoChains();  // 0 a | 1 b | 2 barrier | 3 c | 4 barrier | 5 d
+        auto matching = [&](const QString& text) {
+            const NodeFilter f(text);
+            QList<size_t> out;
+            for (size_t n = 0; n < g.nodes.size(); ++n)
+                if (f.matches(g, n)) out << n;
+            return out;
+        };
+        QCOMPARE(matching({}), (QList<size_t>{0, 1, 2, 3, 4, 5}));
+        QCOMPARE(matching(QStringLiteral("C")), (QList<size_t>{3}));         // label
+        QCOMPARE(matching(QStringLiteral("rms_norm")), (QList<size_t>{3}));  // op kind
+        QCOMPARE(matching(QStringLiteral("y")), (QList<size_t>{1, 5}));      // allocation
+        QCOMPARE(matching(QStringLiteral("y silu")), (QList<size_t>{5}));    // words AND
+        QCOMPARE(matching(QStringLiteral("k")).size(), 4);                   // kernel "k"
+        QCOMPARE(matching(QStringLiteral("barrier")), QList<size_t>{});
+
+        // The pass stepper's lists grey what the filter does not match.
+        StageCompareModel model;
+        QAbstractItemModelTester tester(&model);
+        model.setStages(sampleDocument(), 0, 1);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.setFilter(NodeFilter(QStringLiteral("rms_norm")));
+        QCOMPARE(changed.count(), 1);
+        for (int r = 0; r < model.rowCount(); ++r) {
+            const bool match = model.index(r).data(StageCompareModel::FilterMatchRole).toBool();
+            QCOMPARE(match, r == 3);
+            QCOMPARE(model.index(r).data(Qt::ForegroundRole).isValid(), !match);
+        }
+    }
+
+    // A run made in the session replaces the document's own for every view; the node table
+    // shows the per-dispatch GPU times of a profiled run by dispatch id, in any stage.
+    void runsAreSharedStateAndFillTheNodeTablesGpuTimes() {
+        Document doc = make_document(
+            {stage("captured", twoChains()), stage("barriers planned", twoChainsPlanned())}, "test",
+            "chains");
+        RunResult own;
+        own.modes.resize(1);
+        doc.run = own;
+        SelectionState state;
+        QSignalSpy runs(&state, &SelectionState::runChanged);
+        state.setDocument(std::make_shared<const Document>(std::move(doc)));
+        QCOMPARE(runs.count(), 1);
+        QVERIFY(state.run().has_value() && !state.secondRun());
+
+        RunResult profiled;
+        profiled.per_dispatch = {{0, "a", OpKind::add, 0, 1000},
+                                 {5, "d", OpKind::silu, 1000, 1500}};
+        for (DispatchTiming& t : profiled.per_dispatch)
+            t.node = state.document()->snapshot(0).graph.nodes[t.node].id;
+        state.setRun(profiled);
+        state.setSecondRun(own, QStringLiteral("other.json"));
+        QCOMPARE(runs.count(), 3);
+        QCOMPARE(state.secondRunSource(), QStringLiteral("other.json"));
+
+        NodeTableModel table;
+        QAbstractItemModelTester tester(&table);
+        table.setStage(state.document(), 1);  // d is node 4 once the redundant barrier is gone
+        QSignalSpy changed(&table, &QAbstractItemModel::dataChanged);
+        table.setRun(state.run());
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(table.index(0, NodeTableModel::GpuTime).data().toString(),
+                 QStringLiteral("1.0 µs"));
+        QCOMPARE(table.index(4, NodeTableModel::GpuTime).data().toString(),
+                 QStringLiteral("500 ns"));
+        QVERIFY(!table.index(1, NodeTableModel::GpuTime).data().isValid());
+        table.setRun(std::nullopt);
+        QVERIFY(!table.index(0, NodeTableModel::GpuTime).data().isValid());
     }
 
     void hazardModelShowsNodeAndBarrierHazards() {

@@ -8,6 +8,8 @@
 #include <QImage>
 #include <QLineEdit>
 #include <QListView>
+#include <QMenu>
+#include <QMenuBar>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
@@ -15,6 +17,8 @@
 #include <QtTest>
 #include <set>
 
+#include <QBarSeries>
+#include "app/capture_dialog.h"
 #include "app/conflict_inspector_view.h"
 #include "app/dependency_graph_view.h"
 #include "app/export_view.h"
@@ -31,6 +35,8 @@
 #include "graphlens/model_config.h"
 #include "graphlens/synthetic_graphs.h"
 #include "graphlens/transformer_builder.h"
+#include "models/node_filter.h"
+#include "models/presentation.h"
 #include "models/stage_list_model.h"
 #include "test_graphs.h"
 
@@ -94,6 +100,44 @@ class TestWidgets : public QObject {
         const QString path = dir_.filePath(name);
         save_capture(doc, path.toStdString());
         return path;
+    }
+
+    // A tiny llama recorded on this machine's device (lavapipe in CI) and saved: a capture
+    // the device can run. Written once per test run.
+    QString tinyLlamaPath() {
+        const QString path = dir_.filePath(QStringLiteral("tiny.json"));
+        if (QFileInfo::exists(path)) return path;
+        CaptureDocument capture;
+        {
+            Device device;
+            DeviceMemory memory(device);
+            CaptureRequest request;
+            request.config = tiny_model_config(Architecture::llama);
+            request.kv_length = 8;
+            capture.graph = capture_transformer(memory, request);
+        }
+        save_capture(capture, path.toStdString());
+        return path;
+    }
+
+    // The same graph saved again without a run, under another name (a "second capture").
+    QString copyOfTinyLlama(const QString& name) {
+        const QString path = dir_.filePath(name);
+        save_capture(load_capture(tinyLlamaPath().toStdString()), path.toStdString());
+        return path;
+    }
+
+    // Runs modes through the worker as the timing view does, and waits for the outcome: the
+    // run's result, or empty when it failed (w().lastError() says why) or was cancelled.
+    std::optional<RunResult> runThroughWorker(const RunRequest& request) {
+        QSignalSpy finished(w().worker(), &CoreWorker::runFinished);
+        QSignalSpy failed(w().worker(), &CoreWorker::failed);
+        QSignalSpy cancelled(w().worker(), &CoreWorker::runCancelled);
+        w().worker()->runModes(w().state()->document(), request);
+        const bool done = QTest::qWaitFor(
+            [&] { return finished.count() + failed.count() + cancelled.count() > 0; }, 120000);
+        if (!done || finished.isEmpty()) return std::nullopt;
+        return qvariant_cast<RunResult>(finished.takeFirst().at(0));
     }
 
     // Index of the stage with this name, -1 when there is none.
@@ -362,18 +406,8 @@ class TestWidgets : public QObject {
     }
 
     void runsModesOnTheDeviceAndChartsABarPerMode() {
-        // A tiny llama recorded on this machine's device (lavapipe in CI), saved and opened.
-        CaptureDocument capture;
-        {
-            Device device;
-            DeviceMemory memory(device);
-            CaptureRequest request;
-            request.config = tiny_model_config(Architecture::llama);
-            request.kv_length = 8;
-            capture.graph = capture_transformer(memory, request);
-        }
-        const QString path = dir_.filePath(QStringLiteral("tiny.json"));
-        save_capture(capture, path.toStdString());
+        const QString path = tinyLlamaPath();
+        const CaptureDocument capture = load_capture(path.toStdString());
         waitForDocument([&] { w().openFile(path); });
         TimingView* timing = w().timingView();
         // Every mode the runner has, the fused ones included (lavapipe is slow: few repeats).
@@ -389,8 +423,18 @@ class TestWidgets : public QObject {
         QVERIFY2(w().lastError().isEmpty(), qPrintable(w().lastError()));
         QTRY_COMPARE(timing->model().rowCount(), int(modes.size()));
         QCOMPARE(timing->barCount(), int(modes.size()));
-        // Profiled: the per-dispatch timeline has every captured dispatch.
+        // Profiled: the per-dispatch timeline has every captured dispatch, and the node table
+        // shows each dispatch's GPU time (the run is the window's, not the timing view's).
         QCOMPARE(timing->ganttDispatches(), capture.graph.dispatch_count());
+        const QAbstractItemModel* nodes = w().nodeTable()->table()->model();
+        int timed = 0;
+        for (int r = 0; r < nodes->rowCount(); ++r)
+            timed += nodes->index(r, NodeTableModel::GpuTime).data().toString().endsWith('s');
+        QCOMPARE(size_t(timed), capture.graph.dispatch_count());
+        // Each of the three bars per mode carries its spread (min–max over the repeats).
+        QCOMPARE(timing->whiskers().size(), size_t(3 * modes.size()));
+        for (const SpreadChartView::Whisker& wh : timing->whiskers())
+            QVERIFY(wh.low <= wh.median && wh.median <= wh.high);
         w().showView(timing);
         QTest::qWait(30);
         QVERIFY(QDir().mkpath(QStringLiteral(GRAPHLENS_SCREENSHOT_DIR)));
@@ -448,6 +492,221 @@ class TestWidgets : public QObject {
         }
         QVERIFY_THROWS_EXCEPTION(std::runtime_error,
                                  exportWidget(w().scheduleView(), dir_.filePath("x.bmp")));
+    }
+
+    // One filter for every view: typed into the node table, the schedule dims the boxes it
+    // does not match, the dependency graph its items, the pass stepper its list rows.
+    void theFilterReachesEveryView() {
+        const ComputeGraph& g = w().state()->snapshot()->graph;
+        w().nodeTable()->filterEdit()->setText(QStringLiteral("attn_q"));
+        QCOMPARE(w().state()->filter(), QStringLiteral("attn_q"));
+        const NodeFilter& filter = w().state()->nodeFilter();
+        // The first attn_q dispatch, and the dispatch before it (another op).
+        size_t q = 0, other = SIZE_MAX;
+        while (q < g.nodes.size() && !(g.nodes[q].is_dispatch() && filter.matches(g, q))) ++q;
+        for (size_t n = 0; n < q; ++n)
+            if (g.nodes[n].is_dispatch()) other = n;
+        QVERIFY(q < g.nodes.size() && other != SIZE_MAX);
+        QVERIFY(QString::fromStdString(g.nodes[q].label).contains(QStringLiteral("attn_q")));
+        // Schedule: the match in its op colour, the other box faded.
+        ScheduleView* schedule = w().scheduleView();
+        QVERIFY(!schedule->dimmed(q) && schedule->dimmed(other));
+        const QImage shot = schedule->viewport()->grab().toImage();
+        auto corner = [&](size_t n) {
+            return shot.pixelColor(schedule->boxCenter(n) - QPoint(8, 6));
+        };
+        QCOMPARE(corner(q).rgb(), opColor(g.nodes[q].op).rgb());
+        QVERIFY(corner(other).rgb() != opColor(g.nodes[other].op).rgb());
+        // Dependency graph: the item of the match is bright, the other's dimmed.
+        DependencyGraphView* graph = w().dependencyGraph();
+        w().showView(graph);
+        graph->openRun(0);  // layer 0 on its own items (folded, it is one item with the rest)
+        const FoldedGraph& folded = graph->folded();
+        QVERIFY(!graph->itemDimmed(size_t(folded.item_of_node[q])));
+        QVERIFY(graph->itemDimmed(size_t(folded.item_of_node[other])));
+        // Pass stepper: the current stage's list greys the other row.
+        const QAbstractItemModel* list = w().passStepper()->currentStageList()->model();
+        QVERIFY(list->index(int(q), 0).data(StageCompareModel::FilterMatchRole).toBool());
+        QVERIFY(!list->index(int(other), 0).data(StageCompareModel::FilterMatchRole).toBool());
+        // Clearing it brings everything back.
+        w().nodeTable()->filterEdit()->clear();
+        QVERIFY(!schedule->dimmed(other) && !graph->itemDimmed(size_t(folded.item_of_node[other])));
+    }
+
+    // The memory map draws each allocation's row over the bytes the selection touches (not
+    // 32 MiB of weights with an 8 KiB sliver) and outlines the bytes of the hazards.
+    void memoryMapZoomsToTheTouchedBytesAndOutlinesHazards() {
+        const StageAnalysis& a = analysis();
+        const ComputeGraph& g = w().state()->snapshot()->graph;
+        const size_t node = a.group_nodes[2].front();  // blk.0.attn_q: weights and scratch
+        w().state()->selectNodeIndex(node);
+        MemoryMapCanvas* map = w().memoryMap()->canvas();
+        QVERIFY(!map->rows().empty());
+        bool zoomed = false;
+        for (size_t row = 0; row < map->rows().size(); ++row) {
+            const auto [lo, hi] = map->rowSpan(row);
+            for (const auto* list : {&g.nodes[node].reads, &g.nodes[node].writes})
+                for (const ByteRange& r : *list)
+                    if (r.allocation == map->rows()[row]) QVERIFY(lo <= r.begin && r.end <= hi);
+            zoomed |= hi - lo < g.allocations[map->rows()[row]].size;
+        }
+        QVERIFY(zoomed);
+        QCOMPARE(map->outlinedHazards().size(),
+                 a.hazards_in[node].size() + a.hazards_out[node].size());
+        // Unzoomed, every row spans its whole allocation.
+        map->setZoomed(false);
+        for (size_t row = 0; row < map->rows().size(); ++row)
+            QCOMPARE(map->rowSpan(row).second, g.allocations[map->rows()[row]].size);
+        map->setZoomed(true);
+        // A barrier: the groups around it, and the bytes of the hazards that force it.
+        const size_t barrier = forcedBarrier();
+        w().state()->selectBarrier(barrier);
+        QCOMPARE(map->outlinedHazards(), a.barrier_at(barrier)->forcing);
+    }
+
+    void captureAWorkloadOnTheChosenDevice() {
+        CaptureDialog dialog(w().worker(), &w());
+        // The device picker lists the machine's Vulkan devices (lavapipe without a GPU).
+        QTRY_VERIFY_WITH_TIMEOUT(dialog.devices().size() > 1, 20000);
+        const QStringList devices = dialog.devices();
+        const auto device = std::find_if(devices.begin() + 1, devices.end(), [](const QString& d) {
+            return d.contains(qEnvironmentVariable("GRAPHLENS_DEVICE", QStringLiteral(":")));
+        });
+        QVERIFY2(device != devices.end(), qPrintable(devices.join(QStringLiteral("; "))));
+        WorkloadRequest request;
+        request.preset = QStringLiteral("qwen2.5-0.5b");
+        request.kv_length = 16;
+        request.layers = 2;
+        request.device = device->section(QLatin1Char(':'), 0, 0);
+        dialog.setRequest(request);
+        const WorkloadRequest back = dialog.request();
+        QCOMPARE(back.preset, request.preset);
+        QCOMPARE(back.device, request.device);
+        QCOMPARE(back.layers, 2);
+        waitForDocument([&] { w().worker()->captureWorkload(back); }, 60000);
+        QVERIFY2(w().lastError().isEmpty(), qPrintable(w().lastError()));
+        const DocumentPtr& doc = w().state()->document();
+        QVERIFY(QString::fromStdString(doc->title).contains(QStringLiteral("qwen2.5-0.5b")));
+        const ComputeGraph& g = doc->snapshot(0).graph;
+        // Recorded on the device picked ("0: llvmpipe (LLVM ...) (llvmpipe)").
+        QVERIFY(device->section(QStringLiteral(": "), 1)
+                    .startsWith(QString::fromStdString(g.metadata.at("device"))));
+        QVERIFY(g.dispatch_count() > 20);
+        QCOMPARE(w().nodeTable()->table()->model()->rowCount(), int(g.nodes.size()));
+    }
+
+    // A second capture without timings is run with the checked modes, and its times stand
+    // beside the first run's with the difference per mode.
+    void aSecondCaptureIsRunAndComparedSideBySide() {
+        waitForDocument([&] { w().openFile(tinyLlamaPath()); });
+        TimingView* timing = w().timingView();
+        const QStringList modes = {QStringLiteral("serial"), QStringLiteral("elided")};
+        timing->setCheckedModes(modes);
+        timing->setRepeats(2);
+        QSignalSpy finished(w().worker(), &CoreWorker::runFinished);
+        timing->runSelected();
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() > 0 || !w().lastError().isEmpty(), 120000);
+        QVERIFY2(w().lastError().isEmpty(), qPrintable(w().lastError()));
+        QSignalSpy second(w().worker(), &CoreWorker::secondRunReady);
+        timing->loadSecondRunFrom(copyOfTinyLlama(QStringLiteral("second-capture.json")));
+        QTRY_VERIFY_WITH_TIMEOUT(second.count() > 0 || !w().lastError().isEmpty(), 120000);
+        QVERIFY2(w().lastError().isEmpty(), qPrintable(w().lastError()));
+        QTRY_VERIFY(w().state()->secondRunSource().endsWith(QStringLiteral("second-capture.json")));
+        for (int r = 0; r < modes.size(); ++r) {
+            QVERIFY(timing->model().index(r, TimingModel::SecondGpu).data().isValid());
+            QVERIFY(timing->model().index(r, TimingModel::Delta).data().toString().endsWith('%'));
+        }
+        QCOMPARE(timing->barCount(), modes.size());
+        QCOMPARE(timing->chart()->series().size(), 1);
+        QCOMPARE(qobject_cast<QBarSeries*>(timing->chart()->series().front())->count(), 4);
+        QVERIFY(!timing->running());
+    }
+
+    void cancellingARunStopsItWithoutAnError() {
+        waitForDocument([&] { w().openFile(tinyLlamaPath()); });
+        TimingView* timing = w().timingView();
+        timing->setCheckedModes(CoreWorker::executionModes());
+        timing->setRepeats(1000);  // minutes on lavapipe: it must be the cancel that ends it
+        QSignalSpy progress(w().worker(), &CoreWorker::runProgress);
+        QSignalSpy cancelled(w().worker(), &CoreWorker::runCancelled);
+        QSignalSpy finished(w().worker(), &CoreWorker::runFinished);
+        timing->runSelected();
+        QVERIFY(timing->running());
+        QVERIFY(progress.wait(20000));
+        QTest::keyClick(&w(), Qt::Key_R, Qt::ControlModifier | Qt::ShiftModifier);
+        QVERIFY(cancelled.wait(60000));
+        QCOMPARE(finished.count(), 0);
+        QVERIFY2(w().lastError().isEmpty(), qPrintable(w().lastError()));
+        QVERIFY(!timing->running());
+        QCOMPARE(timing->statusText(), QStringLiteral("Cancelled."));
+        QVERIFY(!w().state()->run());
+    }
+
+    // A device lost in the middle of a run: a message that says so, the document stays, and
+    // the next run works on a device created afresh.
+    void aLostDeviceIsReportedAndTheNextRunWorks() {
+        waitForDocument([&] { w().openFile(tinyLlamaPath()); });
+        const DocumentPtr before = w().state()->document();
+        RunRequest request;
+        request.modes = {QStringLiteral("serial"), QStringLiteral("elided")};
+        request.repeats = 1;
+        request.adjust_plan = [](ModePlan&) {
+            throw std::runtime_error("Vulkan: vkQueueSubmit failed (VkResult -4)");
+        };
+        QVERIFY(!runThroughWorker(request));
+        QVERIFY2(w().lastError().contains(QStringLiteral("device was lost")),
+                 qPrintable(w().lastError()));
+        QCOMPARE(w().state()->document(), before);
+        QVERIFY(!w().state()->run());
+        const int devices = w().worker()->devicesCreated();
+        request.adjust_plan = nullptr;
+        const std::optional<RunResult> run = runThroughWorker(request);
+        QVERIFY(run.has_value());
+        QCOMPARE(w().worker()->devicesCreated(), devices + 1);
+        QCOMPARE(run->modes.size(), size_t(2));
+    }
+
+    // A run that makes the validation layer complain (here: a mode with its barriers taken
+    // out, which synchronization validation reports) is an error, not a result.
+    void validationErrorsOfARunAreReported() {
+        if (qEnvironmentVariable("GRAPHLENS_VALIDATION") != QLatin1String("1"))
+            QSKIP("needs GRAPHLENS_VALIDATION=1");
+        waitForDocument([&] { w().openFile(tinyLlamaPath()); });
+        RunRequest request;
+        request.modes = {QStringLiteral("elided")};
+        request.repeats = 1;
+        request.adjust_plan = [](ModePlan& p) { p.execute.barriers = BarrierSource::none; };
+        QVERIFY(!runThroughWorker(request));
+        QVERIFY2(w().lastError().contains(QStringLiteral("validation error")),
+                 qPrintable(w().lastError()));
+        QVERIFY(w().state()->document());
+    }
+
+    // Every action in the menus has its own keyboard shortcut, shown in the menu.
+    void everyMenuActionHasAShortcut() {
+        QStringList missing;
+        QMap<QString, QString> seen;
+        std::function<void(QMenu*)> walk = [&](QMenu* menu) {
+            for (QAction* a : menu->actions()) {
+                if (a->isSeparator()) continue;
+                if (a->menu()) {
+                    walk(a->menu());
+                    continue;
+                }
+                const QString keys = a->shortcut().toString();
+                if (keys.isEmpty())
+                    missing << a->text();
+                else if (seen.contains(keys))
+                    missing << a->text() + QStringLiteral(" (") + keys +
+                                   QStringLiteral(" also on ") + seen[keys] + ')';
+                seen[keys] = a->text();
+            }
+        };
+        for (QAction* top : w().menuBar()->actions()) walk(top->menu());
+        QVERIFY2(missing.isEmpty(), qPrintable(missing.join(QStringLiteral(", "))));
+        QVERIFY(seen.size() > 30);
+        for (const char* keys : {"Ctrl+O", "F8", "Alt+Left", "Ctrl+R", "Ctrl+E", "Ctrl+Alt+P"})
+            QVERIFY2(seen.contains(QLatin1String(keys)), keys);
     }
 
     void screenshotsOfTheSample() {
