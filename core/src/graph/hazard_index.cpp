@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <map>
+#include <memory>
 #include <tuple>
 
 namespace graphlens {
@@ -47,8 +49,76 @@ struct Segment {
     ReaderList readers;  ///< ascending
 };
 
+/// Fixed-size blocks for the tree nodes of every segment map of one index: segments are cut
+/// and merged by the thousand, and malloc/free of each tree node was a large part of the
+/// index. Freed blocks are reused; all memory goes when the pool does.
+class NodePool {
+  public:
+    NodePool() = default;
+    NodePool(const NodePool&) = delete;
+    NodePool& operator=(const NodePool&) = delete;
+
+    /// Size of the blocks: set by the first request (every map node has one size).
+    size_t block() const { return block_; }
+    void* take(size_t size) {
+        if (block_ == 0) block_ = std::max(size, sizeof(void*));
+        if (free_) {
+            void* p = free_;
+            free_ = *static_cast<void**>(p);
+            return p;
+        }
+        if (next_ == end_) {
+            constexpr size_t kBlocksPerChunk = 1024;
+            chunks_.push_back(std::make_unique<std::byte[]>(block_ * kBlocksPerChunk));
+            next_ = chunks_.back().get();
+            end_ = next_ + block_ * kBlocksPerChunk;
+        }
+        void* p = next_;
+        next_ += block_;
+        return p;
+    }
+    void give(void* p) {
+        *static_cast<void**>(p) = free_;
+        free_ = p;
+    }
+
+  private:
+    size_t block_ = 0;
+    void* free_ = nullptr;
+    std::byte* next_ = nullptr;
+    std::byte* end_ = nullptr;
+    std::vector<std::unique_ptr<std::byte[]>> chunks_;
+};
+
+/// Allocator of single map nodes from a NodePool (anything else from the heap).
+template <typename T>
+struct PoolAllocator {
+    using value_type = T;
+    NodePool* pool;
+    explicit PoolAllocator(NodePool* p) noexcept : pool(p) {}
+    template <typename U>
+    PoolAllocator(const PoolAllocator<U>& other) noexcept : pool(other.pool) {}
+    static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+    T* allocate(size_t n) {
+        if (n == 1 && (pool->block() == 0 || pool->block() == sizeof(T)))
+            return static_cast<T*>(pool->take(sizeof(T)));
+        return std::allocator<T>().allocate(n);
+    }
+    void deallocate(T* p, size_t n) noexcept {
+        if (n == 1 && pool->block() == sizeof(T))
+            pool->give(p);
+        else
+            std::allocator<T>().deallocate(p, n);
+    }
+    template <typename U>
+    bool operator==(const PoolAllocator<U>& other) const noexcept {
+        return pool == other.pool;
+    }
+};
+
 /// Non-overlapping segments keyed by begin; bytes never touched have no segment.
-using SegmentMap = std::map<uint64_t, Segment>;
+using SegmentMap =
+    std::map<uint64_t, Segment, std::less<>, PoolAllocator<std::pair<const uint64_t, Segment>>>;
 
 /// Makes `pos` a segment boundary: splits the segment containing it (if pos lies strictly
 /// inside one). `at` is map.lower_bound(pos); returns the first segment starting at or after
@@ -117,9 +187,11 @@ void merge_pieces(std::vector<Hazard>& pieces, std::vector<Hazard>& out) {
 
 HazardIndex::HazardIndex(const ComputeGraph& graph) {
     const size_t n = graph.nodes.size();
-    std::vector<SegmentMap> maps(graph.allocations.size());
+    NodePool pool;  // before the maps: they give their nodes back to it
+    const PoolAllocator<std::pair<const uint64_t, Segment>> allocator(&pool);
+    std::vector<SegmentMap> maps(graph.allocations.size(), SegmentMap(allocator));
     auto map_of = [&](AllocationId a) -> SegmentMap& {
-        if (a >= maps.size()) maps.resize(size_t{a} + 1);
+        if (a >= maps.size()) maps.resize(size_t{a} + 1, SegmentMap(allocator));
         return maps[a];
     };
     std::vector<Hazard> pieces;
