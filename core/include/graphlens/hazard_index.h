@@ -47,6 +47,8 @@ class HazardIndex {
     std::span<const Hazard> into(size_t node) const;
     /// Hazards whose earlier end is `node` (who waits for the node), sorted by later.
     std::vector<Hazard> out_of(size_t node) const;
+    /// The same as positions in hazards(), without copying: hazards()[k] for each k.
+    std::span<const uint32_t> out_indices(size_t node) const;
     /// Listed hazards between two nodes, in either order argument.
     std::vector<Hazard> between(size_t a, size_t b) const;
     /// True when the listed hazards contain a hazard between the two nodes.

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <iterator>
 #include <optional>
@@ -192,8 +193,9 @@ class ChainMatcher {
             // A kept output is still written by the fused kernel: later readers and the end
             // of the graph see it as before.
             if (kept) continue;
-            for (const Hazard& h : hazards_.out_of(p))
-                if (h.kind == HazardKind::raw && h.later != c && h.overlap.overlaps(out))
+            for (const uint32_t hk : hazards_.out_indices(p))
+                if (const Hazard& h = hazards_.hazards()[hk];
+                    h.kind == HazardKind::raw && h.later != c && h.overlap.overlaps(out))
                     return fmt::format("output of {} also read by {}", name_of(g_, p),
                                        node_ref(g_, h.later));
             const AllocationUsage usage = out.allocation < g_.allocations.size()
@@ -224,8 +226,9 @@ class ChainMatcher {
                     return fmt::format("{} between the chain's members is a fence",
                                        node_ref(g_, i));
             for (size_t k = 0; k + 1 < chain.size(); ++k)
-                for (const Hazard& h : hazards_.out_of(chain[k]))
-                    if (h.later < chain.back() &&
+                for (const uint32_t hk : hazards_.out_indices(chain[k]))
+                    if (const Hazard& h = hazards_.hazards()[hk];
+                        h.later < chain.back() &&
                         std::find(chain.begin(), chain.end(), h.later) == chain.end())
                         return fmt::format(
                             "{} between the chain's members conflicts with {} ({} hazard): the "
@@ -288,8 +291,9 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
                 if (p + k < dispatches.size()) next = dispatches[p + k];
             } else if (graph.nodes[chain.back()].writes.size() == 1) {
                 const ByteRange out = graph.nodes[chain.back()].writes[0];
-                for (const Hazard& h : hazards.out_of(chain.back()))
-                    if (h.kind == HazardKind::raw && h.overlap.overlaps(out))
+                for (const uint32_t hk : hazards.out_indices(chain.back()))
+                    if (const Hazard& h = hazards.hazards()[hk];
+                        h.kind == HazardKind::raw && h.overlap.overlaps(out))
                         next = std::min(next, h.later);
             }
             if (next == SIZE_MAX || graph.nodes[next].op != recipe.chain[k] ||
@@ -300,6 +304,13 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
         return true;
     };
     NodeId next_id = graph.next_node_id();
+    // The recipes by the op of their first member, in table order: a position tries only the
+    // recipes that can start there (the others fail candidate() at once).
+    std::array<std::vector<uint32_t>, 256> by_first_op;
+    for (size_t r = 0; r < recipes.size(); ++r)
+        if (!recipes[r].chain.empty())
+            by_first_op[static_cast<uint8_t>(recipes[r].chain[0])].push_back(
+                static_cast<uint32_t>(r));
     std::vector<size_t> chain;
     for (size_t p = 0; p < dispatches.size();) {
         if (consumed[p]) {  // already inside a fused node
@@ -308,7 +319,8 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
         }
         std::optional<FusionDiagnostic> near_miss;
         size_t advance = 1;
-        for (const FusionRecipe& recipe : recipes) {
+        for (const uint32_t r : by_first_op[static_cast<uint8_t>(graph.nodes[dispatches[p]].op)]) {
+            const FusionRecipe& recipe = recipes[r];
             if (!candidate(recipe, p, chain)) continue;
             const size_t len = chain.size();
             FusionDiagnostic d;

@@ -295,6 +295,12 @@ std::vector<Hazard> HazardIndex::out_of(size_t node) const {
     return out;
 }
 
+std::span<const uint32_t> HazardIndex::out_indices(size_t node) const {
+    if (node + 1 >= out_begin_.size()) return {};
+    return std::span<const uint32_t>(out_order_)
+        .subspan(out_begin_[node], out_begin_[node + 1] - out_begin_[node]);
+}
+
 std::vector<Hazard> HazardIndex::between(size_t a, size_t b) const {
     if (a > b) std::swap(a, b);
     std::vector<Hazard> out;
