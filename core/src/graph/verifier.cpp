@@ -77,8 +77,7 @@ class Checker {
             const NodeId self = n.id;
             const uint32_t own = self < original_index.size() ? original_index[self] : kNone32;
             std::span<const NodeId> ids;
-            if (own != kNone32 && tables.plain_origin[own] &&
-                n.origin.shares_with(o_.nodes[own].origin)) {
+            if (own != kNone32 && n.origin.shares_with(tables.plain_origin[own])) {
                 // A copy of the original dispatch whose origin is {id}: its origin is that
                 // very list, so it is {self} without reading it.
                 ids = std::span<const NodeId>(&self, 1);
@@ -103,6 +102,10 @@ class Checker {
                 }
             }
         }
+        // Every original dispatch held once (the common case) means none is lost.
+        const size_t held = static_cast<size_t>(
+            std::count_if(holder_.begin(), holder_.end(), [](uint32_t h) { return h != kNone32; }));
+        if (held == tables.dispatches) return;
         for (size_t i = 0; i < o_.nodes.size(); ++i)
             if (holder_[i] == kNone32 && o_.nodes[i].is_dispatch())
                 add(ViolationKind::lost,
@@ -267,12 +270,13 @@ OriginalTables::OriginalTables(const ComputeGraph& original) {
     for (const Node& n : original.nodes)
         if (n.is_dispatch()) max_id = std::max(max_id, n.id);
     index_of_id.assign(size_t{max_id} + 1, kNone32);
-    plain_origin.assign(original.nodes.size(), 0);
+    plain_origin.resize(original.nodes.size());
     for (size_t i = 0; i < original.nodes.size(); ++i) {
         const Node& n = original.nodes[i];
         if (!n.is_dispatch()) continue;
+        ++dispatches;
         index_of_id[n.id] = static_cast<uint32_t>(i);
-        plain_origin[i] = n.origin.size() == 1 && n.origin[0] == n.id;
+        if (n.origin.size() == 1 && n.origin[0] == n.id) plain_origin[i] = n.origin;
         has_fence = has_fence || n.is_fence();
     }
 }

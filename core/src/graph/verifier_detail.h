@@ -13,9 +13,11 @@ namespace graphlens::detail {
 struct OriginalTables {
     explicit OriginalTables(const ComputeGraph& original);
     std::vector<uint32_t> index_of_id;  ///< NodeId -> node index of that dispatch, or UINT32_MAX
-    /// [node index] = the dispatch's origin is exactly {its id}: a transformed node sharing
-    /// that origin list (SharedVector::shares_with) is a copy standing for it alone.
-    std::vector<char> plain_origin;
+    /// [node index] = the dispatch's origin list when it is exactly {its id}, else empty. A
+    /// transformed node sharing that list (SharedVector::shares_with) is a copy standing for
+    /// that dispatch alone. Kept here, 8 bytes a node, so the check reads no original node.
+    std::vector<SharedVector<NodeId>> plain_origin;
+    size_t dispatches = 0;   ///< dispatch nodes of the original
     bool has_fence = false;  ///< some dispatch is a fence
 };
 
