@@ -275,8 +275,8 @@ void MainWindow::onDocument(DocumentPtr document) {
     pending_source_.clear();
     const DocumentPtr& doc = state_->document();
     // Measured once every view has the document: the time until a user can work with it.
-    QString line = tr("Opened %1: %2 dispatches captured, %3 of %4 stages ready")
-                       .arg(QString::fromStdString(doc->title))
+    QString line = tr("Opened %1 (%2): %3 dispatches captured, %4 of %5 stages ready")
+                       .arg(QString::fromStdString(doc->title), QString::fromStdString(doc->source))
                        .arg(doc->ready(0) ? doc->analysis(0).dispatch_count : 0)
                        .arg(doc->ready_count())
                        .arg(doc->stage_count());

@@ -4,12 +4,15 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QChart>
+#include <QClipboard>
 #include <QDir>
+#include <QDockWidget>
 #include <QImage>
 #include <QLineEdit>
 #include <QListView>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMimeData>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
@@ -316,6 +319,20 @@ class TestWidgets : public QObject {
         // Pass stepper: the current stage's list points at it.
         QListView* list = w().passStepper()->currentStageList();
         QCOMPARE(size_t(list->currentIndex().row()), node);
+        // Dependency graph: following an edge out of the node selects its other end.
+        DependencyGraphView* graph = w().dependencyGraph();
+        const FoldedGraph& folded = graph->folded();
+        const long item = folded.item_of_node[node];
+        const auto out = std::find_if(folded.edges.begin(), folded.edges.end(),
+                                      [&](const GraphEdge& e) { return long(e.from) == item; });
+        QVERIFY(out != folded.edges.end());
+        graph->followEdge(size_t(out - folded.edges.begin()));
+        const size_t later = analysis().hazards[out->hazard].later;
+        QCOMPARE(w().state()->selectedNodeIndex().value_or(SIZE_MAX), later);
+        QCOMPARE(w().nodeTable()->table()->currentIndex().data(NodeTableModel::NodeIndexRole),
+                 QVariant(qulonglong(later)));
+        w().state()->back();
+        QCOMPARE(w().state()->selectedNodeIndex().value_or(SIZE_MAX), node);
         // Back returns to no selection, Forward comes back.
         QTest::keyClick(&w(), Qt::Key_Left, Qt::AltModifier);
         QVERIFY(!w().state()->selectedNodeIndex());
@@ -375,6 +392,10 @@ class TestWidgets : public QObject {
         QCOMPARE(lines.size(), rows + 1);
         QVERIFY(lines.first().startsWith(QStringLiteral("#\tLabel\tOp kind")));
         QVERIFY(lines.at(1).contains(QStringLiteral("attn_q")));
+        // Ctrl+C in the table puts the same text on the clipboard.
+        QApplication::clipboard()->clear();
+        QTest::keyClick(table->table(), Qt::Key_C, Qt::ControlModifier);
+        QCOMPARE(QApplication::clipboard()->text(), table->selectedRowsAsTsv());
     }
 
     // A document superseded while its stages are computed never reaches the window: the
@@ -707,6 +728,58 @@ class TestWidgets : public QObject {
         QVERIFY(seen.size() > 30);
         for (const char* keys : {"Ctrl+O", "F8", "Alt+Left", "Ctrl+R", "Ctrl+E", "Ctrl+Alt+P"})
             QVERIFY2(seen.contains(QLatin1String(keys)), keys);
+    }
+
+    // Opening by drag and drop, then again from File > Open recent.
+    void opensADroppedCaptureAndRecentFiles() {
+        const QString path = writeCapture("dropped.json", std::nullopt);
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(path)});
+        QDragEnterEvent enter(QPoint(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, {});
+        QApplication::sendEvent(&w(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, {});
+        waitForDocument([&] { QApplication::sendEvent(&w(), &drop); });
+        QCOMPARE(QString::fromStdString(w().state()->document()->source), path);
+        QCOMPARE(w().recentFiles().first(), QFileInfo(path).absoluteFilePath());
+
+        waitForDocument([&] { w().openSample(); });
+        QAction* recent = nullptr;
+        for (QAction* a : w().menuBar()->actions())
+            for (QAction* b : a->menu()->actions())
+                if (b->menu() && b->text().contains(QStringLiteral("recent")))
+                    recent = b->menu()->actions().value(0);
+        QVERIFY(recent && recent->text().endsWith(QStringLiteral("dropped.json")));
+        QCOMPARE(recent->shortcut(), QKeySequence(QStringLiteral("Alt+Shift+1")));
+        waitForDocument([&] { recent->trigger(); });
+        QCOMPARE(QString::fromStdString(w().state()->document()->source), path);
+    }
+
+    // Closing saves the dock layout; the next window starts with it.
+    void theLayoutPersistsBetweenSessions() {
+        auto* graph_dock = qobject_cast<QDockWidget*>(w().dependencyGraph()->parentWidget());
+        QVERIFY(graph_dock);
+        graph_dock->setFloating(true);
+        auto* log_dock = w().findChild<QDockWidget*>(QStringLiteral("dock-log"));
+        log_dock->hide();
+        w().close();
+        window_ = std::make_unique<MainWindow>();
+        window_->show();
+        auto* graph_again = qobject_cast<QDockWidget*>(w().dependencyGraph()->parentWidget());
+        QVERIFY(graph_again->isFloating());
+        QVERIFY(w().findChild<QDockWidget*>(QStringLiteral("dock-log"))->isHidden());
+        // View > Reset layout brings the default back.
+        QAction* reset = nullptr;
+        for (QAction* a : w().menuBar()->actions())
+            for (QAction* b : a->menu()->actions())
+                if (b->text() == QStringLiteral("Reset &layout")) reset = b;
+        QVERIFY(reset);
+        reset->trigger();
+        QVERIFY(!graph_again->isFloating());
+        w().close();  // the default layout again for the tests after this one
+        window_ = std::make_unique<MainWindow>();
+        window_->show();
+        waitForDocument([this] { w().openSample(); });
     }
 
     void screenshotsOfTheSample() {
