@@ -6,6 +6,7 @@
 // only on conflict is optimal for the order: each cut is forced by the group since the last
 // cut, and any valid placement has a cut inside every such span.
 #include <span>
+#include <vector>
 
 #include "graphlens/byte_range.h"
 #include "graphlens/compute_graph.h"
@@ -26,6 +27,11 @@ class GroupTracker {
     bool empty() const { return empty_; }
 
   private:
+    /// A group of few ranges (most hold one to three dispatches) is kept in two flat lists and
+    /// scanned in place; past this many ranges it moves into tracker_ (lists per allocation).
+    static constexpr size_t kFlatRanges = 32;
+    std::vector<ByteRange> reads_, writes_;  ///< the group's non-empty ranges while flat
+    bool in_tracker_ = false;
     ConflictTracker tracker_;
     /// Ranges added since tracker_ was made: ConflictTracker::reset() visits every allocation
     /// it ever saw, so after many a fresh tracker is cheaper (graphs with thousands of

@@ -2,26 +2,62 @@
 
 namespace graphlens {
 
+namespace {
+
+bool overlaps_any(const std::vector<ByteRange>& group, const ByteRange& r) {
+    for (const ByteRange& g : group)
+        if (g.overlaps(r)) return true;
+    return false;
+}
+
+}  // namespace
+
 bool GroupTracker::conflicts(const Node& dispatch) const {
     if (empty_) return false;
     if (has_fence_ || dispatch.is_fence()) return true;
-    return tracker_.conflicts(dispatch.reads, dispatch.writes);
+    if (in_tracker_) return tracker_.conflicts(dispatch.reads, dispatch.writes);
+    // The same decision as ConflictTracker::conflicts, on the flat lists.
+    for (const ByteRange& r : dispatch.reads)
+        if (overlaps_any(writes_, r)) return true;  // RAW
+    for (const ByteRange& w : dispatch.writes)
+        if (overlaps_any(writes_, w) || overlaps_any(reads_, w)) return true;  // WAW, WAR
+    return false;
 }
 
 void GroupTracker::add(const Node& dispatch) {
     has_fence_ = has_fence_ || dispatch.is_fence();
-    tracker_.add(dispatch.reads, dispatch.writes);
-    ranges_since_fresh_ += dispatch.reads.size() + dispatch.writes.size();
     empty_ = false;
+    const size_t added = dispatch.reads.size() + dispatch.writes.size();
+    if (!in_tracker_ && reads_.size() + writes_.size() + added > kFlatRanges) {
+        tracker_.add(reads_, writes_);
+        ranges_since_fresh_ += reads_.size() + writes_.size();
+        reads_.clear();
+        writes_.clear();
+        in_tracker_ = true;
+    }
+    if (in_tracker_) {
+        tracker_.add(dispatch.reads, dispatch.writes);
+        ranges_since_fresh_ += added;
+        return;
+    }
+    for (const ByteRange& r : dispatch.reads)
+        if (!r.empty()) reads_.push_back(r);
+    for (const ByteRange& w : dispatch.writes)
+        if (!w.empty()) writes_.push_back(w);
 }
 
 void GroupTracker::reset() {
-    constexpr size_t kFreshAfter = 256;
-    if (ranges_since_fresh_ > kFreshAfter) {
-        tracker_ = ConflictTracker();
-        ranges_since_fresh_ = 0;
-    } else {
-        tracker_.reset();
+    reads_.clear();
+    writes_.clear();
+    if (in_tracker_) {
+        constexpr size_t kFreshAfter = 256;
+        if (ranges_since_fresh_ > kFreshAfter) {
+            tracker_ = ConflictTracker();
+            ranges_since_fresh_ = 0;
+        } else {
+            tracker_.reset();
+        }
+        in_tracker_ = false;
     }
     has_fence_ = false;
     empty_ = true;

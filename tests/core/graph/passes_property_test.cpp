@@ -190,3 +190,39 @@ TEST(GreedyReorderProperty, DagDecisionsEqualTheRangeTrackingWalk) {
 
 }  // namespace
 }  // namespace graphlens
+
+namespace graphlens {
+namespace {
+
+/// A group tracker keeps small groups in flat lists and large ones per allocation; either
+/// way it decides exactly as the encoder's ConflictTracker fed the same dispatches.
+TEST(GroupTrackerProperty, DecidesLikeTheEncodersConflictTrackerForSmallAndLargeGroups) {
+    size_t large_groups = 0;
+    for (uint64_t seed = 1; seed <= 300; ++seed) {
+        const ComputeGraph g = random_graph({.seed = seed,
+                                             .dispatches = 120,
+                                             .allocations = 2 + seed % 40,
+                                             .allocation_size = 4096});
+        GroupTracker group;
+        ConflictTracker reference;
+        size_t ranges = 0;
+        for (const Node& n : g.nodes) {
+            if (!n.is_dispatch()) continue;
+            const bool expected = ranges > 0 && reference.conflicts(n.reads, n.writes);
+            ASSERT_EQ(group.conflicts(n), expected) << "seed " << seed << " node " << n.id;
+            if (expected) {
+                large_groups += ranges > 32;
+                group.reset();
+                reference = ConflictTracker();
+                ranges = 0;
+            }
+            group.add(n);
+            reference.add(n.reads, n.writes);
+            ranges += n.reads.size() + n.writes.size();
+        }
+    }
+    EXPECT_GT(large_groups, 50u);  // groups past the flat lists were exercised
+}
+
+}  // namespace
+}  // namespace graphlens
