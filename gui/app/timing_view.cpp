@@ -6,6 +6,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -123,6 +124,16 @@ TimingView::TimingView(SelectionState* state, CoreWorker* worker, QWidget* paren
         item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
     }
     modes_->setMaximumWidth(170);
+    device_ = new QComboBox;
+    device_->addItem(tr("default device"));
+    device_->setToolTip(
+        tr("The Vulkan device to run on (default: GRAPHLENS_DEVICE or the best "
+           "one; lavapipe when there is no GPU)"));
+    device_->setMaximumWidth(230);
+    connect(worker_, &CoreWorker::devicesReady, this, [this](const QStringList& names) {
+        while (device_->count() > 1) device_->removeItem(1);
+        device_->addItems(names);
+    });
     repeats_ = new QSpinBox;
     repeats_->setRange(1, 1000);
     repeats_->setValue(5);
@@ -144,6 +155,7 @@ TimingView::TimingView(SelectionState* state, CoreWorker* worker, QWidget* paren
     auto* controls = new QVBoxLayout;
     controls->addWidget(new QLabel(tr("Execution modes")));
     controls->addWidget(modes_, 1);
+    controls->addWidget(device_);
     controls->addWidget(repeats_);
     controls->addWidget(profile_);
     controls->addWidget(run_button_);
@@ -242,7 +254,35 @@ RunRequest TimingView::currentRequest() const {
     r.modes = checkedModes();
     r.repeats = repeats_->value();
     r.profile = profile_->isChecked();
+    if (device_->currentIndex() > 0)
+        r.device = device_->currentText().section(QLatin1Char(':'), 0, 0);
     return r;
+}
+
+QStringList TimingView::devices() const {
+    QStringList names;
+    for (int i = 0; i < device_->count(); ++i) names << device_->itemText(i);
+    return names;
+}
+
+bool TimingView::setDevice(const QString& selector) {
+    for (int i = 1; i < device_->count(); ++i)
+        if (device_->itemText(i).section(QLatin1Char(':'), 0, 0) == selector) {
+            device_->setCurrentIndex(i);
+            return true;
+        }
+    return false;
+}
+
+void TimingView::listDevices() {
+    devices_listed_ = true;
+    worker_->listDevices();
+}
+
+void TimingView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    // Not at start-up: enumerating devices would delay the first document in the worker.
+    if (!devices_listed_) listDevices();
 }
 
 void TimingView::runSelected() {

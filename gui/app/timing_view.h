@@ -8,6 +8,7 @@
 #include "models/selection_state.h"
 #include "models/timing_model.h"
 
+class QComboBox;
 class QListWidget;
 class QSpinBox;
 class QCheckBox;
@@ -78,8 +79,14 @@ class TimingView : public QWidget {
     QString chartUnit() const { return unit_; }
     QString statusText() const;
     bool running() const;
-    /// What Run would ask for now (checked modes, repeats, profiling).
+    /// What Run would ask for now (checked modes, repeats, profiling, device).
     RunRequest currentRequest() const;
+    /// The device picker's entries ("default ...", then "index: name (driver)").
+    QStringList devices() const;
+    /// Picks the device whose selector (index) is given; false when it is not listed.
+    bool setDevice(const QString& selector);
+    /// Asks the worker for the device list (done once when the view is first shown).
+    void listDevices();
 
   public slots:
     void runSelected();
@@ -87,6 +94,9 @@ class TimingView : public QWidget {
     void loadSecondRun();
     /// A second run (or a capture without timings, run with the checked modes) to compare.
     void loadSecondRunFrom(const QString& path);
+
+  protected:
+    void showEvent(QShowEvent* event) override;
 
   private:
     void showRun(const RunResult& run);
@@ -100,6 +110,8 @@ class TimingView : public QWidget {
     QString unit_;
     QListWidget* modes_;
     QSpinBox* repeats_;
+    QComboBox* device_;
+    bool devices_listed_ = false;
     QCheckBox* profile_;
     QPushButton* run_button_;
     QPushButton* cancel_button_;

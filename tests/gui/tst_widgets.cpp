@@ -143,6 +143,15 @@ class TestWidgets : public QObject {
         return qvariant_cast<RunResult>(finished.takeFirst().at(0));
     }
 
+    // The entry of a device list ("index: name (driver)") that GRAPHLENS_DEVICE names (any
+    // device when it is not set); empty when none.
+    static QString pickTestDevice(const QStringList& devices) {
+        const QString wanted = qEnvironmentVariable("GRAPHLENS_DEVICE");
+        for (const QString& d : devices.mid(1))
+            if (d.section(QLatin1Char(':'), 0, 0) == wanted || d.contains(wanted)) return d;
+        return {};
+    }
+
     // Index of the stage with this name, -1 when there is none.
     int stageNamed(const QString& name) {
         const auto& stages = w().state()->document()->stages;
@@ -438,11 +447,19 @@ class TestWidgets : public QObject {
         timing->setCheckedModes(modes);
         timing->setProfileDispatches(true);
         timing->setRepeats(2);
+        // On the device picked in the view's device list (the test device, lavapipe in CI).
+        timing->listDevices();
+        QTRY_VERIFY_WITH_TIMEOUT(timing->devices().size() > 1, 20000);
+        const QString device = pickTestDevice(timing->devices());
+        QVERIFY2(!device.isEmpty(), qPrintable(timing->devices().join(QStringLiteral("; "))));
+        QVERIFY(timing->setDevice(device.section(QLatin1Char(':'), 0, 0)));
         QSignalSpy finished(w().worker(), &CoreWorker::runFinished);
         timing->runSelected();
         QTRY_VERIFY_WITH_TIMEOUT(finished.count() > 0 || !w().lastError().isEmpty(), 120000);
         QVERIFY2(w().lastError().isEmpty(), qPrintable(w().lastError()));
         QTRY_COMPARE(timing->model().rowCount(), int(modes.size()));
+        QVERIFY(device.contains(QString::fromStdString(w().state()->run()->device)
+                                    .section(QStringLiteral(" ("), 0, 0)));
         QCOMPARE(timing->barCount(), int(modes.size()));
         // Profiled: the per-dispatch timeline has every captured dispatch, and the node table
         // shows each dispatch's GPU time (the run is the window's, not the timing view's).
@@ -589,16 +606,13 @@ class TestWidgets : public QObject {
         CaptureDialog dialog(w().worker(), &w());
         // The device picker lists the machine's Vulkan devices (lavapipe without a GPU).
         QTRY_VERIFY_WITH_TIMEOUT(dialog.devices().size() > 1, 20000);
-        const QStringList devices = dialog.devices();
-        const auto device = std::find_if(devices.begin() + 1, devices.end(), [](const QString& d) {
-            return d.contains(qEnvironmentVariable("GRAPHLENS_DEVICE", QStringLiteral(":")));
-        });
-        QVERIFY2(device != devices.end(), qPrintable(devices.join(QStringLiteral("; "))));
+        const QString device = pickTestDevice(dialog.devices());
+        QVERIFY2(!device.isEmpty(), qPrintable(dialog.devices().join(QStringLiteral("; "))));
         WorkloadRequest request;
         request.preset = QStringLiteral("qwen2.5-0.5b");
         request.kv_length = 16;
         request.layers = 2;
-        request.device = device->section(QLatin1Char(':'), 0, 0);
+        request.device = device.section(QLatin1Char(':'), 0, 0);
         dialog.setRequest(request);
         const WorkloadRequest back = dialog.request();
         QCOMPARE(back.preset, request.preset);
@@ -610,7 +624,7 @@ class TestWidgets : public QObject {
         QVERIFY(QString::fromStdString(doc->title).contains(QStringLiteral("qwen2.5-0.5b")));
         const ComputeGraph& g = doc->snapshot(0).graph;
         // Recorded on the device picked ("0: llvmpipe (LLVM ...) (llvmpipe)").
-        QVERIFY(device->section(QStringLiteral(": "), 1)
+        QVERIFY(device.section(QStringLiteral(": "), 1)
                     .startsWith(QString::fromStdString(g.metadata.at("device"))));
         QVERIFY(g.dispatch_count() > 20);
         QCOMPARE(w().nodeTable()->table()->model()->rowCount(), int(g.nodes.size()));
