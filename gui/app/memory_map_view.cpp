@@ -14,7 +14,7 @@
 namespace graphlens::gui {
 
 namespace {
-constexpr int kRowH = 36, kBarH = 24, kNameW = 190, kRightPad = 110, kTop = 24;
+constexpr int kRowH = 36, kBarH = 24, kNameW = 190, kRightPad = 80, kTop = 24;
 }
 
 MemoryMapCanvas::MemoryMapCanvas(SelectionState* state, QWidget* parent)
@@ -121,11 +121,8 @@ void MemoryMapCanvas::paintEvent(QPaintEvent*) {
         p.drawText(QRect(4, y, kNameW - 8, kBarH), Qt::AlignVCenter | Qt::AlignLeft,
                    p.fontMetrics().elidedText(QString::fromStdString(a.name), Qt::ElideMiddle,
                                               kNameW - 8));
-        const bool whole = lo == 0 && hi >= a.size;
         p.drawText(QRect(kNameW + int(barW) + 6, y, kRightPad - 8, kBarH),
-                   Qt::AlignVCenter | Qt::AlignLeft,
-                   whole ? formatBytes(a.size)
-                         : tr("%1 of %2").arg(formatBytes(hi - lo), formatBytes(a.size)));
+                   Qt::AlignVCenter | Qt::AlignLeft, formatBytes(a.size));
         p.fillRect(QRectF(kNameW, y + 1, barW, kBarH - 2),
                    palette().color(QPalette::AlternateBase));
         p.setPen(QColor(0, 0, 0, 60));

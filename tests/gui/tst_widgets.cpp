@@ -826,6 +826,10 @@ class TestWidgets : public QObject {
         waitForComparison();
         shot(w().passStepper(), QStringLiteral("pass-stepper"));
         shot(&w(), QStringLiteral("main-window-fused"));
+        // The shared filter: the node table keeps the matches, the other views dim the rest.
+        w().nodeTable()->filterEdit()->setText(QStringLiteral("ffn"));
+        shot(&w(), QStringLiteral("main-window-filter"));
+        w().nodeTable()->filterEdit()->clear();
         QVERIFY(colourCount(QImage(out + QStringLiteral("/main-window.png"))) > 20);
     }
 };
