@@ -415,29 +415,49 @@ FusionBuildResult build_add_chain(const ComputeGraph& g, std::span<const size_t>
             {}};
 }
 
+// The activation→mul pair of a gated chain: the activation's input, the mul's other operand
+// (the gate, whole) and the product; or why the fused kernels cannot take it.
+struct GatedPair {
+    TensorView a, gate, product;
+};
+
+std::optional<GatedPair> gated_pair(const ComputeGraph& g, const Node& act, const Node& mul,
+                                    const char* act_kernel, std::string& why) {
+    if (kernel_name(g, act) != act_kernel) {
+        why = fmt::format("{} runs {}, not {}", act.label, kernel_name(g, act), act_kernel);
+        return std::nullopt;
+    }
+    if (kernel_name(g, mul) != "mul_f32") {
+        why = fmt::format("{} runs {}, not mul_f32", mul.label, kernel_name(g, mul));
+        return std::nullopt;
+    }
+    const TensorView* x = binding(act, 0);
+    const TensorView* y = binding(act, 2);
+    const TensorView* product = binding(mul, 2);
+    if (!x || !y || !product) {
+        why = fmt::format("{} has not the activation bindings", act.label);
+        return std::nullopt;
+    }
+    const auto other = other_operand(mul, *y, why);
+    if (!other) return std::nullopt;
+    if (other->view.elements() != y->elements() || other->elements != y->elements()) {
+        why = fmt::format("{} broadcasts the gate; the fused kernel needs it whole", mul.label);
+        return std::nullopt;
+    }
+    return GatedPair{*x, other->view, *product};
+}
+
 FusionBuildResult build_gated(const ComputeGraph& g, std::span<const size_t> chain,
                               const char* act_kernel, const char* fused_kernel, OpKind op) {
     const Node& act = g.nodes[chain[0]];
-    const Node& mul = g.nodes[chain[1]];
-    if (kernel_name(g, act) != act_kernel)
-        return decline(
-            fmt::format("{} runs {}, not {}", act.label, kernel_name(g, act), act_kernel));
-    if (kernel_name(g, mul) != "mul_f32")
-        return decline(fmt::format("{} runs {}, not mul_f32", mul.label, kernel_name(g, mul)));
-    const TensorView* x = binding(act, 0);
-    const TensorView* y = binding(act, 2);
-    if (!x || !y) return decline(fmt::format("{} has not the activation bindings", act.label));
     std::string why;
-    const auto other = other_operand(mul, *y, why);
-    if (!other) return decline(why);
-    if (other->view.elements() != y->elements() || other->elements != y->elements())
-        return decline(
-            fmt::format("{} broadcasts the gate; the fused kernel needs it whole", mul.label));
+    const auto pair = gated_pair(g, act, g.nodes[chain[1]], act_kernel, why);
+    if (!pair) return decline(why);
     struct {
         uint32_t n;
         float param;
-    } p{static_cast<uint32_t>(y->elements()), 0.0f};
-    return {make(fused_kernel, op, {{0, *x}, {1, other->view}, {2, *binding(mul, 2)}},
+    } p{static_cast<uint32_t>(pair->product.elements()), 0.0f};
+    return {make(fused_kernel, op, {{0, pair->a}, {1, pair->gate}, {2, pair->product}},
                  push_constant_bytes(p), act.workgroups),
             {}};
 }
@@ -447,28 +467,15 @@ FusionBuildResult build_gated(const ComputeGraph& g, std::span<const size_t> cha
 // goes to memory. Only the split-k Q4_0 / Q8_0 mat-vecs (the decode path) have that variant.
 FusionBuildResult build_gated_matvec(const ComputeGraph& g, std::span<const size_t> chain,
                                      const char* act_kernel, const char* act) {
-    const Node& act_node = g.nodes[chain[0]];
     const Node& mul = g.nodes[chain[1]];
     const Node& matvec = g.nodes[chain[2]];
-    if (kernel_name(g, act_node) != act_kernel)
-        return decline(fmt::format("{} runs {}, not {}", act_node.label, kernel_name(g, act_node),
-                                   act_kernel));
-    if (kernel_name(g, mul) != "mul_f32")
-        return decline(fmt::format("{} runs {}, not mul_f32", mul.label, kernel_name(g, mul)));
-    const TensorView* a = binding(act_node, 0);
-    const TensorView* y = binding(act_node, 2);
-    if (!a || !y) return decline(fmt::format("{} has not the activation bindings", act_node.label));
     std::string why;
-    const auto other = other_operand(mul, *y, why);
-    if (!other) return decline(why);
-    if (other->view.elements() != y->elements() || other->elements != y->elements())
-        return decline(
-            fmt::format("{} broadcasts the gate; the fused kernel needs it whole", mul.label));
+    const auto pair = gated_pair(g, g.nodes[chain[0]], mul, act_kernel, why);
+    if (!pair) return decline(why);
     const TensorView* w = binding(matvec, 0);
     const TensorView* x = binding(matvec, 1);
     const TensorView* out = binding(matvec, 2);
-    const TensorView* product = binding(mul, 2);
-    if (!w || !x || !out || !product || x->range() != product->range())
+    if (!w || !x || !out || x->range() != pair->product.range())
         return decline(fmt::format("{} does not read the product of {} as its x (binding 1)",
                                    matvec.label, mul.label));
     const std::string fused = fmt::format("{}_{}_mul", kernel_name(g, matvec), act);
@@ -477,7 +484,7 @@ FusionBuildResult build_gated_matvec(const ComputeGraph& g, std::span<const size
             "{} runs {}, which has no gated-input variant (only the split-k Q4_0 / Q8_0 "
             "mat-vecs of decode have one)",
             matvec.label, kernel_name(g, matvec)));
-    return {make(fused, OpKind::act_mul_matvec, {{0, *w}, {1, *a}, {2, *out}, {3, other->view}},
+    return {make(fused, OpKind::act_mul_matvec, {{0, *w}, {1, pair->a}, {2, *out}, {3, pair->gate}},
                  matvec.push_constants, matvec.workgroups),
             {}};
 }

@@ -111,6 +111,36 @@ INSTANTIATE_TEST_SUITE_P(Formats, GgmlMatmul,
 // count), and several columns (grid y) with a column stride.
 class SplitKMatvec : public OpsTest, public ::testing::WithParamInterface<std::string> {};
 
+/// Weight format and rows per workgroup of a split-k kernel, from its name
+/// ("matvec1_<format>_<threads>x<rows>_c<chunk>...").
+struct SplitKKernel {
+    DType format;
+    uint32_t rows;
+};
+SplitKKernel split_k_kernel(const std::string& kernel) {
+    const size_t x_pos = kernel.find('x', 8), c_pos = kernel.find("_c", x_pos);
+    return {kernel.rfind("matvec1_q4_0", 0) == 0 ? DType::q4_0 : DType::q8_0,
+            uint32_t(std::stoul(kernel.substr(x_pos + 1, c_pos - x_pos - 1)))};
+}
+
+/// One dispatch of a split-k kernel: n rows of k weights (format t) times m columns.
+DispatchDesc split_k_dispatch(const std::string& kernel, uint32_t n, uint32_t k, uint32_t m,
+                              std::vector<BoundView> bindings, OpKind op) {
+    const SplitKKernel sk = split_k_kernel(kernel);
+    struct {
+        uint32_t n, k, m, row_bytes, x_stride, y_stride, bits, group_size, expert_bytes, n_ids,
+            x_slot_stride;
+    } p{n, k, m, uint32_t(dtype_bytes_for(sk.format, k)), k, n, 0, 0, 0, 0, 0};
+    DispatchDesc d;
+    d.kernel = kernel;
+    d.bindings = std::move(bindings);
+    d.push_constants = push_constant_bytes(p);
+    d.workgroups = {(n + sk.rows - 1) / sk.rows, m, 1};
+    d.op = op;
+    d.label = kernel;
+    return d;
+}
+
 std::vector<std::string> split_k_matvec_kernels() {
     std::vector<std::string> names;
     for (const auto& name : KernelCatalog::embedded().names())
@@ -127,9 +157,8 @@ std::vector<std::string> gated_matvec_kernels() {
 
 TEST_P(SplitKMatvec, MatchesReferenceForShortAndLongRows) {
     const std::string& kernel = GetParam();
-    const DType t = kernel.rfind("matvec1_q4_0", 0) == 0 ? DType::q4_0 : DType::q8_0;
-    const size_t x_pos = kernel.rfind('x'), c_pos = kernel.rfind("_c");
-    const auto rows = uint32_t(std::stoul(kernel.substr(x_pos + 1, c_pos - x_pos - 1)));
+    const DType t = split_k_kernel(kernel).format;
+    const size_t c_pos = kernel.rfind("_c");
     // 32-bit-word kernels ("_w…") need a view size that is a multiple of 4 bytes: 38 rows.
     const bool words32 = kernel.find("_w", c_pos) != std::string::npos;
     const uint32_t n = words32 ? 38 : 37, m = 3;
@@ -139,17 +168,8 @@ TEST_P(SplitKMatvec, MatchesReferenceForShortAndLongRows) {
         const auto x = random(size_t(k) * m);
         auto tx = input(x, {k, m}, "x");
         auto out = tensor(DType::f32, {n, m}, "out");
-        struct {
-            uint32_t n, k, m, row_bytes, x_stride, y_stride, bits, group_size, expert_bytes, n_ids,
-                x_slot_stride;
-        } p{n, k, m, uint32_t(dtype_bytes_for(t, k)), k, n, 0, 0, 0, 0, 0};
-        DispatchDesc d;
-        d.kernel = kernel;
-        d.bindings = {{0, tw}, {1, tx}, {2, out}};
-        d.push_constants = push_constant_bytes(p);
-        d.workgroups = {(n + rows - 1) / rows, m, 1};
-        d.op = OpKind::quantized_matmul_ggml;
-        d.label = kernel;
+        const DispatchDesc d = split_k_dispatch(kernel, n, k, m, {{0, tw}, {1, tx}, {2, out}},
+                                                OpKind::quantized_matmul_ggml);
         run([&](GraphSession& s) { s.dispatch(d); });
         expect_close(out, ref::matmul(as_stored(t, w), x, n, k, m), kTolF32,
                      "k = " + std::to_string(k));
@@ -190,10 +210,8 @@ class GatedSplitKMatvec : public OpsTest, public ::testing::WithParamInterface<s
 
 TEST_P(GatedSplitKMatvec, MatchesReferenceOfTheActivationTimesTheGate) {
     const std::string& kernel = GetParam();
-    const DType t = kernel.rfind("matvec1_q4_0", 0) == 0 ? DType::q4_0 : DType::q8_0;
+    const DType t = split_k_kernel(kernel).format;
     const bool gelu = kernel.ends_with("_gelu_mul");
-    const size_t x_pos = kernel.find('x', 8), c_pos = kernel.find("_c", x_pos);
-    const auto rows = uint32_t(std::stoul(kernel.substr(x_pos + 1, c_pos - x_pos - 1)));
     const uint32_t n = 37, m = 2;
     for (uint32_t k : {5u * 32, 293u * 32}) {
         const auto w = random(size_t(n) * k);
@@ -202,17 +220,8 @@ TEST_P(GatedSplitKMatvec, MatchesReferenceOfTheActivationTimesTheGate) {
         auto ta = input(a, {k, m}, "a");
         auto tg = input(g, {k, m}, "g");
         auto out = tensor(DType::f32, {n, m}, "out");
-        struct {
-            uint32_t n, k, m, row_bytes, x_stride, y_stride, bits, group_size, expert_bytes, n_ids,
-                x_slot_stride;
-        } p{n, k, m, uint32_t(dtype_bytes_for(t, k)), k, n, 0, 0, 0, 0, 0};
-        DispatchDesc d;
-        d.kernel = kernel;
-        d.bindings = {{0, tw}, {1, ta}, {2, out}, {3, tg}};
-        d.push_constants = push_constant_bytes(p);
-        d.workgroups = {(n + rows - 1) / rows, m, 1};
-        d.op = OpKind::act_mul_matvec;
-        d.label = kernel;
+        const DispatchDesc d = split_k_dispatch(
+            kernel, n, k, m, {{0, tw}, {1, ta}, {2, out}, {3, tg}}, OpKind::act_mul_matvec);
         run([&](GraphSession& s) { s.dispatch(d); });
         const auto act = gelu ? ref::gelu(a) : ref::silu(a);
         std::vector<float> x(act.size());
