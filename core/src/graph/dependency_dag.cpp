@@ -28,17 +28,23 @@ void DependencyDag::build(const ComputeGraph& graph, const HazardIndex& hazards)
         const Node& node = graph.nodes[i];
         if (!node.is_dispatch()) continue;
         scratch.clear();
+        // into() lists hazards by earlier end: ascending already, only fence edges unsort it.
         for (const Hazard& h : hazards.into(i)) scratch.push_back(static_cast<uint32_t>(h.earlier));
-        if (last_fence != kNone) scratch.push_back(last_fence);
+        bool sorted = true;
+        if (last_fence != kNone) {
+            scratch.push_back(last_fence);
+            sorted = false;
+        }
         if (node.is_fence()) {
             ++fences_;
             scratch.insert(scratch.end(), segment.begin(), segment.end());
             segment.clear();
             last_fence = static_cast<uint32_t>(i);
+            sorted = false;
         } else {
             segment.push_back(static_cast<uint32_t>(i));
         }
-        std::sort(scratch.begin(), scratch.end());
+        if (!sorted) std::sort(scratch.begin(), scratch.end());
         scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
         uint32_t level = 0;
         for (uint32_t p : scratch) level = std::max(level, level_[p] + 1);
