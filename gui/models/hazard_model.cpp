@@ -121,7 +121,7 @@ void FusionModel::setStage(DocumentPtr document, int stage, std::optional<NodeId
             if (!document_->ready(s)) continue;
             for (const FusionDiagnostic& d : document_->snapshot(s).fusions) {
                 const bool involved =
-                    !only || d.fused_id == *only ||
+                    !only || (d.applied && d.fused_id == *only) ||  // near misses have no id
                     std::find(d.nodes.begin(), d.nodes.end(), *only) != d.nodes.end();
                 if (involved) rows_.push_back(&d);
             }

@@ -406,6 +406,10 @@ class TestModels : public QObject {
                  QStringLiteral("intermediate z read by node 9"));
         QCOMPARE(model.index(0, FusionModel::Applied).data().toString(),
                  QStringLiteral("near miss"));
+        // A near miss has no fused dispatch (its fused_id is 0): dispatch 0 is not in it.
+        model.setStage(doc, 1, NodeId(0));
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(model.index(0, FusionModel::Applied).data().toString(), QStringLiteral("fused"));
     }
 
     void timingModelShowsDeltasAgainstASecondRun() {
