@@ -92,6 +92,21 @@ void ConflictInspectorView::refresh() {
         return;
     }
     fusions_.setStage(doc, stage);
+    if (auto g = state_->selectedGroup()) {
+        const auto [in, out] = a->group_hazards(*g);
+        std::vector<HazardModel::Row> rows;
+        for (size_t h : in) rows.push_back({h, HazardModel::Direction::in});
+        for (size_t h : out) rows.push_back({h, HazardModel::Direction::out});
+        hazards_.setRows(doc, stage, std::move(rows));
+        headline_->setText(tr("<b>Group %1</b> — %2 dispatch(es) that may run together: they "
+                              "wait for %3 hazard(s) from earlier groups, %4 later hazard(s) "
+                              "wait for them.")
+                               .arg(*g)
+                               .arg(a->group_nodes[*g].size())
+                               .arg(in.size())
+                               .arg(out.size()));
+        return;
+    }
     if (auto b = state_->selectedBarrierIndex()) {
         hazards_.showBarrier(doc, stage, *b);
         const BarrierExplanation* e = a->barrier_at(*b);

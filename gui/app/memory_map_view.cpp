@@ -74,6 +74,10 @@ void MemoryMapCanvas::refresh() {
             hazards_.insert(hazards_.end(), a->hazards_out[*n].begin(), a->hazards_out[*n].end());
         } else if (auto b = state_->selectedBarrierIndex()) {
             hazards_ = a->barrier_at(*b)->forcing;
+        } else if (auto g = state_->selectedGroup()) {
+            auto [in, out] = a->group_hazards(*g);
+            hazards_ = std::move(in);
+            hazards_.insert(hazards_.end(), out.begin(), out.end());
         }
     }
     setMinimumHeight(int(rows_.size()) * kRowH + kTop + 6);
@@ -107,10 +111,11 @@ void MemoryMapCanvas::paintEvent(QPaintEvent*) {
     };
     const QColor text = palette().color(QPalette::Text);
     p.setPen(text);
-    p.drawText(
-        QRect(4, 2, width() - 8, 18), Qt::AlignLeft | Qt::AlignVCenter,
-        tr("Reads (upper, blue) and writes (lower, vermillion) of %1; hazard bytes outlined")
-            .arg(primary ? nodeTitle(s->graph, *primary) : tr("the groups around the barrier")));
+    p.drawText(QRect(4, 2, width() - 8, 18), Qt::AlignLeft | Qt::AlignVCenter,
+               tr("Reads (upper, blue) and writes (lower, vermillion) of %1; hazard bytes outlined")
+                   .arg(primary                   ? nodeTitle(s->graph, *primary)
+                        : state_->selectedGroup() ? tr("group %1").arg(*state_->selectedGroup())
+                                                  : tr("the groups around the barrier")));
     QFont small = font();
     small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.8));
     for (size_t i = 0; i < rows_.size(); ++i) {

@@ -71,6 +71,8 @@ NodeTableView::NodeTableView(SelectionState* state, QWidget* parent)
 void NodeTableView::followSelection() {
     std::optional<size_t> node = state_->selectedNodeIndex();
     if (!node) node = state_->selectedBarrierIndex();
+    if (!node && state_->selectedGroup())
+        node = state_->analysis()->group_nodes[*state_->selectedGroup()].front();
     if (!node) return;
     const QModelIndex i = proxy_.mapFromSource(model_.indexOfNode(*node));
     if (!i.isValid()) return;

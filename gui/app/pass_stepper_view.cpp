@@ -105,6 +105,9 @@ PassStepperView::PassStepperView(SelectionState* state, CoreWorker* worker, QWid
             right_list_->setCurrentIndex(right_model_.index(static_cast<int>(*i)));
         else if (auto b = state_->selectedBarrierIndex())
             right_list_->setCurrentIndex(right_model_.index(static_cast<int>(*b)));
+        else if (auto g = state_->selectedGroup())
+            right_list_->setCurrentIndex(
+                right_model_.index(static_cast<int>(state_->analysis()->group_nodes[*g].front())));
     });
 }
 

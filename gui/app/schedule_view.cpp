@@ -132,6 +132,22 @@ QPoint ScheduleView::boxCenter(size_t node_index) const {
                   int(r.center().y()) + kHeader - verticalScrollBar()->value());
 }
 
+std::optional<size_t> ScheduleView::groupHeaderAt(QPointF viewport) const {
+    // The line of group numbers, just above the columns.
+    if (viewport.y() < kHeader - 18 || viewport.y() >= kHeader) return std::nullopt;
+    const double x = viewport.x() + horizontalScrollBar()->value();
+    const auto [first, last] = layout_.visibleGroups(x, x + 1);
+    for (size_t g = first; g < last; ++g)
+        if (x >= layout_.columnX(g) && x < layout_.columnX(g) + layout_.columnWidth()) return g;
+    return std::nullopt;
+}
+
+QPoint ScheduleView::groupHeaderPoint(size_t group) const {
+    return QPoint(
+        int(layout_.columnX(group) + layout_.columnWidth() / 2) - horizontalScrollBar()->value(),
+        kHeader - 8);
+}
+
 QPoint ScheduleView::barrierPoint(size_t barrier_node_index) const {
     for (size_t g = 0; g < barrier_before_group_.size(); ++g)
         if (barrier_before_group_[g] == static_cast<long>(barrier_node_index))
@@ -146,6 +162,8 @@ void ScheduleView::scrollToSelection() {
     std::optional<double> x;
     if (auto n = state_->selectedNodeIndex())
         x = layout_.columnX(static_cast<size_t>(a->group[*n]));
+    else if (auto g = state_->selectedGroup())
+        x = layout_.columnX(*g);
     else if (auto b = state_->selectedBarrierIndex())
         if (const BarrierExplanation* e = a->barrier_at(*b); e && e->group_after >= 0)
             x = layout_.barrierX(static_cast<size_t>(e->group_after));
@@ -177,7 +195,9 @@ void ScheduleView::mouseReleaseEvent(QMouseEvent* event) {
     if (!dragging_ || event->button() != Qt::LeftButton) return;
     dragging_ = false;
     if (dragged_) return;
-    if (auto n = nodeAt(event->position()))
+    if (auto g = groupHeaderAt(event->position()))
+        state_->selectGroup(*g);
+    else if (auto n = nodeAt(event->position()))
         state_->selectNodeIndex(*n);
     else
         state_->clearSelection();
@@ -312,6 +332,19 @@ void ScheduleView::paintEvent(QPaintEvent*) {
     const size_t every = std::max<size_t>(1, size_t(std::ceil(40.0 / pitch)));
     for (size_t g = first - first % every; g < last; g += every)
         p.drawText(QPointF(layout_.columnX(g) - sx + 1, kHeader - 4), QString::number(g));
+    // The selected group: its number framed (drawn even where numbers are sparse).
+    if (const auto sg = state_->selectedGroup(); sg && *sg >= first && *sg < last) {
+        const QString number = QString::number(*sg);
+        const QRectF box(
+            layout_.columnX(*sg) - sx, kHeader - 16,
+            std::max(layout_.columnWidth(), double(p.fontMetrics().horizontalAdvance(number) + 4)),
+            15);
+        p.fillRect(box, palette().color(QPalette::Window));
+        p.setPen(QPen(QColor(0x00, 0x72, 0xB2), 2));
+        p.drawRect(box);
+        p.setPen(text);
+        p.drawText(box, Qt::AlignCenter, number);
+    }
     // Legend of the op families on the second line.
     {
         const OpKind families[] = {OpKind::matmul, OpKind::flash_attn_vec, OpKind::rms_norm,
@@ -329,7 +362,8 @@ void ScheduleView::paintEvent(QPaintEvent*) {
     p.drawText(
         QRect(4, 0, viewport()->width() - 8, 16), Qt::AlignLeft | Qt::AlignVCenter,
         tr("Stage \"%1\": %2 groups (columns), %3 barriers (lines; %4 redundant, dashed)%5 "
-           "— click to inspect, drag to pan, Ctrl+wheel to zoom")
+           "— click a box, a line or a group's number to inspect, drag to pan, Ctrl+wheel "
+           "to zoom")
             .arg(QString::fromStdString(s->stage))
             .arg(a->group_nodes.size())
             .arg(a->barriers.size())

@@ -20,6 +20,8 @@ class ScheduleView : public QAbstractScrollArea {
     /// Viewport position of a dispatch's box / of the barrier line before a group (for tests).
     QPoint boxCenter(size_t node_index) const;
     QPoint barrierPoint(size_t barrier_node_index) const;
+    /// Viewport point on a group's number above its column (a click there selects the group).
+    QPoint groupHeaderPoint(size_t group) const;
     /// Whether a node is drawn dimmed because the shared filter does not match it.
     bool dimmed(size_t node_index) const;
 
@@ -38,6 +40,8 @@ class ScheduleView : public QAbstractScrollArea {
     QPointF toContent(QPointF viewport) const;
     /// Node index under a viewport point (dispatch or barrier), if any.
     std::optional<size_t> nodeAt(QPointF viewport) const;
+    /// Group whose number is under a viewport point, if any.
+    std::optional<size_t> groupHeaderAt(QPointF viewport) const;
     void scrollToSelection();
 
     SelectionState* state_;

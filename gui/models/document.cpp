@@ -27,6 +27,19 @@ std::optional<size_t> StageAnalysis::find(const ComputeGraph& graph, NodeId id) 
     return std::nullopt;
 }
 
+std::pair<std::vector<size_t>, std::vector<size_t>> StageAnalysis::group_hazards(size_t g) const {
+    std::vector<size_t> in, out;
+    for (size_t n : group_nodes[g]) {
+        for (size_t h : hazards_in[n])
+            if (group[hazards[h].earlier] != int(g)) in.push_back(h);
+        for (size_t h : hazards_out[n])
+            if (group[hazards[h].later] != int(g)) out.push_back(h);
+    }
+    std::sort(in.begin(), in.end());
+    std::sort(out.begin(), out.end());
+    return {std::move(in), std::move(out)};
+}
+
 const BarrierExplanation* StageAnalysis::barrier_at(size_t node_index) const {
     auto it =
         std::lower_bound(barriers.begin(), barriers.end(), node_index,

@@ -56,6 +56,9 @@ struct StageAnalysis {
     /// Node index of the dispatch with this id, or of the fused dispatch that absorbed it.
     std::optional<size_t> find(const ComputeGraph& graph, NodeId id) const;
     const BarrierExplanation* barrier_at(size_t node_index) const;
+    /// Hazards with exactly one end in group `g`: into it (from earlier groups) and out of
+    /// it (to later groups), each list in hazard order.
+    std::pair<std::vector<size_t>, std::vector<size_t>> group_hazards(size_t g) const;
     size_t redundant_barriers() const;
 };
 

@@ -73,9 +73,16 @@ std::optional<size_t> SelectionState::selectedBarrierIndex() const {
     return current_.barrier_index;
 }
 
+std::optional<size_t> SelectionState::selectedGroup() const {
+    if (current_.kind != Selection::Kind::group || !snapshot()) return std::nullopt;
+    if (current_.group >= analysis()->group_nodes.size()) return std::nullopt;
+    return current_.group;
+}
+
 std::vector<size_t> SelectionState::selectedNodeIndices() const {
     std::vector<size_t> out;
     if (auto i = selectedNodeIndex()) out.push_back(*i);
+    if (auto g = selectedGroup()) out = analysis()->group_nodes[*g];
     if (auto b = selectedBarrierIndex()) {
         const BarrierExplanation* e = analysis()->barrier_at(*b);
         for (int g : {e->group_before, e->group_after})
@@ -89,8 +96,9 @@ void SelectionState::setStage(int stage) {
     if (!document_ || stage < 0 || stage >= stageCount() || stage == current_.stage) return;
     Selection next = current_;
     next.stage = stage;
-    // A barrier is a position in one stage's order; it means nothing in another stage.
-    if (next.kind == Selection::Kind::barrier) next = Selection{.stage = stage};
+    // A barrier or a group is a position in one stage's order; it means nothing in another.
+    if (next.kind == Selection::Kind::barrier || next.kind == Selection::Kind::group)
+        next = Selection{.stage = stage};
     go(next);
 }
 
@@ -126,6 +134,10 @@ void SelectionState::selectBarrier(size_t node_index) {
     Selection next{
         .kind = Selection::Kind::barrier, .barrier_index = node_index, .stage = current_.stage};
     go(next);
+}
+
+void SelectionState::selectGroup(size_t group) {
+    go(Selection{.kind = Selection::Kind::group, .group = group, .stage = current_.stage});
 }
 
 void SelectionState::clearSelection() {

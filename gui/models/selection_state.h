@@ -14,10 +14,11 @@
 namespace graphlens::gui {
 
 struct Selection {
-    enum class Kind { none, node, barrier };
+    enum class Kind { none, node, barrier, group };
     Kind kind = Kind::none;
     NodeId node = 0;           ///< for Kind::node: the dispatch id
     size_t barrier_index = 0;  ///< for Kind::barrier: node index in the stage
+    size_t group = 0;          ///< for Kind::group: concurrency group of the stage
     int stage = 0;
     friend bool operator==(const Selection&, const Selection&) = default;
 };
@@ -48,8 +49,9 @@ class SelectionState : public QObject {
     /// Node index of the selected dispatch in the current stage (following fusion).
     std::optional<size_t> selectedNodeIndex() const;
     std::optional<size_t> selectedBarrierIndex() const;
-    /// The node indices a "selection" covers: the selected dispatch, or the two groups around
-    /// a selected barrier.
+    std::optional<size_t> selectedGroup() const;
+    /// The node indices a "selection" covers: the selected dispatch, the two groups around
+    /// a selected barrier, or the dispatches of a selected group.
     std::vector<size_t> selectedNodeIndices() const;
 
     QString filter() const { return filter_; }
@@ -76,6 +78,8 @@ class SelectionState : public QObject {
     void selectNodeIndex(size_t index);
     void selectNode(NodeId id);
     void selectBarrier(size_t node_index);
+    /// Selects a concurrency group of the current stage (its dispatches, as one).
+    void selectGroup(size_t group);
     void clearSelection();
     void setFilter(const QString& text);
     void setRun(std::optional<graphlens::RunResult> run);

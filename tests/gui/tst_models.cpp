@@ -150,6 +150,28 @@ class TestModels : public QObject {
         QVERIFY(changed.count() >= 6);
     }
 
+    // A concurrency group as a selection: its dispatches, the hazards across its edges, and
+    // (like a barrier) nothing once the stage changes.
+    void selectingAGroupCoversItsDispatches() {
+        SelectionState s;
+        s.setDocument(sampleDocument());  // captured: groups {a, b} | {c} | {d}
+        s.selectGroup(0);
+        QCOMPARE(s.selection().kind, Selection::Kind::group);
+        QCOMPARE(*s.selectedGroup(), size_t(0));
+        QCOMPARE(s.selectedNodeIndices(), (std::vector<size_t>{0, 1}));
+        QVERIFY(!s.selectedNodeIndex() && !s.selectedBarrierIndex());
+        const auto [in, out] = s.analysis()->group_hazards(0);
+        QVERIFY(in.empty());
+        QCOMPARE(out.size(), size_t(2));  // a → c, b → d
+        const auto [in2, out2] = s.analysis()->group_hazards(1);
+        QCOMPARE(in2.size(), size_t(1));  // c waits for a
+        QVERIFY(out2.empty());
+        s.setStage(1);
+        QCOMPARE(s.selection().kind, Selection::Kind::none);
+        s.back();
+        QCOMPARE(*s.selectedGroup(), size_t(0));
+    }
+
     void selectionFindsTheFusedNodeThatAbsorbedADispatch() {
         ComputeGraph fused = twoChainsPlanned();
         Node& c = fused.nodes[3];

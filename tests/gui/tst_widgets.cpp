@@ -376,6 +376,34 @@ class TestWidgets : public QObject {
         QVERIFY(w().conflictInspector()->headline().contains(QStringLiteral("needed")));
     }
 
+    // Clicking a group's number above its column selects the group: the memory map shows
+    // the reads and writes of all its dispatches, the inspector the hazards across its edges.
+    void clickingAGroupNumberSelectsTheGroup() {
+        const size_t group = 2;  // blk.0.attn_q, attn_k, attn_v
+        ScheduleView* schedule = w().scheduleView();
+        QTest::mouseClick(schedule->viewport(), Qt::LeftButton, {},
+                          schedule->groupHeaderPoint(group));
+        QCOMPARE(w().state()->selectedGroup().value_or(SIZE_MAX), group);
+        const std::vector<size_t>& members = analysis().group_nodes[group];
+        QCOMPARE(w().state()->selectedNodeIndices(), members);
+        const ComputeGraph& g = w().state()->snapshot()->graph;
+        std::set<AllocationId> touched;
+        for (size_t n : members)
+            for (const auto* list : {&g.nodes[n].reads, &g.nodes[n].writes})
+                for (const ByteRange& r : *list) touched.insert(r.allocation);
+        const auto& rows = w().memoryMap()->canvas()->rows();
+        QCOMPARE(std::set<AllocationId>(rows.begin(), rows.end()), touched);
+        const auto [in, out] = analysis().group_hazards(group);
+        QCOMPARE(size_t(w().conflictInspector()->hazards().rowCount()), in.size() + out.size());
+        QVERIFY(w().conflictInspector()->headline().contains(QStringLiteral("Group 2")));
+        QCOMPARE(w().memoryMap()->canvas()->outlinedHazards().size(), in.size() + out.size());
+        // The node table and the stepper point at its first dispatch.
+        QCOMPARE(w().nodeTable()->table()->currentIndex().data(NodeTableModel::NodeIndexRole),
+                 QVariant(qulonglong(members.front())));
+        QCOMPARE(size_t(w().passStepper()->currentStageList()->currentIndex().row()),
+                 members.front());
+    }
+
     void aRedundantBarrierIsCalledRedundant() {
         waitForDocument([this] { w().openFile(writeCapture("chains.json", std::nullopt)); });
         ScheduleView* schedule = w().scheduleView();
@@ -876,6 +904,8 @@ class TestWidgets : public QObject {
         shot(w().scheduleView(), QStringLiteral("schedule"));
         shot(w().conflictInspector(), QStringLiteral("conflict-inspector"));
         shot(w().memoryMap(), QStringLiteral("memory-map"));
+        w().state()->selectGroup(2);  // q, k and v of layer 0
+        shot(&w(), QStringLiteral("main-window-group"));
         const size_t node = analysis().group_nodes[2].front();
         w().state()->selectNodeIndex(node);
         shot(w().nodeTable(), QStringLiteral("node-table"));
