@@ -1,5 +1,7 @@
 #include "app/core_worker.h"
 
+#include "app/document_export.h"
+
 #include <QFile>
 #include <QFileInfo>
 #include <exception>
@@ -323,6 +325,16 @@ void CoreWorker::loadSecondRun(const QString& path, const RunRequest& request) {
         }
         if (!stale("second-run", g)) emit secondRunReady(*capture.run, path);
     });
+}
+
+void CoreWorker::exportDocument(DocumentPtr document, std::optional<RunResult> run, int stage,
+                                const QString& format, const QString& path) {
+    // One tag per file: a second export to another file does not replace a waiting one.
+    post("export:" + path.toStdString(), tr("Exporting %1").arg(path),
+         [this, document, run = std::move(run), stage, format, path](uint64_t) {
+             write_document(*document, run, stage, format, path);
+             emit exportFinished(path);
+         });
 }
 
 void CoreWorker::listDevices() {

@@ -68,6 +68,9 @@ class CoreWorker : public QObject {
     /// without timings, a run of `request`'s modes on its graph (nothing when it has none).
     void loadSecondRun(const QString& path, const RunRequest& request = {});
     void listDevices();
+    /// Writes the document in an export format (write_document) off the UI thread.
+    void exportDocument(DocumentPtr document, std::optional<RunResult> run, int stage,
+                        const QString& format, const QString& path);
     /// The execution modes the runner knows, in order.
     static QStringList executionModes();
     static QStringList presetNames();
@@ -92,6 +95,7 @@ class CoreWorker : public QObject {
     /// The run stopped because cancelRun() asked it to (not an error).
     void runCancelled();
     void devicesReady(QStringList devices);
+    void exportFinished(QString path);
     /// Something went wrong; `what` is the action ("Opening x.json"), `message` the reason.
     void failed(QString what, QString message);
     void busyChanged(bool busy, QString what);

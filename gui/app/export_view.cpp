@@ -10,13 +10,8 @@
 #include <QVBoxLayout>
 #include <stdexcept>
 
-#include <QFile>
-
+#include "app/document_export.h"
 #include "app/view_export.h"
-#include "graphlens/capture_file.h"
-#include "graphlens/chrome_trace.h"
-#include "graphlens/report.h"
-#include "models/graph_folding.h"
 
 namespace graphlens::gui {
 
@@ -42,26 +37,6 @@ const QList<FormatInfo>& formats() {
     return list;
 }
 
-CaptureDocument capture_of(const Document& doc, const std::optional<RunResult>& run) {
-    // A capture file holds the pipeline's stages in order; half of them would mislead.
-    if (!doc.complete())
-        throw std::runtime_error("the stages of '" + doc.title +
-                                 "' are still being computed: export when they are all there");
-    CaptureDocument c;
-    c.generator = "graphlens GUI";
-    c.graph = doc.snapshot(0).graph;
-    c.snapshots = doc.ready_snapshots();
-    c.run = run;
-    return c;
-}
-
-void write_text(const QString& path, const QByteArray& bytes) {
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(bytes) != bytes.size())
-        throw std::runtime_error("cannot write " + path.toStdString() + ": " +
-                                 f.errorString().toStdString());
-}
-
 }  // namespace
 
 QStringList ExportView::documentFormats() {
@@ -70,7 +45,12 @@ QStringList ExportView::documentFormats() {
     return keys;
 }
 
-ExportView::ExportView(SelectionState* state, QWidget* parent) : QWidget(parent), state_(state) {
+ExportView::ExportView(SelectionState* state, CoreWorker* worker, QWidget* parent)
+    : QWidget(parent), state_(state), worker_(worker) {
+    connect(worker_, &CoreWorker::exportFinished, this, [this](const QString& path) {
+        status_->setText(tr("Wrote %1").arg(path));
+        emit exported(path);
+    });
     auto* docBox = new QGroupBox(tr("Document"));
     auto* grid = new QGridLayout(docBox);
     int row = 0;
@@ -109,33 +89,17 @@ void ExportView::addView(const QString& name, QWidget* view) {
 void ExportView::exportDocument(const QString& format, const QString& path) const {
     const DocumentPtr& doc = state_->document();
     if (!doc) throw std::runtime_error("no document is open");
-    if (format == QLatin1String("capture")) {
-        save_capture(capture_of(*doc, state_->run()), path.toStdString());
+    write_document(*doc, state_->run(), state_->stage(), format, path);
+}
+
+void ExportView::startExport(const QString& format, const QString& path) {
+    const DocumentPtr& doc = state_->document();
+    if (!doc) {
+        emit failed(tr("Exporting %1").arg(path), tr("no document is open"));
         return;
     }
-    if (auto report = report_format_from_name(format.toStdString())) {
-        const ReportSummary summary = summarize_capture(capture_of(*doc, state_->run()));
-        write_text(path, QByteArray::fromStdString(render_report(summary, *report)));
-        return;
-    }
-    if (format == QLatin1String("dot")) {
-        if (!state_->snapshot())
-            throw std::runtime_error("the current stage is still being computed");
-        const Snapshot& s = *state_->snapshot();
-        const StageAnalysis& a = *state_->analysis();
-        const FoldedGraph folded = fold_graph(s.graph, a, {});
-        write_text(path, folded_graph_dot(s.graph, a, folded,
-                                          QString::fromStdString(doc->title + " — " + s.stage))
-                             .toUtf8());
-        return;
-    }
-    if (format == QLatin1String("trace")) {
-        if (!state_->run())
-            throw std::runtime_error("the document has no run to trace: run modes first (Timing)");
-        write_text(path, QByteArray::fromStdString(chrome_trace_json(*state_->run())));
-        return;
-    }
-    throw std::runtime_error("unknown export format '" + format.toStdString() + "'");
+    status_->setText(tr("Writing %1…").arg(path));
+    worker_->exportDocument(doc, state_->run(), state_->stage(), format, path);
 }
 
 void ExportView::exportView(const QString& name, const QString& path) const {
@@ -150,13 +114,7 @@ void ExportView::askAndExportDocument(const QString& format) {
         if (f.key == format) filter = f.filter;
     const QString path = QFileDialog::getSaveFileName(this, tr("Export"), {}, filter);
     if (path.isEmpty()) return;
-    try {
-        exportDocument(format, path);
-        status_->setText(tr("Wrote %1").arg(path));
-        emit exported(path);
-    } catch (const std::exception& e) {
-        emit failed(tr("Exporting %1").arg(path), QString::fromUtf8(e.what()));
-    }
+    startExport(format, path);
 }
 
 void ExportView::askAndExportView(const QString& suffix) {

@@ -6,6 +6,7 @@
 
 #include <optional>
 
+#include "app/core_worker.h"
 #include "graphlens/run_result.h"
 #include "models/selection_state.h"
 
@@ -17,13 +18,15 @@ namespace graphlens::gui {
 class ExportView : public QWidget {
     Q_OBJECT
   public:
-    explicit ExportView(SelectionState* state, QWidget* parent = nullptr);
+    ExportView(SelectionState* state, CoreWorker* worker, QWidget* parent = nullptr);
     /// Views that can be saved as images, by name.
     void addView(const QString& name, QWidget* view);
     /// Document formats: "capture", "html", "md", "csv", "json", "dot", "trace".
     static QStringList documentFormats();
-    /// Writes the document with the run every view shows (current stage where a format shows one
-    /// stage) in a format. Throws with a message naming the file on failure.
+    /// Writes the document in the worker thread (exported or failed tell how it went).
+    void startExport(const QString& format, const QString& path);
+    /// Writes the document here, at once, with the run every view shows (current stage where a
+    /// format shows one stage) in a format. Throws with a message naming the file on failure.
     void exportDocument(const QString& format, const QString& path) const;
     void exportView(const QString& name, const QString& path) const;
     QStringList viewNames() const { return views_.keys(); }
@@ -37,6 +40,7 @@ class ExportView : public QWidget {
 
   private:
     SelectionState* state_;
+    CoreWorker* worker_;
     QMap<QString, QWidget*> views_;
     QComboBox* view_combo_;
     QLabel* status_;

@@ -99,7 +99,7 @@ void MainWindow::createDocks() {
     inspector_ = new ConflictInspectorView(state_);
     memory_ = new MemoryMapView(state_);
     timing_ = new TimingView(state_, worker_);
-    export_ = new ExportView(state_);
+    export_ = new ExportView(state_, worker_);
     log_ = new QPlainTextEdit;
     log_->setReadOnly(true);
     log_->setMaximumBlockCount(2000);
@@ -170,13 +170,7 @@ void MainWindow::createMenus() {
     action(file, tr("&Save capture as…"), QKeySequence(tr("Ctrl+Shift+S")), [this] {
         const QString p = QFileDialog::getSaveFileName(this, tr("Save capture"), {},
                                                        tr("GraphLens capture (*.json)"));
-        if (p.isEmpty()) return;
-        try {
-            export_->exportDocument(QStringLiteral("capture"), p);
-            log(tr("Saved %1").arg(p));
-        } catch (const std::exception& e) {
-            showError(tr("Saving %1").arg(p), QString::fromUtf8(e.what()));
-        }
+        if (!p.isEmpty()) export_->startExport(QStringLiteral("capture"), p);
     });
     // Every export of the Export view, from the menu too (each asks for a file name).
     QMenu* exp = file->addMenu(tr("&Export"));

@@ -561,6 +561,17 @@ class TestWidgets : public QObject {
         QVERIFY(text("dot").startsWith(QStringLiteral("digraph")));
         QVERIFY(text("dot").contains(QStringLiteral("RAW x [0x0, 0x40)")));
         QVERIFY(text("trace").contains(QStringLiteral("traceEvents")));
+        // The same through the worker thread (what the buttons and File > Export do): the
+        // window does not wait for the file, `exported` says when it is there.
+        for (const QString& format : ExportView::documentFormats()) {
+            const QString path = dir_.filePath(QStringLiteral("worker-export.") + format);
+            QSignalSpy exported(exp, &ExportView::exported);
+            exp->startExport(format, path);
+            QVERIFY2(exported.wait(20000), qPrintable(format + ": " + w().lastError()));
+            QCOMPARE(exported.first().at(0).toString(), path);
+            QCOMPARE(QFileInfo(path).size(),
+                     QFileInfo(dir_.filePath(QStringLiteral("export.") + format)).size());
+        }
         // The capture export loads back with every stage.
         const CaptureDocument back =
             load_capture(dir_.filePath(QStringLiteral("export.capture")).toStdString());
@@ -574,6 +585,10 @@ class TestWidgets : public QObject {
         }
         QVERIFY_THROWS_EXCEPTION(std::runtime_error,
                                  exportWidget(w().scheduleView(), dir_.filePath("x.bmp")));
+        // A document without a run has no trace: the message says why.
+        waitForDocument([this] { w().openSample(); });
+        exp->startExport(QStringLiteral("trace"), dir_.filePath(QStringLiteral("none.trace")));
+        QTRY_VERIFY_WITH_TIMEOUT(w().lastError().contains(QStringLiteral("no run")), 10000);
     }
 
     // One filter for every view: typed into the node table, the schedule dims the boxes it
