@@ -113,6 +113,19 @@ void SpreadChartView::drawForeground(QPainter* painter, const QRectF& rect) {
     painter->restore();
 }
 
+namespace {
+
+class LazyComboBox : public QComboBox {
+  public:
+    std::function<void()> before_popup;
+    void showPopup() override {
+        if (before_popup) before_popup();
+        QComboBox::showPopup();
+    }
+};
+
+}  // namespace
+
 TimingView::TimingView(SelectionState* state, CoreWorker* worker, QWidget* parent)
     : QWidget(parent), state_(state), worker_(worker) {
     modes_ = new QListWidget;
@@ -124,7 +137,13 @@ TimingView::TimingView(SelectionState* state, CoreWorker* worker, QWidget* paren
         item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
     }
     modes_->setMaximumWidth(170);
-    device_ = new QComboBox;
+    // Listed when the picker is first opened, not at start-up: enumerating the devices (and
+    // loading their drivers) in the worker would delay the first document behind it.
+    auto* device = new LazyComboBox;
+    device->before_popup = [this] {
+        if (!devices_listed_) listDevices();
+    };
+    device_ = device;
     device_->addItem(tr("default device"));
     device_->setToolTip(
         tr("The Vulkan device to run on (default: GRAPHLENS_DEVICE or the best "
@@ -277,12 +296,6 @@ bool TimingView::setDevice(const QString& selector) {
 void TimingView::listDevices() {
     devices_listed_ = true;
     worker_->listDevices();
-}
-
-void TimingView::showEvent(QShowEvent* event) {
-    QWidget::showEvent(event);
-    // Not at start-up: enumerating devices would delay the first document in the worker.
-    if (!devices_listed_) listDevices();
 }
 
 void TimingView::runSelected() {

@@ -85,7 +85,7 @@ class TimingView : public QWidget {
     QStringList devices() const;
     /// Picks the device whose selector (index) is given; false when it is not listed.
     bool setDevice(const QString& selector);
-    /// Asks the worker for the device list (done once when the view is first shown).
+    /// Asks the worker for the device list (done when the picker is first opened).
     void listDevices();
 
   public slots:
@@ -94,9 +94,6 @@ class TimingView : public QWidget {
     void loadSecondRun();
     /// A second run (or a capture without timings, run with the checked modes) to compare.
     void loadSecondRunFrom(const QString& path);
-
-  protected:
-    void showEvent(QShowEvent* event) override;
 
   private:
     void showRun(const RunResult& run);

@@ -279,6 +279,21 @@ class TestWidgets : public QObject {
         QVERIFY(paint.elapsed() < 1000);
     }
 
+    // Starting and opening a document touch no Vulkan device: listing devices (and loading
+    // their drivers) in the worker would hold the first document up behind it.
+    void openingTouchesNoDevice() {
+        window_ = std::make_unique<MainWindow>();
+        QSignalSpy listed(w().worker(), &CoreWorker::devicesReady);
+        window_->resize(1500, 950);
+        window_->show();
+        w().showView(w().timingView());  // shown once, as a user clicking its tab
+        w().showView(w().nodeTable());
+        waitForDocument([this] { w().openSample(); });
+        QTest::qWait(50);
+        QCOMPARE(listed.count(), 0);
+        QCOMPARE(w().worker()->devicesCreated(), 0);
+    }
+
     void stepsThroughPassesWithKeys() {
         QTest::keyClick(&w(), Qt::Key_F8);
         QCOMPARE(w().state()->stage(), 1);
