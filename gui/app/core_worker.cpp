@@ -297,7 +297,7 @@ void CoreWorker::runModes(DocumentPtr document, const RunRequest& request) {
              if (!document || !document->ready(0)) throw std::runtime_error("no document is open");
              try {
                  RunResult result = runGraph(document->snapshot(0).graph, request, document->title);
-                 if (!stale("run", g)) emit runFinished(result);
+                 if (!stale("run", g)) emit runFinished(result, document->id);
              } catch (const RunCancelled&) {
                  emit runCancelled();  // what the user asked for: no error
              }

@@ -91,7 +91,8 @@ class CoreWorker : public QObject {
                          graphlens::gui::NodeChanges right_changes);
     void secondRunReady(graphlens::RunResult run, QString source);
     void runProgress(int done, int total, QString what);
-    void runFinished(graphlens::RunResult run);
+    /// A run of the document with this id (Document::id) finished.
+    void runFinished(graphlens::RunResult run, quint64 document_id);
     /// The run stopped because cancelRun() asked it to (not an error).
     void runCancelled();
     void devicesReady(QStringList devices);

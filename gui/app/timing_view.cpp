@@ -355,7 +355,12 @@ void TimingView::finishRun(const QString& status) {
     status_->setText(status);
 }
 
-void TimingView::showRun(const RunResult& run) {
+void TimingView::showRun(const RunResult& run, quint64 document_id) {
+    // A run of a document that has been replaced meanwhile belongs to no view any more.
+    if (!state_->document() || state_->document()->id != document_id) {
+        finishRun(tr("The run finished after another document was opened; not shown."));
+        return;
+    }
     finishRun(tr("%1 mode(s) on %2").arg(run.modes.size()).arg(QString::fromStdString(run.device)));
     state_->setRun(run);  // every view shows it: chart, node table GPU times, exports
 }

@@ -96,7 +96,7 @@ class TimingView : public QWidget {
     void loadSecondRunFrom(const QString& path);
 
   private:
-    void showRun(const RunResult& run);
+    void showRun(const RunResult& run, quint64 document_id);
     void finishRun(const QString& status);
     void refresh();
     void rebuildChart();

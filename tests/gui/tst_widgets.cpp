@@ -751,6 +751,27 @@ class TestWidgets : public QObject {
         QVERIFY(!w().state()->run());
     }
 
+    // A run that finishes after another document was opened is not shown with it.
+    void aRunOfAReplacedDocumentIsDropped() {
+        waitForDocument([&] { w().openFile(tinyLlamaPath()); });
+        const DocumentPtr tiny = w().state()->document();
+        RunRequest request;
+        request.modes = {QStringLiteral("serial")};
+        request.repeats = 1;
+        QSignalSpy finished(w().worker(), &CoreWorker::runFinished);
+        // The sample's open is queued first, so it is shown before the run of the tiny
+        // llama ends.
+        waitForDocument([&] {
+            w().openSample();
+            w().worker()->runModes(tiny, request);
+        });
+        QVERIFY(finished.wait(60000) || finished.count() > 0);
+        QTest::qWait(50);  // the queued result reaches the views
+        QVERIFY(w().state()->document() != tiny);
+        QVERIFY(!w().state()->run());
+        QVERIFY(w().timingView()->statusText().contains(QStringLiteral("not shown")));
+    }
+
     // A device lost in the middle of a run: a message that says so, the document stays, and
     // the next run works on a device created afresh.
     void aLostDeviceIsReportedAndTheNextRunWorks() {
