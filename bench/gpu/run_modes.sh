@@ -2,7 +2,7 @@
 # The execution-mode device run of docs/benchmarks.md §1: every mode on llama-3.2-1b decode at
 # KV 512 and 4096, llama-3.1-8b decode and a 512-token llama-3.2-1b prefill (random Q4_0
 # weights, f16 KV cache for decode), the copy bandwidth for the floor, a per-group profile of
-# the 1b decode and the op/matmul tests on the device. Put graphlens-cli, graphlens-bench and
+# the 1b decode, the decode attention kernels and the op/matmul tests on the device. Put graphlens-cli, graphlens-bench and
 # test_ops (Release) next to this script and run it on the GPU machine with $OUT set; logs go
 # to $OUT as one archive, logs.tgz (the device tool returns at most 8 files). STEPS (a regular
 # expression over the step names) runs a subset.
@@ -12,6 +12,7 @@ step() { local name=$1 t=$2; shift 2; [[ "$name" =~ ^(${STEPS:-.*})$ ]] || retur
 nvidia-smi -L > "$OUT/smi.txt" 2>&1
 step devices 30 "$B/graphlens-cli" devices
 step copy 60 "$B/graphlens-bench" kernels --sections copy
+step attention 90 "$B/graphlens-bench" kernels --sections attention
 step cap-1b-512 60 "$B/graphlens-cli" capture --preset llama-3.2-1b --phase decode --ctx 512 --kv f16 -o d512.json
 step cap-1b-4096 60 "$B/graphlens-cli" capture --preset llama-3.2-1b --phase decode --ctx 4096 --kv f16 -o d4096.json
 step cap-8b-512 120 "$B/graphlens-cli" capture --preset llama-3.1-8b --phase decode --ctx 512 --kv f16 -o d8b.json

@@ -6,8 +6,8 @@
 // else f32), first kv_len tokens valid; the query is at position kv_len - 1.
 // window > 0: only the last `window` keys (sliding window); softcap > 0: s = cap tanh(s/cap).
 // The split is walked in chunks of WG_SIZE keys with an online softmax per chunk:
-//   scores: one thread per key, the whole dot product in registers (q from shared memory),
-//           so a chunk costs one memory round trip rather than one per key;
+//   scores: a quad of lanes per key, coalesced row reads (attn_scores.glsl), the chunk's loads
+//           issued together so it costs one memory round trip; then one thread per key;
 //   P.V:    thread (group g, dims 4*d4..+3) sums the chunk's keys g, g + G, ... with
 //           vectorised, coalesced V loads (a key's row is read by consecutive lanes);
 // the G groups' sums meet in shared memory at the end. head_dim: multiple of 4, <= 256.
@@ -47,9 +47,12 @@ layout(push_constant) uniform Params {
     uint window;
 } p;
 
-shared vec4 q_sh[MAX_HD4];
-shared float p_sh[WG_SIZE];  // the chunk's probabilities e^(s - m)
-shared vec4 o_sh[WG_SIZE];   // per-group P.V sums, combined at the end
+#define HEAD_BATCH 1  // attn_scores.glsl: one query head per workgroup
+shared vec4 q_sh[HEAD_BATCH][MAX_HD4];
+shared float p_sh[HEAD_BATCH][WG_SIZE];  // the chunk's scores, then probabilities e^(s - m)
+shared vec4 o_sh[WG_SIZE];               // per-group P.V sums, combined at the end
+
+#include "attn_scores.glsl"
 
 void main() {
     const uint split = gl_WorkGroupID.x;
@@ -60,7 +63,7 @@ void main() {
     const uint token_stride4 = p.n_kv_heads * hd4;
     const uint head_base4 = kvh * hd4;
 
-    if (tid < hd4) q_sh[tid] = q4[h * hd4 + tid] * p.scale;
+    if (tid < hd4) q_sh[0][tid] = q4[h * hd4 + tid] * p.scale;
 
     uint first = split * p.split_len;
     const uint last = min(p.kv_len, first + p.split_len);
@@ -78,23 +81,14 @@ void main() {
 
     for (uint c0 = first; c0 < last; c0 += WG_SIZE) {
         const uint j = c0 + tid;
-        float s = -1.0 / 0.0;
-        if (j < last) {
-            const uint base = j * token_stride4 + head_base4;
-            float s0 = 0.0, s1 = 0.0;
-            uint e = 0;
-            for (; e + 1u < hd4; e += 2u) {
-                s0 += dot(q_sh[e], load_k(base + e));
-                s1 += dot(q_sh[e + 1u], load_k(base + e + 1u));
-            }
-            if (e < hd4) s0 += dot(q_sh[e], load_k(base + e));
-            s = s0 + s1;
-            if (p.softcap > 0.0) s = p.softcap * tanh(s / p.softcap);
-        }
+        chunk_scores(c0, last, token_stride4, head_base4, hd4);
+        barrier();
+        float s = p_sh[0][tid];  // -inf past last
+        if (j < last && p.softcap > 0.0) s = p.softcap * tanh(s / p.softcap);
         const float m_new = max(m, wg_reduce_max(s));  // finite: key c0 is valid
         const float corr = exp(m - m_new);
         const float pj = j < last ? exp(s - m_new) : 0.0;
-        p_sh[tid] = pj;
+        p_sh[0][tid] = pj;
         l = l * corr + pj;
         m = m_new;
         barrier();
@@ -103,11 +97,11 @@ void main() {
             vec4 a0 = vec4(0.0), a1 = vec4(0.0);
             uint k = g;
             for (; k + n_groups < n; k += 2u * n_groups) {
-                a0 += p_sh[k] * load_v((c0 + k) * token_stride4 + head_base4 + d4);
-                a1 += p_sh[k + n_groups] *
+                a0 += p_sh[0][k] * load_v((c0 + k) * token_stride4 + head_base4 + d4);
+                a1 += p_sh[0][k + n_groups] *
                       load_v((c0 + k + n_groups) * token_stride4 + head_base4 + d4);
             }
-            if (k < n) a0 += p_sh[k] * load_v((c0 + k) * token_stride4 + head_base4 + d4);
+            if (k < n) a0 += p_sh[0][k] * load_v((c0 + k) * token_stride4 + head_base4 + d4);
             acc = acc * corr + a0 + a1;
         }
         barrier();  // p_sh is rewritten by the next chunk

@@ -7,9 +7,9 @@
 // else f32), first kv_len tokens valid; the query is at position kv_len - 1.
 // window > 0: only the last `window` keys (sliding window); softcap > 0: s = cap tanh(s/cap).
 // The split is walked in chunks of WG_SIZE keys with an online softmax per chunk:
-//   scores: one thread per key, the whole dot products in registers (q from shared memory),
-//           so a chunk costs one memory round trip rather than one per key, and each K row
-//           is read once for all heads of the batch;
+//   scores: a quad of lanes per key, coalesced row reads (attn_scores.glsl), the chunk's loads
+//           issued together so it costs one memory round trip, each K row read once for all
+//           heads of the batch; then one thread per key;
 //   P.V:    thread (group g, dims 4*d4..+3) sums the chunk's keys g, g + G, ... with
 //           vectorised, coalesced V loads (a key's row is read by consecutive lanes), again
 //           once for all heads of the batch;
@@ -59,6 +59,8 @@ shared vec4 q_sh[HEAD_BATCH][MAX_HD4];
 shared float p_sh[HEAD_BATCH][WG_SIZE];  // the chunk's probabilities e^(s - m)
 shared vec4 o_sh[WG_SIZE];               // per-group P.V sums of one head, combined at the end
 shared float batch_red[HEAD_BATCH][MAX_SG];
+
+#include "attn_scores.glsl"
 
 // Workgroup max (or sum) of v[r] for every head of the batch, with one pair of barriers.
 void batch_reduce(inout float v[HEAD_BATCH], bool is_max) {
@@ -113,19 +115,12 @@ void main() {
 
     for (uint c0 = first; c0 < last; c0 += WG_SIZE) {
         const uint j = c0 + tid;
+        chunk_scores(c0, last, token_stride4, head_base4, hd4);
+        barrier();
         float s[HEAD_BATCH];
-        for (uint r = 0; r < HEAD_BATCH; ++r) s[r] = 0.0;
-        if (j < last) {
-            const uint base = j * token_stride4 + head_base4;
-            for (uint e = 0; e < hd4; ++e) {
-                const vec4 kv = load_k(base + e);
-                for (uint r = 0; r < HEAD_BATCH; ++r) s[r] += dot(q_sh[r][e], kv);
-            }
-            if (p.softcap > 0.0)
-                for (uint r = 0; r < HEAD_BATCH; ++r) s[r] = p.softcap * tanh(s[r] / p.softcap);
-        } else {
-            for (uint r = 0; r < HEAD_BATCH; ++r) s[r] = -1.0 / 0.0;
-        }
+        for (uint r = 0; r < HEAD_BATCH; ++r) s[r] = p_sh[r][tid];  // -inf past last
+        if (j < last && p.softcap > 0.0)
+            for (uint r = 0; r < HEAD_BATCH; ++r) s[r] = p.softcap * tanh(s[r] / p.softcap);
         float m_chunk[HEAD_BATCH] = s;
         batch_reduce(m_chunk, true);  // finite: key c0 is valid
         float corr[HEAD_BATCH];

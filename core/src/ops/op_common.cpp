@@ -54,6 +54,8 @@ void require_subgroups(Device& device, std::string_view op) {
             why = "subgroup operations are not supported in compute shaders";
         else if (!(sub.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT))
             why = "subgroup arithmetic is not supported";
+        else if (!(sub.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT))
+            why = "subgroup shuffles are not supported";
         else if (sub.subgroupSize < 4 || sub.subgroupSize > 32)
             why = fmt::format("subgroup size {} is outside 4..32", sub.subgroupSize);
         it = verdicts.emplace(device.physical_device(), why).first;
