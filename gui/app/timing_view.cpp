@@ -201,6 +201,9 @@ TimingView::TimingView(SelectionState* state, CoreWorker* worker, QWidget* paren
     right->addWidget(table_);
     right->addWidget(gantt_);
     right->setStretchFactor(0, 3);
+    right->setStretchFactor(1, 2);
+    right->setStretchFactor(2, 1);
+    right->setSizes({300, 200, 100});  // the table gets room for several modes
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(controls);
