@@ -51,6 +51,10 @@ ExportView::ExportView(SelectionState* state, CoreWorker* worker, QWidget* paren
         status_->setText(tr("Wrote %1").arg(path));
         emit exported(path);
     });
+    connect(worker_, &CoreWorker::failed, this, [this](const QString& what, const QString&) {
+        if (what.startsWith(tr("Exporting")))
+            status_->setText(what + tr(" failed (see the message)."));
+    });
     auto* docBox = new QGroupBox(tr("Document"));
     auto* grid = new QGridLayout(docBox);
     int row = 0;
