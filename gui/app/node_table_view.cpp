@@ -8,6 +8,7 @@
 #include <QKeyEvent>
 #include <QLineEdit>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include "models/presentation.h"
@@ -43,7 +44,22 @@ NodeTableView::NodeTableView(SelectionState* state, QWidget* parent)
     layout->addLayout(top);
     layout->addWidget(table_);
 
-    connect(filter_, &QLineEdit::textChanged, state_, &SelectionState::setFilter);
+    filter_pause_ = new QTimer(this);
+    filter_pause_->setSingleShot(true);
+    filter_pause_->setInterval(kFilterPauseMs);
+    connect(filter_pause_, &QTimer::timeout, this, [this] { state_->setFilter(filter_->text()); });
+    connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
+        if (model_.rowCount() > kImmediateFilterRows) {
+            filter_pause_->start();  // a large stage: once typing pauses
+        } else {
+            filter_pause_->stop();
+            state_->setFilter(text);
+        }
+    });
+    connect(filter_, &QLineEdit::returnPressed, this, [this] {
+        filter_pause_->stop();
+        state_->setFilter(filter_->text());
+    });
     connect(state_, &SelectionState::filterChanged, this, [this](const QString& text) {
         if (filter_->text() != text) filter_->setText(text);
         proxy_.setText(text);

@@ -1,6 +1,7 @@
 #pragma once
 // View 2: every node of the current stage; text filter shared with the other views;
-// Ctrl+C copies the selected rows as TSV.
+// Ctrl+C copies the selected rows as TSV. On large stages the filter applies once typing pauses
+// (filtering 185k rows takes a fifth of a second; per keystroke, typing would lag).
 #include <QWidget>
 
 #include "models/node_table_model.h"
@@ -9,6 +10,7 @@
 class QLineEdit;
 class QTableView;
 class QCheckBox;
+class QTimer;
 
 namespace graphlens::gui {
 
@@ -21,6 +23,9 @@ class NodeTableView : public QWidget {
     const NodeFilterProxy& proxy() const { return proxy_; }
     /// The selected rows as TSV (what Ctrl+C puts on the clipboard).
     QString selectedRowsAsTsv() const;
+    /// Rows above which the filter waits for a pause in typing (kFilterPauseMs).
+    static constexpr int kImmediateFilterRows = 20000;
+    static constexpr int kFilterPauseMs = 250;
 
   protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -34,6 +39,7 @@ class NodeTableView : public QWidget {
     QLineEdit* filter_;
     QCheckBox* barriers_;
     QTableView* table_;
+    QTimer* filter_pause_;
 };
 
 }  // namespace graphlens::gui

@@ -277,6 +277,28 @@ class TestWidgets : public QObject {
         schedule->viewport()->grab();
         qInfo("100k schedule: two repaints zoomed out %lld ms", paint.elapsed());
         QVERIFY(paint.elapsed() < 1000);
+        // Typing into the shared filter of 185k rows: the keystrokes do not wait for the
+        // filtering (a fifth of a second each here), which runs once typing pauses.
+        QLineEdit* filter = w().nodeTable()->filterEdit();
+        QElapsedTimer typing;
+        typing.start();
+        QTest::keyClicks(filter, QStringLiteral("blk.4999.attn_q"));
+        const qint64 typing_ms = typing.restart();
+        QVERIFY(w().state()->filter().isEmpty());
+        QTRY_COMPARE(w().state()->filter(), QStringLiteral("blk.4999.attn_q"));
+        const QAbstractItemModel* rows = w().nodeTable()->table()->model();
+        QVERIFY(rows->rowCount() >= 1 && rows->rowCount() < 5);
+        for (int r = 0; r < rows->rowCount(); ++r)
+            QVERIFY(rows->index(r, NodeTableModel::Label)
+                        .data()
+                        .toString()
+                        .contains("blk.4999.attn_q"));
+        qInfo("100k filter: 15 keystrokes %lld ms, applied %lld ms after the last", typing_ms,
+              typing.elapsed());
+        QVERIFY(typing_ms < 1000);
+        filter->clear();
+        QTest::keyClick(filter, Qt::Key_Return);  // Enter applies at once
+        QVERIFY(w().state()->filter().isEmpty());
     }
 
     // Starting and opening a document touch no Vulkan device: listing devices (and loading
