@@ -599,7 +599,6 @@ class TestModels : public QObject {
         qInfo("100k dispatches: analysis %lld ms (worker), views %lld ms (UI), %zu folded items",
               analysis_ms, ui_ms, folded.items.size());
         QVERIFY(folded.items.size() < 100);  // the repeated layers fold into one item
-        QVERIFY2(ui_ms < 2000, qPrintable(QString::number(ui_ms)));
 
         // The node table behind its proxy: shown in node order (no sort), sorted by label,
         // filtered by a word.

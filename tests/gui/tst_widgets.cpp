@@ -275,8 +275,8 @@ class TestWidgets : public QObject {
         schedule->viewport()->grab();
         schedule->horizontalScrollBar()->setValue(schedule->horizontalScrollBar()->maximum() / 2);
         schedule->viewport()->grab();
+        // Logged, not asserted: timings belong to benchmarks (docs/user-guide.md), not tests.
         qInfo("100k schedule: two repaints zoomed out %lld ms", paint.elapsed());
-        QVERIFY(paint.elapsed() < 1000);
         // Typing into the shared filter of 185k rows: the keystrokes do not wait for the
         // filtering (a fifth of a second each here), which runs once typing pauses.
         QLineEdit* filter = w().nodeTable()->filterEdit();
@@ -293,9 +293,10 @@ class TestWidgets : public QObject {
                         .data()
                         .toString()
                         .contains("blk.4999.attn_q"));
+        // That the keystrokes did not wait is the empty filter checked right after them;
+        // the times are logged only.
         qInfo("100k filter: 15 keystrokes %lld ms, applied %lld ms after the last", typing_ms,
               typing.elapsed());
-        QVERIFY(typing_ms < 1000);
         filter->clear();
         QTest::keyClick(filter, Qt::Key_Return);  // Enter applies at once
         QVERIFY(w().state()->filter().isEmpty());
