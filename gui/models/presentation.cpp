@@ -69,6 +69,7 @@ Family familyOf(OpKind op) {
         case OpKind::quantized_matmul_ggml:
         case OpKind::quantized_matmul_id_ggml:
         case OpKind::act_mul_matvec:
+        case OpKind::matvec_epilogue:
             return Family::matmul;
         case OpKind::sdpa:
         case OpKind::flash_attn_vec:

@@ -13,4 +13,10 @@ layout(push_constant) uniform Params {
     uint expert_bytes;  // _id only: bytes between experts' matrices
     uint n_ids;         // _id only: expert slots per token
     uint x_slot_stride; // _id only: elements between the x of two slots (0 = shared x)
+#ifdef ROPE
+    uint rope_head_dim; // matvec_blocks ROPE: outputs per head (rows of a head are consecutive)
+    uint rope_dim;      // rotated dimensions of a head (the rest pass through)
+    float freq_base;
+    float freq_scale;
+#endif
 } p;

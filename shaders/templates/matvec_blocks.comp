@@ -16,6 +16,12 @@
 //             the chunk is loaded (the same f32 operations, in the same order, as
 //             unary.comp's act then mul), so the activation's output never goes to memory and
 //             the FFN loses one level (and barrier) of its dependency graph
+//   ROPE:     the outputs rotated as rope.comp rotates them (adjacent pairs 2j, 2j + 1 of
+//             each head of rope_head_dim rows; column c is sequence position pos[c] at binding
+//             4; FREQ_FACTORS: theta / ff[j], binding 5), the same f32 operations in the same
+//             order: the fused mat-vec→rope of a q or k projection. NR is even, so both rows of
+//             a pair are sums of this workgroup.
+//   OUT_F16:  y is f16 (the fused copy of k or v into an f16 KV cache: the copy's rounding)
 // Weights are read as 16-bit words: blocks of 18 and 34 bytes are only 2-byte aligned, and a
 // view of an odd number of blocks ends on a half word. (32-bit words with realignment, one
 // predicated loop instead of main loop + remainder, and exponent-bit nibble decoding measured
@@ -50,7 +56,19 @@ layout(local_size_x = WG_SIZE) in;
 
 layout(set = 0, binding = 0) readonly buffer W { uint16_t wq16[]; };
 layout(set = 0, binding = 1) readonly buffer X { vec4 x4[]; };
+#ifdef OUT_F16
+layout(set = 0, binding = 2) writeonly buffer Y { float16_t y[]; };
+#define STORE(v) float16_t(v)
+#else
 layout(set = 0, binding = 2) writeonly buffer Y { float y[]; };
+#define STORE(v) (v)
+#endif
+#ifdef ROPE
+layout(set = 0, binding = 4) readonly buffer Pos { int pos[]; };
+#ifdef FREQ_FACTORS
+layout(set = 0, binding = 5) readonly buffer FF { float ff[]; };
+#endif
+#endif
 #if defined(ACT_SILU) || defined(ACT_GELU)
 layout(set = 0, binding = 3) readonly buffer G { vec4 g4[]; };
 #endif
@@ -175,6 +193,23 @@ void main() {
     if (tid < NR && row0 + tid < p.n) {
         float s = 0.0;
         for (uint g = 0; g < gl_NumSubgroups; ++g) s += partials[tid][g];
-        y[col * p.y_stride + row0 + tid] = s;
+#ifdef ROPE
+        const uint e = (row0 + tid) % p.rope_head_dim;  // element within the head
+        const uint j = e / 2u;                          // its pair
+        if (j < p.rope_dim / 2u) {
+            float o = 0.0;  // the pair's other row (row n is even: it exists)
+            for (uint g = 0; g < gl_NumSubgroups; ++g) o += partials[tid ^ 1u][g];
+            float theta = float(pos[col]) * p.freq_scale *
+                          pow(p.freq_base, -2.0 * float(j) / float(p.rope_dim));
+#ifdef FREQ_FACTORS
+            theta /= ff[j];
+#endif
+            const float c = cos(theta), sn = sin(theta);
+            const bool first = (e & 1u) == 0u;
+            const float a = first ? s : o, b = first ? o : s;
+            s = first ? a * c - b * sn : a * sn + b * c;
+        }
+#endif
+        y[col * p.y_stride + row0 + tid] = STORE(s);
     }
 }

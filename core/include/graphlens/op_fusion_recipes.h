@@ -13,6 +13,10 @@
 //                                                   members may have gaps: interleaved q, k)
 //   rms_norm→mul,     rms_norm_no_scale→mul       → rms_norm_[w_]mul_f32
 //   add→…→add (8 down to 2 adds)                  → multi_add<N>_f32
+//   quantized_matmul_ggml→rope[→copy],           → <split-k mat-vec>_rope[_ff][_f16], _f16
+//   quantized_matmul_ggml→copy                      (q/k/v projections rotating and/or writing
+//                                                   the f16 KV cache in their epilogue; gaps
+//                                                   allowed; adjacent-pair rope only)
 //   silu|gelu→mul→quantized_matmul_ggml          → <split-k mat-vec>_<act>_mul (the FFN's
 //                                                   down projection loads act(a)·g itself;
 //                                                   Q4_0 / Q8_0 decode mat-vecs only)

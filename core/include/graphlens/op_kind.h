@@ -39,11 +39,13 @@ enum class OpKind : uint8_t {
     rope_copy,         ///< fused rope→copy: the rotated values written where the copy put them
     rms_norm_mul_rope,  ///< fused rms_norm→mul→rope[→copy]: q/k norm of each head, then rope
     act_mul_matvec,     ///< fused silu|gelu→mul→mat-vec: the FFN's down projection of act(a)·g
+    matvec_epilogue,    ///< fused mat-vec→rope[→copy] or mat-vec→copy: q/k/v projections that
+                        ///< write rotated and/or f16 (KV-cache) outputs themselves
 };
 
 std::string_view op_kind_name(OpKind k);
 std::optional<OpKind> op_kind_from_name(std::string_view name);
 /// Number of enumerators, for tables indexed by OpKind.
-inline constexpr size_t kOpKindCount = static_cast<size_t>(OpKind::act_mul_matvec) + 1;
+inline constexpr size_t kOpKindCount = static_cast<size_t>(OpKind::matvec_epilogue) + 1;
 
 }  // namespace graphlens

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cstring>
 #include <optional>
 #include <utility>
@@ -489,6 +490,72 @@ FusionBuildResult build_gated_matvec(const ComputeGraph& g, std::span<const size
             {}};
 }
 
+// mat-vec → rope [→ copy] and mat-vec → copy (a decode step's q, k and v projections, their
+// rope and their KV-cache appends): the split-k mat-vec's epilogue variant rotates its outputs
+// (adjacent pairs only, OpKind::rope: both rows of a pair are sums of one workgroup; NeoX
+// pairs are rope_dim / 2 rows apart and have no recipe) and/or writes them as
+// f16 where the copy would have put them. chain: the mat-vec, then the rope and/or the copy.
+FusionBuildResult build_matvec_epilogue(const ComputeGraph& g, std::span<const size_t> chain,
+                                        bool with_rope) {
+    const Node& matvec = g.nodes[chain[0]];
+    const TensorView* w = binding(matvec, 0);
+    const TensorView* x = binding(matvec, 1);
+    const TensorView* y = binding(matvec, 2);
+    const auto mp = params_of<std::array<uint32_t, 11>>(matvec);  // matmul_params.glsl
+    if (!w || !x || !y || !mp)
+        return decline(fmt::format("{} is not a mat-vec dispatch", matvec.label));
+    std::string kernel = kernel_name(g, matvec);
+    std::vector<BoundView> bindings{{0, *w}, {1, *x}};
+    std::vector<uint8_t> push = matvec.push_constants;
+    TensorView out = *y;
+    if (with_rope) {
+        const Node& rope = g.nodes[chain[1]];
+        const std::string& rk = kernel_name(g, rope);
+        const bool ff = rk == "rope_ff_f32";
+        if (!ff && rk != "rope_f32")
+            return decline(fmt::format("{} runs {}, not an f32 rope kernel", rope.label, rk));
+        const auto rp = params_of<RopeParamsPush>(rope);
+        const TensorView* positions = binding(rope, 1);
+        if (!rp || !positions || (ff && !binding(rope, 2)) || !binding(rope, 3))
+            return decline(fmt::format("{} is not a rope dispatch", rope.label));
+        const uint32_t n = (*mp)[0], m = (*mp)[2];
+        if (uint64_t(rp->head_dim) * rp->n_heads != n || rp->seq_len != m)
+            return decline(fmt::format(
+                "{} rotates {} heads of {} over {} positions, {} writes {} "
+                "rows of {} columns",
+                rope.label, rp->n_heads, rp->head_dim, rp->seq_len, matvec.label, n, m));
+        bindings.push_back({4, *positions});
+        if (ff) bindings.push_back({5, *binding(rope, 2)});
+        struct {
+            uint32_t head_dim, rope_dim;
+            float freq_base, freq_scale;
+        } extra{rp->head_dim, rp->rope_dim, rp->freq_base, rp->freq_scale};
+        const auto bytes = push_constant_bytes(extra);
+        push.insert(push.end(), bytes.begin(), bytes.end());
+        kernel += ff ? "_rope_ff" : "_rope";
+        out = *binding(rope, 3);
+    }
+    if (chain.size() == (with_rope ? 3u : 2u)) {
+        const Node& copy = g.nodes[chain.back()];
+        const std::string& ck = kernel_name(g, copy);
+        if (ck != "copy_f32" && ck != "copy_f32_f16")
+            return decline(fmt::format("{} runs {}, not copy_f32 or copy_f32_f16", copy.label, ck));
+        const TensorView* dst = binding(copy, 1);
+        if (!dst) return decline(fmt::format("{} has no destination binding", copy.label));
+        out = *dst;
+        if (ck == "copy_f32_f16") kernel += "_f16";
+    }
+    if (!KernelCatalog::embedded().find(kernel))
+        return decline(fmt::format(
+            "{} runs {}, which has no {} variant (the split-k Q4_0 / Q8_0 "
+            "mat-vecs of decode below 16384 rows have one)",
+            matvec.label, kernel_name(g, matvec), kernel.substr(kernel_name(g, matvec).size())));
+    bindings.push_back({2, out});
+    return {make(kernel, OpKind::matvec_epilogue, std::move(bindings), std::move(push),
+                 matvec.workgroups),
+            {}};
+}
+
 }  // namespace
 
 std::vector<FusionRecipe> fusion_recipes() {
@@ -542,6 +609,33 @@ std::vector<FusionRecipe> fusion_recipes() {
         // n adds sum n + 1 tensors (multi_add takes up to 9).
         add(pattern, std::vector<OpKind>(n, OpKind::add), OpKind::multi_add,
             fmt::format("multi_add{}_f32", n + 1), build_add_chain);
+    }
+    // The q / k / v projections with their rope and KV-cache appends (k and v projections
+    // run between q and its rope: gaps). A plain mat-vec → copy_f32 keeps the mat-vec kernel
+    // with the copy's destination as its output.
+    {
+        const OpKind mv = OpKind::quantized_matmul_ggml;
+        FusionRecipe& rope_copy =
+            add("quantized_matmul_ggml→rope→copy", {mv, OpKind::rope, OpKind::copy},
+                OpKind::matvec_epilogue, "matvec1_<format>_<shape>_rope[_ff]_f16",
+                [](const ComputeGraph& g, std::span<const size_t> c) {
+                    return build_matvec_epilogue(g, c, true);
+                });
+        rope_copy.gaps = true;
+        rope_copy.converting = {2};
+        add("quantized_matmul_ggml→rope", {mv, OpKind::rope}, OpKind::matvec_epilogue,
+            "matvec1_<format>_<shape>_rope[_ff]",
+            [](const ComputeGraph& g, std::span<const size_t> c) {
+                return build_matvec_epilogue(g, c, true);
+            })
+            .gaps = true;
+        FusionRecipe& copy = add("quantized_matmul_ggml→copy", {mv, OpKind::copy},
+                                 OpKind::matvec_epilogue, "matvec1_<format>_<shape>[_f16]",
+                                 [](const ComputeGraph& g, std::span<const size_t> c) {
+                                     return build_matvec_epilogue(g, c, false);
+                                 });
+        copy.gaps = true;
+        copy.converting = {1};
     }
     // Before gelu→mul / silu→mul: where the down projection has a gated-input kernel, the
     // activation's product need not be written at all.

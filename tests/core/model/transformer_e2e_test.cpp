@@ -144,10 +144,12 @@ class TransformerEndToEndTest : public test::GpuTest {
     /// serial's bitwise where no fusion changed the arithmetic, within kLogitTolerance
     /// otherwise, and serial's match the CPU reference.
     /// `fused_ops`: ops the fused plan must contain (the fusions this graph exercises);
-    /// `decode_fused_ops`: the same for the decode step only (one token: mat-vecs).
+    /// `decode_fused_ops` / `prefill_fused_ops`: the same for the decode step only (one
+    /// token: split-k mat-vecs with fused epilogues) / the prefill step only.
     void check_every_mode(const ModelConfig& c, DType kv_type = DType::f32,
                           std::vector<OpKind> fused_ops = {},
-                          std::vector<OpKind> decode_fused_ops = {}) {
+                          std::vector<OpKind> decode_fused_ops = {},
+                          std::vector<OpKind> prefill_fused_ops = {}) {
         SCOPED_TRACE(c.name);
         TinyModelFile tiny(c, 15);
         TransformerModel model(*memory, tiny.weights->config(), {4, 5, kv_type});
@@ -179,9 +181,9 @@ class TransformerEndToEndTest : public test::GpuTest {
                     EXPECT_GT(plan.fusions_applied, 0u)
                         << "the graph offers norm and activation fusions";
                     std::vector<OpKind> expected = fused_ops;
-                    if (tokens.size() == 1)
-                        expected.insert(expected.end(), decode_fused_ops.begin(),
-                                        decode_fused_ops.end());
+                    const auto& step_ops =
+                        tokens.size() == 1 ? decode_fused_ops : prefill_fused_ops;
+                    expected.insert(expected.end(), step_ops.begin(), step_ops.end());
                     for (OpKind op : expected)
                         EXPECT_TRUE(std::any_of(plan.graph.nodes.begin(), plan.graph.nodes.end(),
                                                 [op](const Node& n) { return n.op == op; }))
@@ -280,20 +282,28 @@ TEST_F(TransformerEndToEndTest, HostEmbeddingAndChunkedLmHeadMatchTheCpuReferenc
     EXPECT_EQ(gathers, 0u);
 }
 
+// Q8_0 weights. llama's adjacent-pair rope fuses into the decode step's q/k mat-vecs (the
+// prefill's rope→copy stays its own dispatch); qwen2 and gemma2 rotate NeoX pairs, so their
+// rope→copy fuses in both steps; qwen2's projections have biases, gemma2's v fuses its copy.
 TEST_F(TransformerEndToEndTest, EveryExecutionModeGivesTheSameLogits) {
-    for (Architecture arch : {Architecture::llama, Architecture::qwen2, Architecture::gemma2})
-        check_every_mode(tiny_model_config(arch), DType::f32,
-                         {OpKind::add_rms_norm_mul, OpKind::rope_copy});
+    check_every_mode(tiny_model_config(Architecture::llama), DType::f32, {OpKind::add_rms_norm_mul},
+                     {OpKind::matvec_epilogue}, {OpKind::rope_copy});
+    check_every_mode(tiny_model_config(Architecture::qwen2), DType::f32,
+                     {OpKind::add_rms_norm_mul, OpKind::rope_copy});
+    check_every_mode(tiny_model_config(Architecture::gemma2), DType::f32,
+                     {OpKind::add_rms_norm_mul, OpKind::rope_copy}, {OpKind::matvec_epilogue});
 }
 
 // Quantized weights: in the decode step the FFN's activation, gate product and down
 // projection fuse into one mat-vec that loads act(gate) * up itself (silu for llama, gelu for
-// gemma); the logits stay those of the unfused plan.
-TEST_F(TransformerEndToEndTest, EveryExecutionModeGivesTheSameLogitsWithAGatedDownProjection) {
+// gemma), and the q / k / v projections rotate (llama's adjacent-pair rope) and append to the
+// KV cache in their epilogue (gemma's NeoX rope stays apart, its v still fuses); the logits
+// stay those of the unfused plan.
+TEST_F(TransformerEndToEndTest, EveryExecutionModeGivesTheSameLogitsWithFusedProjections) {
     check_every_mode(tiny_model_config(Architecture::llama, DType::q4_0), DType::f16,
-                     {OpKind::add_rms_norm_mul}, {OpKind::act_mul_matvec});
+                     {OpKind::add_rms_norm_mul}, {OpKind::act_mul_matvec, OpKind::matvec_epilogue});
     check_every_mode(tiny_model_config(Architecture::gemma2, DType::q8_0), DType::f32,
-                     {OpKind::add_rms_norm_mul}, {OpKind::act_mul_matvec});
+                     {OpKind::add_rms_norm_mul}, {OpKind::act_mul_matvec, OpKind::matvec_epilogue});
 }
 
 // q/k norms give interleaved fusable chains (q_norm | q_mul k_norm | k_mul rope_q): the fuse
@@ -308,8 +318,8 @@ TEST_F(TransformerEndToEndTest, EveryExecutionModeGivesTheSameLogitsWithQkNorm) 
 // norms after them (add→rms_norm→mul keeps the sum), gemma's post-norms with the residual add
 // and the next norm (5 members).
 TEST_F(TransformerEndToEndTest, EveryExecutionModeGivesTheSameLogitsWithAnF16Cache) {
-    check_every_mode(tiny_model_config(Architecture::llama), DType::f16,
-                     {OpKind::add_rms_norm_mul, OpKind::rope_copy});
+    check_every_mode(tiny_model_config(Architecture::llama), DType::f16, {OpKind::add_rms_norm_mul},
+                     {OpKind::matvec_epilogue}, {OpKind::rope_copy});
     check_every_mode(tiny_model_config(Architecture::gemma2), DType::f16,
                      {OpKind::add_rms_norm_mul, OpKind::rope_copy});
     check_every_mode(tiny_model_config(Architecture::qwen3), DType::f16,

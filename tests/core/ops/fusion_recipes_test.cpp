@@ -162,5 +162,63 @@ TEST_F(FusionRecipesTest, DownProjectionAbsorbsTheGatedActivationWhereItsKernelC
     EXPECT_LE(relative_error(read(y4_0), expected), kTolF32);
 }
 
+// A decode step's q, k and v projections with their rope and f16 KV-cache appends: the k and
+// v projections stand between q and its rope, so the chains have gaps. Each projection
+// absorbs what follows it (q: rope, k: rope + copy, v: copy) and the three fused dispatches
+// write what the seven did.
+TEST_F(FusionRecipesTest, QkvProjectionsRotateAndFillTheCacheThemselves) {
+    constexpr uint32_t k = 128, head_dim = 8, q_heads = 4, kv_heads = 2;
+    constexpr uint32_t nq = head_dim * q_heads, nkv = head_dim * kv_heads;
+    RopeParams rq{head_dim, q_heads, 1, head_dim, 10000.0f, 1.0f};
+    RopeParams rk{head_dim, kv_heads, 1, head_dim, 10000.0f, 1.0f};
+    const auto xn = input(random(k), {k}, "attn_norm.out");
+    const auto pos = input_i32({9}, "positions");
+    const auto wq = input_as(DType::q4_0, random(size_t(k) * nq), {k, nq}, "wq");
+    const auto wk = input_as(DType::q4_0, random(size_t(k) * nkv), {k, nkv}, "wk");
+    const auto wv = input_as(DType::q4_0, random(size_t(k) * nkv), {k, nkv}, "wv");
+    const auto q = tensor(DType::f32, {nq}, "q"), kk = tensor(DType::f32, {nkv}, "k");
+    const auto v = tensor(DType::f32, {nkv}, "v"), k_rot = tensor(DType::f32, {nkv}, "k_rot");
+    const auto q_rot = tensor(DType::f32, {nq}, "q_rot");
+    const auto k_cache = tensor(DType::f16, {nkv}, "k_cache");
+    const auto v_cache = tensor(DType::f16, {nkv}, "v_cache");
+    auto record = [&](GraphSession& s) {
+        s.quantized_matmul_ggml(xn, wq, q, "blk.0.attn_q");
+        s.quantized_matmul_ggml(xn, wk, kk, "blk.0.attn_k");
+        s.quantized_matmul_ggml(xn, wv, v, "blk.0.attn_v");
+        s.rope(q, pos, q_rot, rq, std::nullopt, "blk.0.rope_q");
+        s.rope(kk, pos, k_rot, rk, std::nullopt, "blk.0.rope_k");
+        s.copy(k_rot, k_cache, "blk.0.k_cache");
+        s.copy(v, v_cache, "blk.0.v_cache");
+    };
+    const std::vector<TensorView> results{q_rot, k_cache, v_cache};
+    run([&](GraphSession& s) { record(s); });
+    std::vector<std::vector<float>> unfused;
+    for (const auto& r : results) unfused.push_back(read(r));
+    for (const auto& r : results) memory->fill(r.allocation, 0xFF);
+
+    auto s = executor->begin_recorded();
+    record(s);
+    const FusionResult fused = fuse(s.finish_recording(), ops::fusion_recipes());
+    std::vector<std::string> applied;
+    for (const auto& d : fused.diagnostics) {
+        EXPECT_TRUE(d.applied) << d.pattern << ": " << d.reason;
+        applied.push_back(d.pattern);
+    }
+    EXPECT_EQ(applied, (std::vector<std::string>{"quantized_matmul_ggml→rope",
+                                                 "quantized_matmul_ggml→rope→copy",
+                                                 "quantized_matmul_ggml→copy"}));
+    EXPECT_EQ(fused.graph.dispatch_count(), 3u);
+    EXPECT_EQ(fused.graph.barrier_count(), 0u);  // all three read only the normed x
+
+    ExecuteOptions options;
+    options.barriers = BarrierSource::recompute;
+    executor->execute(fused.graph, options);
+    for (size_t i = 0; i < results.size(); ++i) {
+        std::vector<double> expected(unfused[i].begin(), unfused[i].end());
+        EXPECT_LE(relative_error(read(results[i]), expected), kTolF32)
+            << memory->info(results[i].allocation).name;
+    }
+}
+
 }  // namespace
 }  // namespace graphlens::test

@@ -144,7 +144,19 @@ DispatchDesc split_k_dispatch(const std::string& kernel, uint32_t n, uint32_t k,
 std::vector<std::string> split_k_matvec_kernels() {
     std::vector<std::string> names;
     for (const auto& name : KernelCatalog::embedded().names())
-        if (name.rfind("matvec1_", 0) == 0 && !name.ends_with("_mul")) names.push_back(name);
+        if (name.rfind("matvec1_", 0) == 0 && !name.ends_with("_mul") &&
+            name.find("_rope") == std::string::npos && !name.ends_with("_f16"))
+            names.push_back(name);
+    return names;
+}
+
+/// The epilogue variants: rotated (_rope[_ff]) and/or f16 (_f16) outputs.
+std::vector<std::string> epilogue_matvec_kernels() {
+    std::vector<std::string> names;
+    for (const auto& name : KernelCatalog::embedded().names())
+        if (name.rfind("matvec1_", 0) == 0 &&
+            (name.find("_rope") != std::string::npos || name.ends_with("_f16")))
+            names.push_back(name);
     return names;
 }
 
@@ -230,6 +242,68 @@ TEST_P(GatedSplitKMatvec, MatchesReferenceOfTheActivationTimesTheGate) {
                      "k = " + std::to_string(k));
     }
 }
+
+// The epilogue variants (the fused mat-vec→rope[→copy] / mat-vec→copy of q, k and v): the
+// product rotated as rope rotates it (adjacent pairs, partial rotation, freq factors, a
+// position per column) and/or rounded to f16, for 3 heads of 10 rows (rope_dim 6) and 2
+// columns; 30 rows leave the last workgroup part empty.
+class EpilogueSplitKMatvec : public OpsTest, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(EpilogueSplitKMatvec, MatchesReferenceOfTheProductRotatedAndRounded) {
+    const std::string& kernel = GetParam();
+    const DType t = split_k_kernel(kernel).format;
+    const bool rope = kernel.find("_rope") != std::string::npos;
+    const bool ff = kernel.find("_rope_ff") != std::string::npos;
+    const bool f16 = kernel.ends_with("_f16");
+    RopeParams rp;
+    rp.head_dim = 10;
+    rp.n_heads = 3;
+    rp.seq_len = 2;
+    rp.rope_dim = 6;
+    rp.freq_base = 500.0f;
+    rp.freq_scale = 0.75f;
+    const uint32_t n = rp.head_dim * rp.n_heads, m = rp.seq_len, k = 7 * 32;
+    const auto w = random(size_t(n) * k);
+    const auto x = random(size_t(k) * m);
+    const std::vector<int32_t> positions{5, 17};
+    const auto factors = random(rp.rope_dim / 2, 0.5f);
+    std::vector<float> freq_factors(factors.size());
+    for (size_t i = 0; i < factors.size(); ++i) freq_factors[i] = 1.5f + factors[i];
+    auto tw = input_as(t, w, {k, n}, "w");
+    auto tx = input(x, {k, m}, "x");
+    auto tpos = input_i32(positions, "positions");
+    auto tff = input(freq_factors, {int64_t(freq_factors.size())}, "freq_factors");
+    auto out = tensor(f16 ? DType::f16 : DType::f32, {n, m}, "out");
+    std::vector<BoundView> bindings{{0, tw}, {1, tx}, {2, out}};
+    if (rope) bindings.push_back({4, tpos});
+    if (ff) bindings.push_back({5, tff});
+    DispatchDesc d = split_k_dispatch(kernel, n, k, m, bindings, OpKind::matvec_epilogue);
+    if (rope) {
+        struct {
+            uint32_t head_dim, rope_dim;
+            float freq_base, freq_scale;
+        } extra{rp.head_dim, rp.rope_dim, rp.freq_base, rp.freq_scale};
+        const auto bytes = push_constant_bytes(extra);
+        d.push_constants.insert(d.push_constants.end(), bytes.begin(), bytes.end());
+    }
+    run([&](GraphSession& s) { s.dispatch(d); });
+    const auto product = ref::matmul(as_stored(t, w), x, n, k, m);
+    std::vector<float> expected(product.begin(), product.end());
+    if (rope) {
+        const auto rotated = ref::rope(
+            expected, positions,
+            ff ? std::span<const float>(freq_factors) : std::span<const float>(), rp, false);
+        expected.assign(rotated.begin(), rotated.end());
+    }
+    // f16: the reference rounded as the copy into the cache rounds; a value at a rounding
+    // boundary may land one f16 step away, hence 1e-3 rather than f32's 1e-5.
+    if (f16) expected = as_stored(DType::f16, expected);
+    expect_close(out, std::vector<double>(expected.begin(), expected.end()), f16 ? 1e-3 : kTolF32);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, EpilogueSplitKMatvec,
+                         ::testing::ValuesIn(epilogue_matvec_kernels()),
+                         [](const auto& info) { return info.param; });
 
 INSTANTIATE_TEST_SUITE_P(Kernels, GatedSplitKMatvec, ::testing::ValuesIn(gated_matvec_kernels()),
                          [](const auto& info) { return info.param; });
