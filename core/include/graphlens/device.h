@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -135,7 +136,21 @@ class Device {
     size_t warnings_ = 0;
 };
 
-/// Throws std::runtime_error naming `what` when `r` is not VK_SUCCESS.
+/// The Vulkan device was lost (VK_ERROR_DEVICE_LOST): nothing more can run on it. Callers that
+/// carry on after other errors (a Runner mode, a GUI request) stop at this one; a new Device
+/// must be created.
+class DeviceLost : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+/// The name of a VkResult ("VK_ERROR_OUT_OF_DEVICE_MEMORY"), or "VkResult <n>" for codes
+/// without one here.
+std::string vk_result_name(VkResult r);
+
+/// Throws when `r` is not VK_SUCCESS: DeviceLost for VK_ERROR_DEVICE_LOST, else
+/// std::runtime_error; the message names `what` and the result ("Vulkan: vkQueueSubmit failed
+/// (VK_ERROR_DEVICE_LOST, VkResult -4)").
 void vk_check(VkResult r, const char* what);
 
 }  // namespace graphlens

@@ -101,6 +101,29 @@ TEST_F(BadInputTest, UploadAndDownloadOutOfRange) {
     expect_error<std::out_of_range>([&] { memory->download(5, 0, 4); }, {"allocation id 5"});
 }
 
+// Vulkan errors name the call and the result; a lost device is its own exception type, so
+// the Runner and the GUI can stop using the device instead of trying the next mode on it.
+TEST(VkCheckTest, NamesTheResultAndTypesALostDevice) {
+    EXPECT_NO_THROW(vk_check(VK_SUCCESS, "vkQueueSubmit"));
+    try {
+        vk_check(VK_ERROR_OUT_OF_DEVICE_MEMORY, "vkAllocateMemory");
+        ADD_FAILURE() << "no exception";
+    } catch (const DeviceLost&) {
+        ADD_FAILURE() << "out of memory is not a lost device";
+    } catch (const std::runtime_error& e) {
+        EXPECT_STREQ(
+            e.what(),
+            "Vulkan: vkAllocateMemory failed (VK_ERROR_OUT_OF_DEVICE_MEMORY, VkResult -2)");
+    }
+    try {
+        vk_check(VK_ERROR_DEVICE_LOST, "vkQueueSubmit");
+        ADD_FAILURE() << "no exception";
+    } catch (const DeviceLost& e) {
+        EXPECT_NE(std::string(e.what()).find("VK_ERROR_DEVICE_LOST"), std::string::npos);
+    }
+    EXPECT_EQ(vk_result_name(static_cast<VkResult>(-12345)), "VkResult -12345");
+}
+
 TEST(DeviceOptionsTest, MalformedFenceSpinVariableNamesItself) {
     ::setenv("GRAPHLENS_FENCE_SPIN_US", "2ms", 1);
     expect_error<std::runtime_error>([] { Device d; }, {"GRAPHLENS_FENCE_SPIN_US", "'2ms'"});
