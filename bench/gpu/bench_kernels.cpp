@@ -371,7 +371,7 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
         };
         const AttnShape shapes[] = {
             {64, 512, {256}}, {64, 4096, {256}}, {128, 4096, {128, 256, 512}}};
-        out("\n## flash_attn_vec (decode) + reduce, 32 heads, 8 KV heads\n");
+        out("\n## flash_attn_vec (decode, one dispatch), 32 heads, 8 KV heads\n");
         out("| head dim | KV length | cache | split | us | GB/s (K+V bytes) |");
         out("|---|---|---|---|---|---|");
         for (const AttnShape& shape : shapes)
@@ -392,6 +392,8 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
                     const AllocationId qa = mem.allocate("q", p.head_dim * p.n_heads * 4);
                     const AllocationId oa = mem.allocate("o", p.head_dim * p.n_heads * 4);
                     const AllocationId ta = mem.allocate("tmp", flash_attn_vec_tmp_elements(p) * 4);
+                    const AllocationId ca =
+                        mem.allocate("counters", flash_attn_vec_counter_elements(p) * 4);
                     std::vector<float> small(elems, 0.01f);
                     const TensorView k = mem.view(ka, cache, {p.head_dim, p.n_kv_heads, p.kv_len});
                     const TensorView v = mem.view(va, cache, {p.head_dim, p.n_kv_heads, p.kv_len});
@@ -402,9 +404,12 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
                     const TensorView ov = mem.view(oa, DType::f32, {p.head_dim, p.n_heads});
                     const TensorView tmp =
                         mem.view(ta, DType::f32, {int64_t(flash_attn_vec_tmp_elements(p))});
+                    const TensorView ctr =
+                        mem.view(ca, DType::u32, {int64_t(flash_attn_vec_counter_elements(p))});
+                    mem.upload(ctr, std::vector<uint32_t>(p.n_heads, 0));  // zero; runs keep it
                     warmer.warm(100.0);
                     const double ns = time_session(exec, o, [&](GraphSession& s) {
-                        s.flash_attn_vec(q, k, v, ov, tmp, p, "bench");
+                        s.flash_attn_vec(q, k, v, ov, tmp, ctr, p, "bench");
                     });
                     out(fmt::format("| {} | {} | {} | {} | {:.2f} | {:.0f} |", p.head_dim, p.kv_len,
                                     dtype_name(cache), split, ns / 1000.0, 2.0 * cache_bytes / ns));

@@ -1,7 +1,8 @@
 #version 450
-// Decode attention for one query token, split over the KV length: workgroup (split, head)
-// attends keys [split * split_len, +split_len) and writes its unnormalised partial
-// (o[head_dim], running max m, sum l) to tmp; flash_attn_reduce combines the splits.
+// Decode attention for one query token, split over the KV length, in one dispatch: workgroup
+// (split, head) attends keys [split * split_len, +split_len) and writes its unnormalised
+// partial (o[head_dim], running max m, sum l) to tmp; the last of a head's workgroups to
+// finish combines the head's partials into out (attn_combine.glsl).
 // q: [head_dim, n_heads] f32; k, v caches: [head_dim, n_kv_heads, capacity] (KV_F16: f16,
 // else f32), first kv_len tokens valid; the query is at position kv_len - 1.
 // window > 0: only the last `window` keys (sliding window); softcap > 0: s = cap tanh(s/cap).
@@ -33,7 +34,9 @@ layout(set = 0, binding = 2) readonly buffer V { vec4 v4[]; };
 vec4 load_k(uint i) { return k4[i]; }
 vec4 load_v(uint i) { return v4[i]; }
 #endif
-layout(set = 0, binding = 3) writeonly buffer Tmp { float tmp[]; };
+layout(set = 0, binding = 3) coherent buffer Tmp { float tmp[]; };  // partials
+layout(set = 0, binding = 4) writeonly buffer O { float o[]; };
+layout(set = 0, binding = 5) coherent buffer Counters { uint counters[]; };  // per head, 0
 
 layout(push_constant) uniform Params {
     uint head_dim;
@@ -53,6 +56,7 @@ shared float p_sh[HEAD_BATCH][WG_SIZE];  // the chunk's scores, then probabiliti
 shared vec4 o_sh[WG_SIZE];               // per-group P.V sums, combined at the end
 
 #include "attn_scores.glsl"
+#include "attn_combine.glsl"
 
 void main() {
     const uint split = gl_WorkGroupID.x;
@@ -120,4 +124,6 @@ void main() {
         tmp[out_base + p.head_dim] = m;
         tmp[out_base + p.head_dim + 1u] = sum;
     }
+    if (!last_split(h)) return;
+    for (uint d = tid; d < p.head_dim; d += WG_SIZE) o[h * p.head_dim + d] = combine(h, d);
 }

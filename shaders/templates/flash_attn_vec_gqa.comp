@@ -2,7 +2,8 @@
 // flash_attn_vec for long KV lengths: as flash_attn_vec.comp, but workgroup (split, KV head,
 // head batch) attends keys [split * split_len, +split_len) for up to HEAD_BATCH query heads
 // that share the KV head (grouped-query attention) and writes each head's unnormalised
-// partial (o[head_dim], running max m, sum l) to tmp; flash_attn_reduce combines the splits.
+// partial (o[head_dim], running max m, sum l) to tmp; the last of the batch's workgroups to
+// finish combines the batch's partials into out (attn_combine.glsl), all in one dispatch.
 // q: [head_dim, n_heads] f32; k, v caches: [head_dim, n_kv_heads, capacity] (KV_F16: f16,
 // else f32), first kv_len tokens valid; the query is at position kv_len - 1.
 // window > 0: only the last `window` keys (sliding window); softcap > 0: s = cap tanh(s/cap).
@@ -41,7 +42,9 @@ layout(set = 0, binding = 2) readonly buffer V { vec4 v4[]; };
 vec4 load_k(uint i) { return k4[i]; }
 vec4 load_v(uint i) { return v4[i]; }
 #endif
-layout(set = 0, binding = 3) writeonly buffer Tmp { float tmp[]; };
+layout(set = 0, binding = 3) coherent buffer Tmp { float tmp[]; };  // partials
+layout(set = 0, binding = 4) writeonly buffer O { float o[]; };
+layout(set = 0, binding = 5) coherent buffer Counters { uint counters[]; };  // per row, 0
 
 layout(push_constant) uniform Params {
     uint head_dim;
@@ -61,6 +64,7 @@ shared vec4 o_sh[WG_SIZE];               // per-group P.V sums of one head, comb
 shared float batch_red[HEAD_BATCH][MAX_SG];
 
 #include "attn_scores.glsl"
+#include "attn_combine.glsl"
 
 // Workgroup max (or sum) of v[r] for every head of the batch, with one pair of barriers.
 void batch_reduce(inout float v[HEAD_BATCH], bool is_max) {
@@ -161,5 +165,10 @@ void main() {
             tmp[out_base + p.head_dim + 1u] = l[r];
         }
         barrier();  // o_sh is rewritten for the next head
+    }
+    if (!last_split(gl_WorkGroupID.y)) return;
+    for (uint i = tid; i < nh * p.head_dim; i += WG_SIZE) {
+        const uint h = h0 + i / p.head_dim, d = i % p.head_dim;
+        o[h * p.head_dim + d] = combine(h, d);
     }
 }

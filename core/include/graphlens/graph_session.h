@@ -250,10 +250,16 @@ class GraphSession {
     /// Scaled dot-product attention, f32 (see SdpaParams).
     void sdpa(const TensorView& q, const TensorView& k, const TensorView& v, const TensorView& out,
               const SdpaParams& params, std::string label = "sdpa");
-    /// Decode attention split over the KV length (see FlashAttnVecParams): two dispatches,
-    /// flash_attn_vec (label) and flash_attn_reduce (label + ".reduce").
+    /// Decode attention split over the KV length (see FlashAttnVecParams), one dispatch:
+    /// each split workgroup writes its partial (o, m, l) to `tmp` (f32,
+    /// flash_attn_vec_tmp_elements), then the last workgroup of a head (or head batch) to
+    /// finish, found by an atomic count in `counters` (u32, flash_attn_vec_counter_elements),
+    /// combines the head's partials into `out` and sets its counter back to 0. The caller
+    /// allocates `counters` zeroed once; every run leaves them zero, so no other op may write
+    /// them in between. Both views are bound read-write (the graph sees their whole ranges
+    /// read and written), so dispatches sharing them are ordered as any RAW/WAW pair is.
     void flash_attn_vec(const TensorView& q, const TensorView& k_cache, const TensorView& v_cache,
-                        const TensorView& out, const TensorView& tmp,
+                        const TensorView& out, const TensorView& tmp, const TensorView& counters,
                         const FlashAttnVecParams& params, std::string label = "flash_attn_vec");
 
     // --- copy.cpp ---

@@ -51,13 +51,15 @@ struct SdpaParams {
 
 /// flash_attn_vec (decode, one query token): q, out f32 [head_dim, n_heads]; k and v caches
 /// f32 or f16 [head_dim, n_kv_heads, capacity] of which the first kv_len tokens are valid;
-/// tmp f32 scratch of flash_attn_vec_tmp_elements(params) elements.
+/// tmp f32 scratch of flash_attn_vec_tmp_elements(params) elements; counters u32 of
+/// flash_attn_vec_counter_elements(params) elements, zero before the first run (each run
+/// leaves them zero).
 struct FlashAttnVecParams {
     uint32_t head_dim = 0;  ///< multiple of 4, at most 256
     uint32_t n_heads = 0;
     uint32_t n_kv_heads = 0;
     uint32_t kv_len = 0;
-    uint32_t split_len = 256;  ///< keys per workgroup before the reduce kernel combines
+    uint32_t split_len = 256;  ///< keys per workgroup before the last one combines
     float scale = 0.0f;        ///< 0 = 1 / sqrt(head_dim)
     float softcap = 0.0f;      ///< > 0: scores become softcap * tanh(score / softcap)
     uint32_t window = 0;       ///< > 0: sliding window, only the last `window` keys
@@ -71,6 +73,11 @@ inline uint32_t flash_attn_vec_splits(const FlashAttnVecParams& p) {
 /// f32 elements of flash_attn_vec's tmp scratch: (head_dim + 2) per head and split.
 inline uint64_t flash_attn_vec_tmp_elements(const FlashAttnVecParams& p) {
     return uint64_t(p.head_dim + 2) * p.n_heads * flash_attn_vec_splits(p);
+}
+/// u32 elements of flash_attn_vec's arrival counters: one per query head (the _gqa grid has
+/// fewer rows, n_kv_heads x head batches, and uses the first of them).
+inline uint64_t flash_attn_vec_counter_elements(const FlashAttnVecParams& p) {
+    return p.n_heads;
 }
 
 }  // namespace graphlens

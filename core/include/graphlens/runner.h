@@ -97,7 +97,9 @@ class Runner {
 };
 
 /// Fills every allocation the graph uses with seeded random values of the dtype it is bound
-/// with (see InitialData::random). Deterministic for a (graph, seed) pair.
+/// with (see InitialData::random). Deterministic for a (graph, seed) pair. Views some
+/// dispatch binds read-write stay zero: they are a kernel's own state across runs
+/// (flash_attn_vec's arrival counters must start at zero; its partials are rewritten).
 void fill_random(DeviceMemory& memory, const ComputeGraph& graph, uint64_t seed);
 
 }  // namespace graphlens

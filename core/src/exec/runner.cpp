@@ -5,6 +5,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <map>
@@ -117,13 +118,19 @@ const Snapshot* find_stage(const std::vector<Snapshot>& snaps, std::string_view 
 }  // namespace
 
 void fill_random(DeviceMemory& memory, const ComputeGraph& graph, uint64_t seed) {
-    // The dtype of each distinct bound view decides its values; bytes no view covers stay 0.
+    // The dtype of each distinct bound view decides its values; bytes no view covers stay 0,
+    // and so do views bound read-write: a kernel's state across runs (flash_attn_vec's
+    // arrival counters, which must start at zero), zeroed after the random views.
     std::map<AllocationId, std::vector<std::pair<ByteRange, DType>>> views;
+    std::map<AllocationId, std::vector<ByteRange>> state;
     std::set<std::tuple<AllocationId, uint64_t, uint64_t>> seen;
     for (const Node& n : graph.nodes) {
         if (!n.is_dispatch()) continue;
+        const KernelInfo* k = n.kernel < graph.kernels.size() ? &graph.kernels[n.kernel] : nullptr;
         for (const auto& b : n.bindings) {
             const ByteRange r = b.view.range();
+            const KernelBinding* kb = k ? k->find_binding(b.binding) : nullptr;
+            if (kb && kb->access == BindingAccess::read_write) state[r.allocation].push_back(r);
             if (seen.insert({r.allocation, r.begin, r.end}).second)
                 views[r.allocation].push_back({r, b.view.dtype});
         }
@@ -135,6 +142,9 @@ void fill_random(DeviceMemory& memory, const ComputeGraph& graph, uint64_t seed)
             std::mt19937_64 rng(seed ^ (uint64_t{a.id} << 40) ^ r.begin);
             generate(bytes.data() + r.begin, r.size(), dtype, rng);
         }
+        for (const ByteRange& r : state[a.id])
+            if (r.end <= a.size)
+                std::fill(bytes.begin() + int64_t(r.begin), bytes.begin() + int64_t(r.end), 0);
         memory.upload(a.id, bytes);
     }
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 #include <stdexcept>
+#include <vector>
 
 #include "graphlens/device.h"
 #include "graphlens/device_memory.h"
@@ -168,6 +169,17 @@ TransformerModel::TransformerModel(DeviceMemory& memory, ModelConfig config,
         moe_index_alloc_ = memory.allocate("moe_index", 2 * table, AllocationUsage::input);
         regions_["moe_scale_index"] = {moe_index_alloc_, 0, table};
         regions_["moe_perm_index"] = {moe_index_alloc_, table, table};
+    }
+    // Decode attention's arrival counters (GraphSession::flash_attn_vec): zeroed once here,
+    // left zero by every run. Not in act.scratch, whose bytes the FFN phase reuses. All
+    // layers share them, as they share fa_tmp: each layer's attention reads and writes both,
+    // which orders it after the previous layer's, an order the residual stream imposes
+    // anyway (layer il + 1's query comes from layer il's output), so they add no barrier.
+    {
+        const uint64_t bytes = align_up(4 * flash_attn_vec_counter_elements(fa));
+        const AllocationId id = memory.allocate("fa_counters", bytes, AllocationUsage::scratch);
+        memory.upload(id, std::vector<uint8_t>(bytes, 0));
+        regions_["fa_counters"] = {id, 0, bytes};
     }
     logits_alloc_ = memory.allocate("logits", align_up(4ull * c.n_vocab), AllocationUsage::output);
 }
@@ -539,7 +551,10 @@ void TransformerModel::record_attention(GraphSession& s, uint32_t il, uint32_t T
     const TensorView qt = memory_->view(q.allocation, DType::f32, {hd, c.n_head}, q.offset);
     const TensorView ot = memory_->view(out.allocation, DType::f32, {hd, c.n_head}, out.offset);
     const TensorView tmp = act("fa_tmp", DType::f32, {int64_t(flash_attn_vec_tmp_elements(p))});
-    s.flash_attn_vec(qt, cache(k_cache(il), kv_len), cache(v_cache(il), kv_len), ot, tmp, p, label);
+    const TensorView counters =
+        act("fa_counters", DType::u32, {int64_t(flash_attn_vec_counter_elements(p))});
+    s.flash_attn_vec(qt, cache(k_cache(il), kv_len), cache(v_cache(il), kv_len), ot, tmp, counters,
+                     p, label);
 }
 
 void TransformerModel::record_ffn(GraphSession& s, uint32_t il, uint32_t T, const TensorView& in,

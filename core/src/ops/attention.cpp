@@ -1,4 +1,5 @@
-// Attention: sdpa (prefill, causal GQA) and flash_attn_vec + flash_attn_reduce (decode).
+// Attention: sdpa (prefill, causal GQA) and flash_attn_vec (decode, split over the KV length,
+// the splits combined by the last workgroup of each head in the same dispatch).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -75,13 +76,14 @@ void GraphSession::sdpa(const TensorView& q, const TensorView& k, const TensorVi
 
 void GraphSession::flash_attn_vec(const TensorView& q, const TensorView& k_cache,
                                   const TensorView& v_cache, const TensorView& out,
-                                  const TensorView& tmp, const FlashAttnVecParams& p,
-                                  std::string label) {
+                                  const TensorView& tmp, const TensorView& counters,
+                                  const FlashAttnVecParams& p, std::string label) {
     constexpr std::string_view op = "flash_attn_vec";
     require_subgroups(device(), op);
     require_dtype(op, label, "q", q, DType::f32);
     require_dtype(op, label, "out", out, DType::f32);
     require_dtype(op, label, "tmp", tmp, DType::f32);
+    require_dtype(op, label, "counters", counters, DType::u32);
     require_dtype_of(op, label, "k_cache", k_cache, DType::f32, DType::f16);
     if (v_cache.dtype != k_cache.dtype)
         fail(op, label,
@@ -106,6 +108,12 @@ void GraphSession::flash_attn_vec(const TensorView& q, const TensorView& k_cache
     if (fp.split_len == 0) fp.split_len = 256;
     const uint32_t splits = flash_attn_vec_splits(fp);
     require_elements(op, label, "tmp", tmp, int64_t(flash_attn_vec_tmp_elements(fp)));
+    require_elements(op, label, "counters", counters, int64_t(flash_attn_vec_counter_elements(fp)));
+    // The kernel reads tmp and counters back after writing them: out must not alias either.
+    for (auto [name, a, b] : {std::tuple{"tmp and out", &tmp, &out},
+                              {"counters and out", &counters, &out},
+                              {"tmp and counters", &tmp, &counters}})
+        if (a->range().overlaps(b->range())) fail(op, label, fmt::format("{} overlap", name));
     struct {
         uint32_t head_dim, n_heads, n_kv_heads, kv_len, split_len, n_splits;
         float scale, softcap;
@@ -126,24 +134,12 @@ void GraphSession::flash_attn_vec(const TensorView& q, const TensorView& k_cache
     DispatchDesc d;
     d.kernel = fmt::format("flash_attn_vec_{}{}", gqa ? "gqa_" : "",
                            k_cache.dtype == DType::f16 ? "f16" : "f32");
-    d.bindings = {{0, q}, {1, k_cache}, {2, v_cache}, {3, tmp}};
+    d.bindings = {{0, q}, {1, k_cache}, {2, v_cache}, {3, tmp}, {4, out}, {5, counters}};
     d.push_constants = push_constant_bytes(params);
     d.workgroups = {splits, gqa ? fp.n_kv_heads * batches : fp.n_heads, 1};
     d.op = OpKind::flash_attn_vec;
-    d.label = label;
+    d.label = std::move(label);
     dispatch(d);
-
-    struct {
-        uint32_t head_dim, n_heads, n_splits;
-    } rp{fp.head_dim, fp.n_heads, splits};
-    DispatchDesc r;
-    r.kernel = "flash_attn_reduce_f32";
-    r.bindings = {{0, tmp}, {1, out}};
-    r.push_constants = push_constant_bytes(rp);
-    r.workgroups = {fp.n_heads, 1, 1};
-    r.op = OpKind::flash_attn_reduce;
-    r.label = std::move(label) + ".reduce";
-    dispatch(r);
 }
 
 }  // namespace graphlens

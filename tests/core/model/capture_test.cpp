@@ -49,10 +49,10 @@ TEST_F(CaptureTest, DecodeHasTheLayersOfAnEngineInOrder) {
     const ComputeGraph g = capture(c, Phase::decode, 1, 8);
     EXPECT_TRUE(g.validate().empty());
     const std::vector<std::string> layer = {
-        "attn_norm",     "attn_norm.mul", "attn_q",       "attn_k",   "attn_v",      "rope_q",
-        "rope_k",        "k_cache",       "v_cache",      "attn",     "attn.reduce", "attn_output",
-        "attn_residual", "ffn_norm",      "ffn_norm.mul", "ffn_gate", "ffn_up",      "ffn_act",
-        "ffn_mul",       "ffn_down",      "ffn_residual"};
+        "attn_norm",   "attn_norm.mul", "attn_q",   "attn_k",       "attn_v",
+        "rope_q",      "rope_k",        "k_cache",  "v_cache",      "attn",
+        "attn_output", "attn_residual", "ffn_norm", "ffn_norm.mul", "ffn_gate",
+        "ffn_up",      "ffn_act",       "ffn_mul",  "ffn_down",     "ffn_residual"};
     for (uint32_t il = 0; il < c.n_layer; ++il)
         EXPECT_EQ(labels_with_prefix(g, "blk." + std::to_string(il) + "."), layer) << il;
     std::vector<std::string> first, last;

@@ -30,13 +30,29 @@ TEST_F(OpsTest, SdpaCausalAndFullWithGroupedQueryHeads) {
     }
 }
 
+class FlashAttnTest : public OpsTest {
+  protected:
+    /// flash_attn_vec's arrival counters: zeroed, as the op needs them before its first run.
+    TensorView zeroed_counters(const FlashAttnVecParams& p) {
+        const auto n = int64_t(flash_attn_vec_counter_elements(p));
+        TensorView c = tensor(DType::u32, {n}, "counters");
+        memory->upload(c, std::vector<uint32_t>(size_t(n), 0));
+        return c;
+    }
+    /// Every run leaves the counters zero, ready for the next.
+    void expect_counters_zero(const TensorView& counters) {
+        const auto c = memory->download_as<uint32_t>(counters);
+        EXPECT_EQ(c, std::vector<uint32_t>(c.size(), 0u));
+    }
+};
+
 struct FlashCase {
     DType cache;
     uint32_t window;
     float softcap;
 };
 
-class FlashAttnVec : public OpsTest, public ::testing::WithParamInterface<FlashCase> {};
+class FlashAttnVec : public FlashAttnTest, public ::testing::WithParamInterface<FlashCase> {};
 
 TEST_P(FlashAttnVec, MatchesReferenceOverSplits) {
     FlashAttnVecParams p;
@@ -56,9 +72,11 @@ TEST_P(FlashAttnVec, MatchesReferenceOverSplits) {
     auto tk = input_as(t, k, {p.head_dim, p.n_kv_heads, capacity}, "k_cache");
     auto tv = input_as(t, v, {p.head_dim, p.n_kv_heads, capacity}, "v_cache");
     auto tmp = tensor(DType::f32, {int64_t(flash_attn_vec_tmp_elements(p))}, "tmp");
+    auto ctr = zeroed_counters(p);
     auto out = tensor(DType::f32, {p.head_dim, p.n_heads}, "out");
-    run([&](GraphSession& s) { s.flash_attn_vec(tq, tk, tv, out, tmp, p); });
+    run([&](GraphSession& s) { s.flash_attn_vec(tq, tk, tv, out, tmp, ctr, p); });
     expect_close(out, ref::flash_attn_vec(q, k, v, p), kTolF32);
+    expect_counters_zero(ctr);
 }
 
 INSTANTIATE_TEST_SUITE_P(Caches, FlashAttnVec,
@@ -79,7 +97,7 @@ struct GqaCase {
     float softcap;
 };
 
-class FlashAttnVecGqa : public OpsTest, public ::testing::WithParamInterface<GqaCase> {};
+class FlashAttnVecGqa : public FlashAttnTest, public ::testing::WithParamInterface<GqaCase> {};
 
 // Grids of >= 128 (split, KV head, head batch) workgroups take flash_attn_vec_gqa, which
 // serves up to 4 query heads of a KV head per workgroup: partial batches, head dims that are
@@ -102,10 +120,11 @@ TEST_P(FlashAttnVecGqa, ServesQueryHeadsOfAKvHeadTogetherOnLargeGrids) {
     auto tk = input_as(c.cache, k, {p.head_dim, p.n_kv_heads, capacity}, "k_cache");
     auto tv = input_as(c.cache, v, {p.head_dim, p.n_kv_heads, capacity}, "v_cache");
     auto tmp = tensor(DType::f32, {int64_t(flash_attn_vec_tmp_elements(p))}, "tmp");
+    auto ctr = zeroed_counters(p);
     auto out = tensor(DType::f32, {p.head_dim, p.n_heads}, "out");
 
     auto recorded = executor->begin_recorded();
-    recorded.flash_attn_vec(tq, tk, tv, out, tmp, p);
+    recorded.flash_attn_vec(tq, tk, tv, out, tmp, ctr, p);
     const ComputeGraph g = recorded.finish_recording();
     const auto split = std::find_if(g.nodes.begin(), g.nodes.end(), [](const Node& n) {
         return n.is_dispatch() && n.op == OpKind::flash_attn_vec;
@@ -114,8 +133,9 @@ TEST_P(FlashAttnVecGqa, ServesQueryHeadsOfAKvHeadTogetherOnLargeGrids) {
     EXPECT_EQ(g.kernels[split->kernel].name,
               "flash_attn_vec_gqa_" + std::string(dtype_name(c.cache)));
 
-    run([&](GraphSession& s) { s.flash_attn_vec(tq, tk, tv, out, tmp, p); });
+    run([&](GraphSession& s) { s.flash_attn_vec(tq, tk, tv, out, tmp, ctr, p); });
     expect_close(out, ref::flash_attn_vec(q, k, v, p), kTolF32);
+    expect_counters_zero(ctr);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -126,6 +146,69 @@ INSTANTIATE_TEST_SUITE_P(
         GqaCase{"partial_batch_window_f32", DType::f32, 20, 12, 2, 300, 8, 50, 0.0f},
         // 2 splits of 300 keys (two chunks each) x 64 KV heads x 1 batch of 2 heads
         GqaCase{"two_chunks_softcap_f32", DType::f32, 8, 128, 64, 600, 300, 0, 2.0f}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+struct RerunCase {
+    const char* name;
+    const char* kernel;
+    uint32_t head_dim, n_heads, n_kv_heads, kv_len, split_len, window;
+};
+
+class FlashAttnVecRerun : public FlashAttnTest, public ::testing::WithParamInterface<RerunCase> {};
+
+// One dispatch: the last workgroup of each head (batch) to finish combines the splits, found
+// by counting arrivals; it resets its counter, so running the same recorded graph again
+// gives the same bits. With one split the only workgroup writes out without a counter.
+TEST_P(FlashAttnVecRerun, SameRecordedGraphTwiceGivesTheSameBits) {
+    const RerunCase c = GetParam();
+    FlashAttnVecParams p;
+    p.head_dim = c.head_dim;
+    p.n_heads = c.n_heads;
+    p.n_kv_heads = c.n_kv_heads;
+    p.kv_len = c.kv_len;
+    p.split_len = c.split_len;
+    p.window = c.window;
+    const uint32_t capacity = c.kv_len + 5;
+    const auto q = random(size_t(p.head_dim) * p.n_heads, 0.5f);
+    const auto k = random(size_t(p.head_dim) * p.n_kv_heads * capacity, 0.5f);
+    const auto v = random(size_t(p.head_dim) * p.n_kv_heads * capacity);
+    auto tq = input(q, {p.head_dim, p.n_heads}, "q");
+    auto tk = input(k, {p.head_dim, p.n_kv_heads, capacity}, "k_cache");
+    auto tv = input(v, {p.head_dim, p.n_kv_heads, capacity}, "v_cache");
+    auto tmp = tensor(DType::f32, {int64_t(flash_attn_vec_tmp_elements(p))}, "tmp");
+    auto ctr = zeroed_counters(p);
+    auto out = tensor(DType::f32, {p.head_dim, p.n_heads}, "out");
+
+    auto recorded = executor->begin_recorded();
+    recorded.flash_attn_vec(tq, tk, tv, out, tmp, ctr, p, "attn");
+    const ComputeGraph g = recorded.finish_recording();
+    ASSERT_EQ(g.dispatch_count(), 1u);
+    const Node& n = *std::find_if(g.nodes.begin(), g.nodes.end(),
+                                  [](const Node& x) { return x.is_dispatch(); });
+    EXPECT_EQ(g.kernels[n.kernel].name, c.kernel);
+
+    std::vector<std::vector<uint8_t>> runs;
+    for (int r = 0; r < 3; ++r) {
+        memory->fill(out.allocation, 0xFF);  // NaN: an unwritten head fails
+        executor->execute(g);
+        runs.push_back(memory->download(out));
+        expect_counters_zero(ctr);
+        expect_close(out, ref::flash_attn_vec(q, k, v, p), kTolF32, "run " + std::to_string(r));
+    }
+    EXPECT_EQ(runs[1], runs[0]);
+    EXPECT_EQ(runs[2], runs[0]);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Grids, FlashAttnVecRerun,
+    ::testing::Values(
+        // 5 splits (the last partial) x 4 heads
+        RerunCase{"splits", "flash_attn_vec_f32", 32, 4, 2, 37, 8, 0},
+        // 38 splits x 2 KV heads x 2 head batches (4 + 2 heads)
+        RerunCase{"gqa_splits", "flash_attn_vec_gqa_f32", 20, 12, 2, 300, 8, 0},
+        // n_splits == 1: a split of two chunks, and one with a sliding window
+        RerunCase{"one_split", "flash_attn_vec_f32", 32, 4, 2, 300, 512, 0},
+        RerunCase{"one_split_window", "flash_attn_vec_f32", 16, 4, 4, 37, 64, 10}),
     [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
