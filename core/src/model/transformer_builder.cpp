@@ -130,7 +130,6 @@ TransformerModel::TransformerModel(DeviceMemory& memory, ModelConfig config,
     fa.n_heads = c.n_head;
     fa.n_kv_heads = c.n_head_kv;
     fa.kv_len = options_.kv_capacity;
-    region("fa_tmp", 4 * flash_attn_vec_tmp_elements(fa));
     if (c.final_logit_softcap > 0) region("logits_raw", 4ull * c.n_vocab);
     end = 0;  // the FFN phase reuses the attention phase's bytes
     region("ffn_norm_raw", f * c.n_embd);
@@ -180,6 +179,16 @@ TransformerModel::TransformerModel(DeviceMemory& memory, ModelConfig config,
         const AllocationId id = memory.allocate("fa_counters", bytes, AllocationUsage::scratch);
         memory.upload(id, std::vector<uint8_t>(bytes, 0));
         regions_["fa_counters"] = {id, 0, bytes};
+    }
+    // Decode attention's per-split partials, in an allocation of their own for the same
+    // reason: the kernel binds them read-write (each split writes its partial, the last
+    // workgroup of a head reads them all), so the hazard analysis sees every layer's attention
+    // read all of fa_tmp. In act.scratch the FFN's intermediates (act, the gated product) would
+    // share those bytes and look read by the next layer's attention: no fusion there, and extra
+    // levels (llama-3.2-1b decode at KV 4096: 30 more barriers).
+    {
+        const uint64_t bytes = align_up(4 * flash_attn_vec_tmp_elements(fa));
+        regions_["fa_tmp"] = {memory.allocate("fa_tmp", bytes, AllocationUsage::scratch), 0, bytes};
     }
     logits_alloc_ = memory.allocate("logits", align_up(4ull * c.n_vocab), AllocationUsage::output);
 }

@@ -110,6 +110,27 @@ TEST_F(CaptureTest, MemoryIsLaidOutAsAnEngineWould) {
     EXPECT_GT(in_layer_raw, 10u);
 }
 
+// Decode attention binds its partials and arrival counters read-write, so the hazard
+// analysis reads every layer's attention as reading all of them. They must share no bytes with
+// act.scratch, where the FFN's intermediates live: the FFN of a long-KV decode (a large
+// fa_tmp) would otherwise look read by the next layer's attention, and not fuse.
+TEST_F(CaptureTest, DecodeAttentionScratchSharesNoBytesWithTheFfn) {
+    const ModelConfig c = tiny_model_config(Architecture::llama);
+    const ComputeGraph g = capture(c, Phase::decode, 1, 200);  // fa_tmp larger than the FFN's
+    const auto attn = std::find_if(g.nodes.begin(), g.nodes.end(), [](const Node& n) {
+        return n.is_dispatch() && n.op == OpKind::flash_attn_vec;
+    });
+    ASSERT_NE(attn, g.nodes.end());
+    std::set<std::string> read_write;
+    for (const BoundView& b : attn->bindings) {
+        const KernelBinding* kb = g.kernels[attn->kernel].find_binding(b.binding);
+        ASSERT_NE(kb, nullptr);
+        if (kb->access == BindingAccess::read_write)
+            read_write.insert(g.allocations[b.view.allocation].name);
+    }
+    EXPECT_EQ(read_write, (std::set<std::string>{"fa_tmp", "fa_counters"}));
+}
+
 // Soft-capping and the sliding window are sdpa parameters: a gemma prefill attends with one
 // dispatch per layer, as every other architecture does.
 TEST_F(CaptureTest, GemmaPrefillAttendsWithOneSdpaPerLayer) {
