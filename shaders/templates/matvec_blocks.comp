@@ -11,11 +11,6 @@
 //   CW:       weights per chunk, 8, 16 or 32 (a block is 4, 2 or 1 chunks)
 //   WG_SIZE:  threads per workgroup (a multiple of the subgroup size, <= 256)
 //   UNROLL:   chunks per row in flight per thread (default 4)
-//   ACT_SILU / ACT_GELU: gated input, the fused silu→mul→mat-vec / gelu→mul→mat-vec of an FFN:
-//             x = act(a) * g elementwise with a at binding 1 and g at binding 3, computed as
-//             the chunk is loaded (the same f32 operations, in the same order, as
-//             unary.comp's act then mul), so the activation's output never goes to memory and
-//             the FFN loses one level (and barrier) of its dependency graph
 //   ROPE:     the outputs rotated as rope.comp rotates them (adjacent pairs 2j, 2j + 1 of
 //             each head of rope_head_dim rows; column c is sequence position pos[c] at binding
 //             4; FREQ_FACTORS: theta / ff[j], binding 5), the same f32 operations in the same
@@ -69,22 +64,6 @@ layout(set = 0, binding = 4) readonly buffer Pos { int pos[]; };
 layout(set = 0, binding = 5) readonly buffer FF { float ff[]; };
 #endif
 #endif
-#if defined(ACT_SILU) || defined(ACT_GELU)
-layout(set = 0, binding = 3) readonly buffer G { vec4 g4[]; };
-#endif
-
-// Element i (a vec4) of the mat-vec's input.
-vec4 x_at(uint i) {
-#if defined(ACT_SILU)
-    const vec4 a = x4[i];
-    return vec4(silu(a.x), silu(a.y), silu(a.z), silu(a.w)) * g4[i];
-#elif defined(ACT_GELU)
-    const vec4 a = x4[i];
-    return vec4(gelu_tanh(a.x), gelu_tanh(a.y), gelu_tanh(a.z), gelu_tanh(a.w)) * g4[i];
-#else
-    return x4[i];
-#endif
-}
 
 // One chunk of x: the vec4s the chunk's weights multiply, and (Q4_0) their sum, so that the
 // nibbles' offset of 8 is one multiply per row: sum (q - 8) x = sum q x - 8 sum x.
@@ -103,14 +82,14 @@ XChunk load_x(uint xb4, uint c) {
     XChunk x;
 #if defined(W_Q4_0)
     [[unroll]] for (uint j = 0; j < NW; ++j) {
-        x.lo[j] = x_at(xb4 + 8u * b + NW * part + j);
-        x.hi[j] = x_at(xb4 + 8u * b + 4u + NW * part + j);
+        x.lo[j] = x4[xb4 + 8u * b + NW * part + j];
+        x.hi[j] = x4[xb4 + 8u * b + 4u + NW * part + j];
     }
     vec4 s = vec4(0.0);
     [[unroll]] for (uint j = 0; j < NW; ++j) s += x.lo[j] + x.hi[j];
     x.sum = dot(s, vec4(1.0));
 #else
-    [[unroll]] for (uint j = 0; j < NW; ++j) x.v[j] = x_at(xb4 + 8u * b + NW * part + j);
+    [[unroll]] for (uint j = 0; j < NW; ++j) x.v[j] = x4[xb4 + 8u * b + NW * part + j];
 #endif
     return x;
 }

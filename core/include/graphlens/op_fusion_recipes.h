@@ -17,9 +17,6 @@
 //   quantized_matmul_ggml→copy                      (q/k/v projections rotating and/or writing
 //                                                   the f16 KV cache in their epilogue; gaps
 //                                                   allowed; adjacent-pair rope only)
-//   silu|gelu→mul→quantized_matmul_ggml          → <split-k mat-vec>_<act>_mul (the FFN's
-//                                                   down projection loads act(a)·g itself;
-//                                                   Q4_0 / Q8_0 decode mat-vecs only)
 //   gelu→mul, silu→mul                            → gelu_mul_f32, silu_mul_f32
 //   rope→copy, rope_neox→copy                     → rope[_neox][_ff]_f32[_f16] writing the
 //                                                   copy's destination (the KV-cache append;

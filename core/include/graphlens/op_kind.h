@@ -38,7 +38,8 @@ enum class OpKind : uint8_t {
     add_rms_norm_mul,  ///< fused add→rms_norm→mul: writes the sum (kept) and the normed product
     rope_copy,         ///< fused rope→copy: the rotated values written where the copy put them
     rms_norm_mul_rope,  ///< fused rms_norm→mul→rope[→copy]: q/k norm of each head, then rope
-    act_mul_matvec,     ///< fused silu|gelu→mul→mat-vec: the FFN's down projection of act(a)·g
+    act_mul_matvec,     ///< fused silu|gelu→mul→mat-vec (no recipe makes it any more: measured
+                        ///< slower on the H100, docs/kernels.md; kept so captures naming it load)
     matvec_epilogue,    ///< fused mat-vec→rope[→copy] or mat-vec→copy: q/k/v projections that
                         ///< write rotated and/or f16 (KV-cache) outputs themselves
 };

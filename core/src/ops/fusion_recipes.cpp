@@ -463,33 +463,6 @@ FusionBuildResult build_gated(const ComputeGraph& g, std::span<const size_t> cha
             {}};
 }
 
-// silu→mul→mat-vec / gelu→mul→mat-vec (an FFN's activation, gate and down projection): the
-// mat-vec kernel's gated-input variant computes act(a) * g as it loads x, so the product never
-// goes to memory. Only the split-k Q4_0 / Q8_0 mat-vecs (the decode path) have that variant.
-FusionBuildResult build_gated_matvec(const ComputeGraph& g, std::span<const size_t> chain,
-                                     const char* act_kernel, const char* act) {
-    const Node& mul = g.nodes[chain[1]];
-    const Node& matvec = g.nodes[chain[2]];
-    std::string why;
-    const auto pair = gated_pair(g, g.nodes[chain[0]], mul, act_kernel, why);
-    if (!pair) return decline(why);
-    const TensorView* w = binding(matvec, 0);
-    const TensorView* x = binding(matvec, 1);
-    const TensorView* out = binding(matvec, 2);
-    if (!w || !x || !out || x->range() != pair->product.range())
-        return decline(fmt::format("{} does not read the product of {} as its x (binding 1)",
-                                   matvec.label, mul.label));
-    const std::string fused = fmt::format("{}_{}_mul", kernel_name(g, matvec), act);
-    if (!KernelCatalog::embedded().find(fused))
-        return decline(fmt::format(
-            "{} runs {}, which has no gated-input variant (only the split-k Q4_0 / Q8_0 "
-            "mat-vecs of decode have one)",
-            matvec.label, kernel_name(g, matvec)));
-    return {make(fused, OpKind::act_mul_matvec, {{0, *w}, {1, pair->a}, {2, *out}, {3, pair->gate}},
-                 matvec.push_constants, matvec.workgroups),
-            {}};
-}
-
 // mat-vec → rope [→ copy] and mat-vec → copy (a decode step's q, k and v projections, their
 // rope and their KV-cache appends): the split-k mat-vec's epilogue variant rotates its outputs
 // (adjacent pairs only, OpKind::rope: both rows of a pair are sums of one workgroup; NeoX
@@ -637,17 +610,6 @@ std::vector<FusionRecipe> fusion_recipes() {
         copy.gaps = true;
         copy.converting = {1};
     }
-    // Before gelu→mul / silu→mul: where the down projection has a gated-input kernel, the
-    // activation's product need not be written at all.
-    for (const auto& [act, kind] :
-         {std::pair{"silu", OpKind::silu}, std::pair{"gelu", OpKind::gelu}})
-        add(fmt::format("{}→mul→quantized_matmul_ggml", act),
-            {kind, OpKind::mul, OpKind::quantized_matmul_ggml}, OpKind::act_mul_matvec,
-            fmt::format("matvec1_<format>_<shape>_{}_mul", act),
-            [act = std::string(act)](const ComputeGraph& g, std::span<const size_t> c) {
-                return build_gated_matvec(g, c, (act + "_f32").c_str(), act.c_str());
-            })
-            .last_reshapes = true;
     add("gelu→mul", {OpKind::gelu, OpKind::mul}, OpKind::gelu_mul, "gelu_mul_f32",
         [](const ComputeGraph& g, std::span<const size_t> c) {
             return build_gated(g, c, "gelu_f32", "gelu_mul_f32", OpKind::gelu_mul);

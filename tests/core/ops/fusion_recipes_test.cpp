@@ -106,62 +106,6 @@ TEST_F(FusionRecipesTest, BuildersDeclineWhatTheFusedKernelsCannotExpress) {
         << fused.diagnostics[0].reason;
 }
 
-// silu→mul→mat-vec: a Q4_0 down projection has a gated-input split-k kernel and absorbs the
-// activation and the gate product (one dispatch, same outputs); a Q4_K one has none: its
-// builder says so, and the activation and mul fuse by themselves instead.
-TEST_F(FusionRecipesTest, DownProjectionAbsorbsTheGatedActivationWhereItsKernelCan) {
-    constexpr uint32_t k = 256, rows_out = 19;
-    const auto a = input(random(k), {k}, "ffn_gate.out"), up = input(random(k), {k}, "ffn_up.out");
-    const auto act = tensor(DType::f32, {k}, "act"), prod = tensor(DType::f32, {k}, "prod");
-    const auto w4_0 = input_as(DType::q4_0, random(size_t(k) * rows_out), {k, rows_out}, "w4_0");
-    const auto w4_k = input_as(DType::q4_k, random(size_t(k) * rows_out), {k, rows_out}, "w4_k");
-    const auto y4_0 = tensor(DType::f32, {rows_out}, "y4_0");
-    const auto y4_k = tensor(DType::f32, {rows_out}, "y4_k");
-    auto record = [&](GraphSession& s, const TensorView& weight, const TensorView& y) {
-        s.silu(a, act, "blk.0.ffn_act");
-        s.mul(act, up, prod, "blk.0.ffn_mul");
-        s.quantized_matmul_ggml(prod, weight, y, "blk.0.ffn_down");
-    };
-    run([&](GraphSession& s) { record(s, w4_0, y4_0); });
-    const auto unfused = read(y4_0);
-    memory->fill(y4_0.allocation, 0xFF);
-
-    auto s = executor->begin_recorded();
-    record(s, w4_0, y4_0);
-    record(s, w4_k, y4_k);
-    const ComputeGraph captured = s.finish_recording();
-    const auto recipes = ops::fusion_recipes();
-    const FusionResult fused = fuse(captured, recipes);
-    std::vector<std::string> applied;
-    for (const auto& d : fused.diagnostics) {
-        EXPECT_TRUE(d.applied) << d.pattern << ": " << d.reason;
-        applied.push_back(d.pattern);
-    }
-    EXPECT_EQ(applied, (std::vector<std::string>{"silu→mul→quantized_matmul_ggml", "silu→mul"}));
-    const auto gated = std::count_if(fused.graph.nodes.begin(), fused.graph.nodes.end(),
-                                     [](const Node& n) { return n.op == OpKind::act_mul_matvec; });
-    EXPECT_EQ(gated, 1);
-
-    // The Q4_K chain's builder, asked directly: why the longer fusion did not happen.
-    std::vector<size_t> q4_k_chain;
-    for (size_t i = 0; i < captured.nodes.size(); ++i)
-        if (captured.nodes[i].is_dispatch() && q4_k_chain.size() < 6) q4_k_chain.push_back(i);
-    q4_k_chain.erase(q4_k_chain.begin(), q4_k_chain.begin() + 3);
-    const auto recipe = std::find_if(recipes.begin(), recipes.end(), [](const FusionRecipe& r) {
-        return r.pattern == "silu→mul→quantized_matmul_ggml";
-    });
-    ASSERT_NE(recipe, recipes.end());
-    const FusionBuildResult declined = recipe->build(captured, q4_k_chain);
-    EXPECT_FALSE(declined.fused);
-    EXPECT_NE(declined.reason.find("no gated-input variant"), std::string::npos) << declined.reason;
-
-    ExecuteOptions options;
-    options.barriers = BarrierSource::recompute;
-    executor->execute(fused.graph, options);
-    std::vector<double> expected(unfused.begin(), unfused.end());
-    EXPECT_LE(relative_error(read(y4_0), expected), kTolF32);
-}
-
 // A decode step's q, k and v projections with their rope and f16 KV-cache appends: the k and
 // v projections stand between q and its rope, so the chains have gaps. Each projection
 // absorbs what follows it (q: rope, k: rope + copy, v: copy) and the three fused dispatches

@@ -144,8 +144,8 @@ DispatchDesc split_k_dispatch(const std::string& kernel, uint32_t n, uint32_t k,
 std::vector<std::string> split_k_matvec_kernels() {
     std::vector<std::string> names;
     for (const auto& name : KernelCatalog::embedded().names())
-        if (name.rfind("matvec1_", 0) == 0 && !name.ends_with("_mul") &&
-            name.find("_rope") == std::string::npos && !name.ends_with("_f16"))
+        if (name.rfind("matvec1_", 0) == 0 && name.find("_rope") == std::string::npos &&
+            !name.ends_with("_f16"))
             names.push_back(name);
     return names;
 }
@@ -157,13 +157,6 @@ std::vector<std::string> epilogue_matvec_kernels() {
         if (name.rfind("matvec1_", 0) == 0 &&
             (name.find("_rope") != std::string::npos || name.ends_with("_f16")))
             names.push_back(name);
-    return names;
-}
-
-std::vector<std::string> gated_matvec_kernels() {
-    std::vector<std::string> names;
-    for (const auto& name : KernelCatalog::embedded().names())
-        if (name.rfind("matvec1_", 0) == 0 && name.ends_with("_mul")) names.push_back(name);
     return names;
 }
 
@@ -215,33 +208,6 @@ TEST_F(OpsTest, OneColumnOfQ4_0AndQ8_0TakesTheSplitKMatvec) {
 
 INSTANTIATE_TEST_SUITE_P(Kernels, SplitKMatvec, ::testing::ValuesIn(split_k_matvec_kernels()),
                          [](const auto& info) { return info.param; });
-
-// The gated-input variants (the fused silu|gelu→mul→mat-vec of an FFN): y = W (act(a) * g),
-// with a at binding 1 and g at binding 3, for a short and a long row and several columns.
-class GatedSplitKMatvec : public OpsTest, public ::testing::WithParamInterface<std::string> {};
-
-TEST_P(GatedSplitKMatvec, MatchesReferenceOfTheActivationTimesTheGate) {
-    const std::string& kernel = GetParam();
-    const DType t = split_k_kernel(kernel).format;
-    const bool gelu = kernel.ends_with("_gelu_mul");
-    const uint32_t n = 37, m = 2;
-    for (uint32_t k : {5u * 32, 293u * 32}) {
-        const auto w = random(size_t(n) * k);
-        auto tw = input_as(t, w, {k, n}, "w");
-        const auto a = random(size_t(k) * m), g = random(size_t(k) * m);
-        auto ta = input(a, {k, m}, "a");
-        auto tg = input(g, {k, m}, "g");
-        auto out = tensor(DType::f32, {n, m}, "out");
-        const DispatchDesc d = split_k_dispatch(
-            kernel, n, k, m, {{0, tw}, {1, ta}, {2, out}, {3, tg}}, OpKind::act_mul_matvec);
-        run([&](GraphSession& s) { s.dispatch(d); });
-        const auto act = gelu ? ref::gelu(a) : ref::silu(a);
-        std::vector<float> x(act.size());
-        for (size_t i = 0; i < x.size(); ++i) x[i] = float(act[i] * double(g[i]));
-        expect_close(out, ref::matmul(as_stored(t, w), x, n, k, m), kTolF32,
-                     "k = " + std::to_string(k));
-    }
-}
 
 // The epilogue variants (the fused mat-vec→rope[→copy] / mat-vec→copy of q, k and v): the
 // product rotated as rope rotates it (adjacent pairs, partial rotation, freq factors, a
@@ -303,9 +269,6 @@ TEST_P(EpilogueSplitKMatvec, MatchesReferenceOfTheProductRotatedAndRounded) {
 
 INSTANTIATE_TEST_SUITE_P(Kernels, EpilogueSplitKMatvec,
                          ::testing::ValuesIn(epilogue_matvec_kernels()),
-                         [](const auto& info) { return info.param; });
-
-INSTANTIATE_TEST_SUITE_P(Kernels, GatedSplitKMatvec, ::testing::ValuesIn(gated_matvec_kernels()),
                          [](const auto& info) { return info.param; });
 
 struct AffineCase {
