@@ -236,7 +236,9 @@ void CoreWorker::captureWorkload(const WorkloadRequest& request) {
 }
 
 bool CoreWorker::isDeviceLost(std::string_view message) {
-    // vk_check writes the VkResult as a number: VK_ERROR_DEVICE_LOST is -4.
+    // vk_check names the result (and throws graphlens::DeviceLost, which the Runner lets
+    // through); the number is matched too, for messages of other origins (-4 is
+    // VK_ERROR_DEVICE_LOST).
     return message.find("VK_ERROR_DEVICE_LOST") != std::string_view::npos ||
            message.find("VkResult -4)") != std::string_view::npos;
 }

@@ -297,6 +297,8 @@ RunResult Runner::run(const ComputeGraph& captured, const RunnerOptions& options
             mr.gpu_ns = TimingSummary::from_samples(std::move(gpu));
             mr.encode_ns = TimingSummary::from_samples(std::move(encode));
             mr.wall_ns = TimingSummary::from_samples(std::move(wall));
+        } catch (const DeviceLost&) {
+            throw;  // nothing more can run on this device: no mode after this one either
         } catch (const std::exception& e) {
             mr.outputs_match = false;
             mr.error = e.what();

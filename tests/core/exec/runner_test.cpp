@@ -243,6 +243,19 @@ TEST(ExecutionModes, ParseNamesAndRejectUnknownOnes) {
     }
 }
 
+// Other errors are one mode's result, but a lost device ends the run: the modes after it would
+// only fail the same way on a dead device, and the caller must create a new one.
+TEST_F(RunnerTest, ALostDeviceEndsTheRunInsteadOfFailingEachMode) {
+    options.modes = parse_execution_modes("serial,elided,fused");
+    size_t adjusted = 0;
+    options.adjust_plan = [&](ModePlan&) {
+        ++adjusted;
+        throw DeviceLost("Vulkan: vkQueueSubmit failed (VK_ERROR_DEVICE_LOST, VkResult -4)");
+    };
+    EXPECT_THROW(runner->run(graph, options), DeviceLost);
+    EXPECT_EQ(adjusted, 1u);  // elided lost the device; fused never started
+}
+
 }  // namespace
 }  // namespace graphlens::test
 
