@@ -26,6 +26,35 @@ std::vector<ConcurrencyGroup> concurrency_groups(const ComputeGraph& graph);
 /// O(nodes), no hazard analysis.
 ScheduleStats group_stats(const ComputeGraph& graph);
 
+/// The same in one walk that also calls on_dispatch(node) for every dispatch in order (the pass
+/// pipeline collects a stage's ids in that walk).
+template <class OnDispatch>
+ScheduleStats group_stats(const ComputeGraph& graph, OnDispatch&& on_dispatch) {
+    ScheduleStats s;
+    size_t run = 0;  // dispatches of the open group
+    auto close = [&] {
+        if (run == 0) return;
+        if (s.group_size_histogram.size() <= run) s.group_size_histogram.resize(run + 1, 0);
+        ++s.group_size_histogram[run];
+        ++s.groups;
+        run = 0;
+    };
+    for (const Node& n : graph.nodes) {
+        if (n.is_barrier()) {
+            ++s.barriers;
+            close();
+        } else {
+            on_dispatch(n);
+            ++s.dispatches;
+            ++run;
+        }
+    }
+    close();
+    s.mean_group_size =
+        s.groups ? static_cast<double>(s.dispatches) / static_cast<double>(s.groups) : 0.0;
+    return s;
+}
+
 /// Stats of the schedule as it stands (its own barriers), with DAG depth, lower bound,
 /// fences and hazard count from the given analysis of the same graph.
 ScheduleStats schedule_stats(const ComputeGraph& graph, const HazardIndex& hazards,

@@ -49,28 +49,7 @@ struct StageScan {
 StageScan scan_stage(const ComputeGraph& g) {
     StageScan scan;
     scan.ids.reserve(g.nodes.size());
-    ScheduleStats& s = scan.groups;
-    size_t run = 0;
-    auto close = [&] {
-        if (run == 0) return;
-        if (s.group_size_histogram.size() <= run) s.group_size_histogram.resize(run + 1, 0);
-        ++s.group_size_histogram[run];
-        ++s.groups;
-        run = 0;
-    };
-    for (const Node& n : g.nodes) {
-        if (n.is_barrier()) {
-            ++s.barriers;
-            close();
-        } else {
-            scan.ids.push_back(n.id);
-            ++run;
-        }
-    }
-    close();
-    s.dispatches = scan.ids.size();
-    s.mean_group_size =
-        s.groups ? static_cast<double>(s.dispatches) / static_cast<double>(s.groups) : 0.0;
+    scan.groups = group_stats(g, [&](const Node& n) { scan.ids.push_back(n.id); });
     return scan;
 }
 

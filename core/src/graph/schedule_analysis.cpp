@@ -22,45 +22,13 @@ std::vector<ConcurrencyGroup> concurrency_groups(const ComputeGraph& graph) {
     return groups;
 }
 
-namespace {
-void fill_group_stats(const ComputeGraph& graph, ScheduleStats& s) {
-    s.dispatches = 0;
-    s.barriers = 0;
-    s.group_size_histogram.clear();
-    s.groups = 0;
-    size_t run = 0;
-    auto close = [&] {
-        if (run == 0) return;
-        if (s.group_size_histogram.size() <= run) s.group_size_histogram.resize(run + 1, 0);
-        ++s.group_size_histogram[run];
-        ++s.groups;
-        run = 0;
-    };
-    for (const Node& n : graph.nodes) {
-        if (n.is_barrier()) {
-            ++s.barriers;
-            close();
-        } else {
-            ++s.dispatches;
-            ++run;
-        }
-    }
-    close();
-    s.mean_group_size =
-        s.groups ? static_cast<double>(s.dispatches) / static_cast<double>(s.groups) : 0.0;
-}
-}  // namespace
-
 ScheduleStats group_stats(const ComputeGraph& graph) {
-    ScheduleStats s;
-    fill_group_stats(graph, s);
-    return s;
+    return group_stats(graph, [](const Node&) {});
 }
 
 ScheduleStats schedule_stats(const ComputeGraph& graph, const HazardIndex& hazards,
                              const DependencyDag& dag) {
-    ScheduleStats s;
-    fill_group_stats(graph, s);
+    ScheduleStats s = group_stats(graph);
     s.dag_depth = dag.depth();
     s.barrier_lower_bound = dag.barrier_lower_bound();
     s.fences = dag.fence_count();

@@ -44,6 +44,25 @@ class FlashAttnTest : public OpsTest {
         const auto c = memory->download_as<uint32_t>(counters);
         EXPECT_EQ(c, std::vector<uint32_t>(c.size(), 0u));
     }
+    /// A decode attention's operands: a query, K and V caches of `capacity` tokens stored as
+    /// `cache` (the values as stored, for the reference), tmp, zeroed counters and out.
+    struct Operands {
+        std::vector<float> q, k, v;
+        TensorView tq, tk, tv, tmp, counters, out;
+    };
+    Operands operands(const FlashAttnVecParams& p, DType cache, uint32_t capacity) {
+        Operands o;
+        o.q = random(size_t(p.head_dim) * p.n_heads, 0.5f);
+        o.k = as_stored(cache, random(size_t(p.head_dim) * p.n_kv_heads * capacity, 0.5f));
+        o.v = as_stored(cache, random(size_t(p.head_dim) * p.n_kv_heads * capacity));
+        o.tq = input(o.q, {p.head_dim, p.n_heads}, "q");
+        o.tk = input_as(cache, o.k, {p.head_dim, p.n_kv_heads, capacity}, "k_cache");
+        o.tv = input_as(cache, o.v, {p.head_dim, p.n_kv_heads, capacity}, "v_cache");
+        o.tmp = tensor(DType::f32, {int64_t(flash_attn_vec_tmp_elements(p))}, "tmp");
+        o.counters = zeroed_counters(p);
+        o.out = tensor(DType::f32, {p.head_dim, p.n_heads}, "out");
+        return o;
+    }
 };
 
 struct FlashCase {
@@ -63,20 +82,10 @@ TEST_P(FlashAttnVec, MatchesReferenceOverSplits) {
     p.split_len = 8;
     p.window = GetParam().window;
     p.softcap = GetParam().softcap;
-    const uint32_t capacity = 48;
-    const DType t = GetParam().cache;
-    const auto q = random(size_t(p.head_dim) * p.n_heads, 0.5f);
-    const auto k = as_stored(t, random(size_t(p.head_dim) * p.n_kv_heads * capacity, 0.5f));
-    const auto v = as_stored(t, random(size_t(p.head_dim) * p.n_kv_heads * capacity));
-    auto tq = input(q, {p.head_dim, p.n_heads}, "q");
-    auto tk = input_as(t, k, {p.head_dim, p.n_kv_heads, capacity}, "k_cache");
-    auto tv = input_as(t, v, {p.head_dim, p.n_kv_heads, capacity}, "v_cache");
-    auto tmp = tensor(DType::f32, {int64_t(flash_attn_vec_tmp_elements(p))}, "tmp");
-    auto ctr = zeroed_counters(p);
-    auto out = tensor(DType::f32, {p.head_dim, p.n_heads}, "out");
-    run([&](GraphSession& s) { s.flash_attn_vec(tq, tk, tv, out, tmp, ctr, p); });
-    expect_close(out, ref::flash_attn_vec(q, k, v, p), kTolF32);
-    expect_counters_zero(ctr);
+    const Operands o = operands(p, GetParam().cache, 48);
+    run([&](GraphSession& s) { s.flash_attn_vec(o.tq, o.tk, o.tv, o.out, o.tmp, o.counters, p); });
+    expect_close(o.out, ref::flash_attn_vec(o.q, o.k, o.v, p), kTolF32);
+    expect_counters_zero(o.counters);
 }
 
 INSTANTIATE_TEST_SUITE_P(Caches, FlashAttnVec,
@@ -112,19 +121,10 @@ TEST_P(FlashAttnVecGqa, ServesQueryHeadsOfAKvHeadTogetherOnLargeGrids) {
     p.split_len = c.split_len;
     p.window = c.window;
     p.softcap = c.softcap;
-    const uint32_t capacity = c.kv_len + 3;
-    const auto q = random(size_t(p.head_dim) * p.n_heads, 0.5f);
-    const auto k = as_stored(c.cache, random(size_t(p.head_dim) * p.n_kv_heads * capacity, 0.5f));
-    const auto v = as_stored(c.cache, random(size_t(p.head_dim) * p.n_kv_heads * capacity));
-    auto tq = input(q, {p.head_dim, p.n_heads}, "q");
-    auto tk = input_as(c.cache, k, {p.head_dim, p.n_kv_heads, capacity}, "k_cache");
-    auto tv = input_as(c.cache, v, {p.head_dim, p.n_kv_heads, capacity}, "v_cache");
-    auto tmp = tensor(DType::f32, {int64_t(flash_attn_vec_tmp_elements(p))}, "tmp");
-    auto ctr = zeroed_counters(p);
-    auto out = tensor(DType::f32, {p.head_dim, p.n_heads}, "out");
+    const Operands o = operands(p, c.cache, c.kv_len + 3);
 
     auto recorded = executor->begin_recorded();
-    recorded.flash_attn_vec(tq, tk, tv, out, tmp, ctr, p);
+    recorded.flash_attn_vec(o.tq, o.tk, o.tv, o.out, o.tmp, o.counters, p);
     const ComputeGraph g = recorded.finish_recording();
     const auto split = std::find_if(g.nodes.begin(), g.nodes.end(), [](const Node& n) {
         return n.is_dispatch() && n.op == OpKind::flash_attn_vec;
@@ -133,9 +133,9 @@ TEST_P(FlashAttnVecGqa, ServesQueryHeadsOfAKvHeadTogetherOnLargeGrids) {
     EXPECT_EQ(g.kernels[split->kernel].name,
               "flash_attn_vec_gqa_" + std::string(dtype_name(c.cache)));
 
-    run([&](GraphSession& s) { s.flash_attn_vec(tq, tk, tv, out, tmp, ctr, p); });
-    expect_close(out, ref::flash_attn_vec(q, k, v, p), kTolF32);
-    expect_counters_zero(ctr);
+    run([&](GraphSession& s) { s.flash_attn_vec(o.tq, o.tk, o.tv, o.out, o.tmp, o.counters, p); });
+    expect_close(o.out, ref::flash_attn_vec(o.q, o.k, o.v, p), kTolF32);
+    expect_counters_zero(o.counters);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -168,19 +168,10 @@ TEST_P(FlashAttnVecRerun, SameRecordedGraphTwiceGivesTheSameBits) {
     p.kv_len = c.kv_len;
     p.split_len = c.split_len;
     p.window = c.window;
-    const uint32_t capacity = c.kv_len + 5;
-    const auto q = random(size_t(p.head_dim) * p.n_heads, 0.5f);
-    const auto k = random(size_t(p.head_dim) * p.n_kv_heads * capacity, 0.5f);
-    const auto v = random(size_t(p.head_dim) * p.n_kv_heads * capacity);
-    auto tq = input(q, {p.head_dim, p.n_heads}, "q");
-    auto tk = input(k, {p.head_dim, p.n_kv_heads, capacity}, "k_cache");
-    auto tv = input(v, {p.head_dim, p.n_kv_heads, capacity}, "v_cache");
-    auto tmp = tensor(DType::f32, {int64_t(flash_attn_vec_tmp_elements(p))}, "tmp");
-    auto ctr = zeroed_counters(p);
-    auto out = tensor(DType::f32, {p.head_dim, p.n_heads}, "out");
+    const Operands o = operands(p, DType::f32, c.kv_len + 5);
 
     auto recorded = executor->begin_recorded();
-    recorded.flash_attn_vec(tq, tk, tv, out, tmp, ctr, p, "attn");
+    recorded.flash_attn_vec(o.tq, o.tk, o.tv, o.out, o.tmp, o.counters, p, "attn");
     const ComputeGraph g = recorded.finish_recording();
     ASSERT_EQ(g.dispatch_count(), 1u);
     const Node& n = *std::find_if(g.nodes.begin(), g.nodes.end(),
@@ -189,11 +180,12 @@ TEST_P(FlashAttnVecRerun, SameRecordedGraphTwiceGivesTheSameBits) {
 
     std::vector<std::vector<uint8_t>> runs;
     for (int r = 0; r < 3; ++r) {
-        memory->fill(out.allocation, 0xFF);  // NaN: an unwritten head fails
+        memory->fill(o.out.allocation, 0xFF);  // NaN: an unwritten head fails
         executor->execute(g);
-        runs.push_back(memory->download(out));
-        expect_counters_zero(ctr);
-        expect_close(out, ref::flash_attn_vec(q, k, v, p), kTolF32, "run " + std::to_string(r));
+        runs.push_back(memory->download(o.out));
+        expect_counters_zero(o.counters);
+        expect_close(o.out, ref::flash_attn_vec(o.q, o.k, o.v, p), kTolF32,
+                     "run " + std::to_string(r));
     }
     EXPECT_EQ(runs[1], runs[0]);
     EXPECT_EQ(runs[2], runs[0]);
