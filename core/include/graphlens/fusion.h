@@ -8,8 +8,7 @@
 //   - every member's output has the chain's dtype and number of elements, and is read with
 //     them (views are contiguous: a reshape is the same values in the same order), except
 //     that a member the recipe marks converting (a copy f32→f16) may change the dtype: it
-//     must read nothing but the intermediate and write as many elements, and that the last
-//     member of a recipe marked last_reshapes (a mat-vec) may write any shape;
+//     must read nothing but the intermediate and write as many elements;
 //   - no member reads an earlier member's output through any other binding (the fused kernel
 //     reads its inputs before that output exists); in-place writes over a member's own
 //     inputs are allowed, as the fused kernels are elementwise;
@@ -78,10 +77,6 @@ struct FusionRecipe {
     /// conflict with any earlier member (the fused node takes the last member's place) and
     /// must not be fences.
     bool gaps = false;
-    /// The last member consumes the chain's value whole as one input and writes a result of
-    /// its own shape (a mat-vec whose input vector is the gated activation): its output is
-    /// exempt from the same-size-and-dtype rule; every earlier member still follows it.
-    bool last_reshapes = false;
 };
 
 /// [rms_norm→mul→]add→rms_norm→mul (the sum kept), rms_norm→mul→add, rms_norm→mul, add

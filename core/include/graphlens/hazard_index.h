@@ -24,6 +24,7 @@
 // sub-ranges visit many (see docs/passes.md, benchmark).
 #include <cstddef>
 #include <cstdint>
+#include <ranges>
 #include <span>
 #include <vector>
 
@@ -45,16 +46,21 @@ class HazardIndex {
 
     /// Hazards whose later end is `node` (what the node waits for).
     std::span<const Hazard> into(size_t node) const;
-    /// Hazards whose earlier end is `node` (who waits for the node), sorted by later.
-    std::vector<Hazard> out_of(size_t node) const;
-    /// The same as positions in hazards(), without copying: hazards()[k] for each k.
-    std::span<const uint32_t> out_indices(size_t node) const;
+    /// Hazards whose earlier end is `node` (who waits for the node), sorted by later: a view
+    /// into hazards(), no copy (the fusion pass walks it for every candidate chain).
+    auto out_of(size_t node) const {
+        return std::views::transform(out_indices(node),
+                                     [this](uint32_t k) -> const Hazard& { return hazards_[k]; });
+    }
     /// Listed hazards between two nodes, in either order argument.
     std::vector<Hazard> between(size_t a, size_t b) const;
     /// True when the listed hazards contain a hazard between the two nodes.
     bool conflicts(size_t a, size_t b) const { return !between(a, b).empty(); }
 
   private:
+    /// Positions in hazards() of out_of(node).
+    std::span<const uint32_t> out_indices(size_t node) const;
+
     std::vector<Hazard> hazards_;
     std::vector<size_t> into_begin_;   ///< [node] = first hazard with later == node; size n+1
     std::vector<uint32_t> out_order_;  ///< hazard indices sorted by (earlier, later)

@@ -140,20 +140,9 @@ class ChainMatcher {
                             node_ref(g_, p), node_ref(g_, chain[k - 1]));
                 chain_out = &out_view->view;
             }
-            const bool reshaping_last = recipe.last_reshapes && k + 1 == chain.size();
-            if (!reshaping_last && !same_layout(*chain_out, out_view->view))
+            if (!same_layout(*chain_out, out_view->view))
                 return fmt::format("output of {} has another size or dtype than output of {}",
                                    node_ref(g_, p), node_ref(g_, chain[0]));
-            if (reshaping_last)
-                // Not elementwise: every workgroup of the fused kernel reads the whole chain
-                // input, so no workgroup may write over any of it.
-                for (size_t m = 0; m < k; ++m)
-                    for (const ByteRange& r : g_.nodes[chain[m]].reads)
-                        if (r.overlaps(out))
-                            return fmt::format(
-                                "{} writes over an input of {}; the fused kernel would read it "
-                                "while writing",
-                                node_ref(g_, p), node_ref(g_, chain[m]));
             const bool kept = listed(recipe.kept_outputs, k);
             if (k + 1 == chain.size()) break;
             const size_t c = chain[k + 1];
@@ -193,9 +182,8 @@ class ChainMatcher {
             // A kept output is still written by the fused kernel: later readers and the end
             // of the graph see it as before.
             if (kept) continue;
-            for (const uint32_t hk : hazards_.out_indices(p))
-                if (const Hazard& h = hazards_.hazards()[hk];
-                    h.kind == HazardKind::raw && h.later != c && h.overlap.overlaps(out))
+            for (const Hazard& h : hazards_.out_of(p))
+                if (h.kind == HazardKind::raw && h.later != c && h.overlap.overlaps(out))
                     return fmt::format("output of {} also read by {}", name_of(g_, p),
                                        node_ref(g_, h.later));
             const AllocationUsage usage = out.allocation < g_.allocations.size()
@@ -226,9 +214,8 @@ class ChainMatcher {
                     return fmt::format("{} between the chain's members is a fence",
                                        node_ref(g_, i));
             for (size_t k = 0; k + 1 < chain.size(); ++k)
-                for (const uint32_t hk : hazards_.out_indices(chain[k]))
-                    if (const Hazard& h = hazards_.hazards()[hk];
-                        h.later < chain.back() &&
+                for (const Hazard& h : hazards_.out_of(chain[k]))
+                    if (h.later < chain.back() &&
                         std::find(chain.begin(), chain.end(), h.later) == chain.end())
                         return fmt::format(
                             "{} between the chain's members conflicts with {} ({} hazard): the "
@@ -291,9 +278,8 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
                 if (p + k < dispatches.size()) next = dispatches[p + k];
             } else if (graph.nodes[chain.back()].writes.size() == 1) {
                 const ByteRange out = graph.nodes[chain.back()].writes[0];
-                for (const uint32_t hk : hazards.out_indices(chain.back()))
-                    if (const Hazard& h = hazards.hazards()[hk];
-                        h.kind == HazardKind::raw && h.overlap.overlaps(out))
+                for (const Hazard& h : hazards.out_of(chain.back()))
+                    if (h.kind == HazardKind::raw && h.overlap.overlaps(out))
                         next = std::min(next, h.later);
             }
             if (next == SIZE_MAX || graph.nodes[next].op != recipe.chain[k] ||
@@ -306,10 +292,10 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
     NodeId next_id = graph.next_node_id();
     // The recipes by the op of their first member, in table order: a position tries only the
     // recipes that can start there (the others fail candidate() at once).
-    std::array<std::vector<uint32_t>, 256> by_first_op;
+    std::array<std::vector<uint32_t>, kOpKindCount> by_first_op;
     for (size_t r = 0; r < recipes.size(); ++r)
         if (!recipes[r].chain.empty())
-            by_first_op[static_cast<uint8_t>(recipes[r].chain[0])].push_back(
+            by_first_op[static_cast<size_t>(recipes[r].chain[0])].push_back(
                 static_cast<uint32_t>(r));
     std::vector<size_t> chain;
     for (size_t p = 0; p < dispatches.size();) {
@@ -319,7 +305,7 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
         }
         std::optional<FusionDiagnostic> near_miss;
         size_t advance = 1;
-        for (const uint32_t r : by_first_op[static_cast<uint8_t>(graph.nodes[dispatches[p]].op)]) {
+        for (const uint32_t r : by_first_op[static_cast<size_t>(graph.nodes[dispatches[p]].op)]) {
             const FusionRecipe& recipe = recipes[r];
             if (!candidate(recipe, p, chain)) continue;
             const size_t len = chain.size();

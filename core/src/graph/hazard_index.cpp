@@ -287,14 +287,6 @@ std::span<const Hazard> HazardIndex::into(size_t node) const {
                                                      into_begin_[node + 1] - into_begin_[node]);
 }
 
-std::vector<Hazard> HazardIndex::out_of(size_t node) const {
-    std::vector<Hazard> out;
-    if (node + 1 >= out_begin_.size()) return out;
-    for (size_t k = out_begin_[node]; k < out_begin_[node + 1]; ++k)
-        out.push_back(hazards_[out_order_[k]]);
-    return out;
-}
-
 std::span<const uint32_t> HazardIndex::out_indices(size_t node) const {
     if (node + 1 >= out_begin_.size()) return {};
     return std::span<const uint32_t>(out_order_)

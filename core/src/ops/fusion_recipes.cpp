@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include <array>
 #include <cstring>
 #include <optional>
 #include <utility>
@@ -23,6 +22,10 @@ struct NormParams {  // rms_norm.comp
 };
 struct BinaryParams {  // add_f32.comp / mul_f32.comp
     uint32_t n, nb;
+};
+struct MatvecParams {  // matmul_params.glsl (without ROPE)
+    uint32_t n, k, m, row_bytes, x_stride, y_stride, bits, group_size, expert_bytes, n_ids,
+        x_slot_stride;
 };
 struct PreNormParams {  // rms_norm.comp with PRE_NORM
     NormParams norm;
@@ -416,49 +419,29 @@ FusionBuildResult build_add_chain(const ComputeGraph& g, std::span<const size_t>
             {}};
 }
 
-// The activation→mul pair of a gated chain: the activation's input, the mul's other operand
-// (the gate, whole) and the product; or why the fused kernels cannot take it.
-struct GatedPair {
-    TensorView a, gate, product;
-};
-
-std::optional<GatedPair> gated_pair(const ComputeGraph& g, const Node& act, const Node& mul,
-                                    const char* act_kernel, std::string& why) {
-    if (kernel_name(g, act) != act_kernel) {
-        why = fmt::format("{} runs {}, not {}", act.label, kernel_name(g, act), act_kernel);
-        return std::nullopt;
-    }
-    if (kernel_name(g, mul) != "mul_f32") {
-        why = fmt::format("{} runs {}, not mul_f32", mul.label, kernel_name(g, mul));
-        return std::nullopt;
-    }
-    const TensorView* x = binding(act, 0);
-    const TensorView* y = binding(act, 2);
-    const TensorView* product = binding(mul, 2);
-    if (!x || !y || !product) {
-        why = fmt::format("{} has not the activation bindings", act.label);
-        return std::nullopt;
-    }
-    const auto other = other_operand(mul, *y, why);
-    if (!other) return std::nullopt;
-    if (other->view.elements() != y->elements() || other->elements != y->elements()) {
-        why = fmt::format("{} broadcasts the gate; the fused kernel needs it whole", mul.label);
-        return std::nullopt;
-    }
-    return GatedPair{*x, other->view, *product};
-}
-
 FusionBuildResult build_gated(const ComputeGraph& g, std::span<const size_t> chain,
                               const char* act_kernel, const char* fused_kernel, OpKind op) {
     const Node& act = g.nodes[chain[0]];
+    const Node& mul = g.nodes[chain[1]];
+    if (kernel_name(g, act) != act_kernel)
+        return decline(
+            fmt::format("{} runs {}, not {}", act.label, kernel_name(g, act), act_kernel));
+    if (kernel_name(g, mul) != "mul_f32")
+        return decline(fmt::format("{} runs {}, not mul_f32", mul.label, kernel_name(g, mul)));
+    const TensorView* x = binding(act, 0);
+    const TensorView* y = binding(act, 2);
+    if (!x || !y) return decline(fmt::format("{} has not the activation bindings", act.label));
     std::string why;
-    const auto pair = gated_pair(g, act, g.nodes[chain[1]], act_kernel, why);
-    if (!pair) return decline(why);
+    const auto other = other_operand(mul, *y, why);
+    if (!other) return decline(why);
+    if (other->view.elements() != y->elements() || other->elements != y->elements())
+        return decline(
+            fmt::format("{} broadcasts the gate; the fused kernel needs it whole", mul.label));
     struct {
         uint32_t n;
         float param;
-    } p{static_cast<uint32_t>(pair->product.elements()), 0.0f};
-    return {make(fused_kernel, op, {{0, pair->a}, {1, pair->gate}, {2, pair->product}},
+    } p{static_cast<uint32_t>(y->elements()), 0.0f};
+    return {make(fused_kernel, op, {{0, *x}, {1, other->view}, {2, *binding(mul, 2)}},
                  push_constant_bytes(p), act.workgroups),
             {}};
 }
@@ -474,7 +457,7 @@ FusionBuildResult build_matvec_epilogue(const ComputeGraph& g, std::span<const s
     const TensorView* w = binding(matvec, 0);
     const TensorView* x = binding(matvec, 1);
     const TensorView* y = binding(matvec, 2);
-    const auto mp = params_of<std::array<uint32_t, 11>>(matvec);  // matmul_params.glsl
+    const auto mp = params_of<MatvecParams>(matvec);
     if (!w || !x || !y || !mp)
         return decline(fmt::format("{} is not a mat-vec dispatch", matvec.label));
     std::string kernel = kernel_name(g, matvec);
@@ -491,12 +474,11 @@ FusionBuildResult build_matvec_epilogue(const ComputeGraph& g, std::span<const s
         const TensorView* positions = binding(rope, 1);
         if (!rp || !positions || (ff && !binding(rope, 2)) || !binding(rope, 3))
             return decline(fmt::format("{} is not a rope dispatch", rope.label));
-        const uint32_t n = (*mp)[0], m = (*mp)[2];
-        if (uint64_t(rp->head_dim) * rp->n_heads != n || rp->seq_len != m)
+        if (uint64_t(rp->head_dim) * rp->n_heads != mp->n || rp->seq_len != mp->m)
             return decline(fmt::format(
                 "{} rotates {} heads of {} over {} positions, {} writes {} "
                 "rows of {} columns",
-                rope.label, rp->n_heads, rp->head_dim, rp->seq_len, matvec.label, n, m));
+                rope.label, rp->n_heads, rp->head_dim, rp->seq_len, matvec.label, mp->n, mp->m));
         bindings.push_back({4, *positions});
         if (ff) bindings.push_back({5, *binding(rope, 2)});
         struct {
