@@ -64,13 +64,10 @@ class KernelCatalog {
     std::vector<std::string> names() const;
     size_t size() const { return entries_.size(); }
 
-    /// `name`'s tensor-core twin of this tag, else its default twin, else null.
+    /// `name`'s tensor-core twin of this tag, else its default twin, else null. Its info is
+    /// reflected from `<name>__tc<tag>_reflect`, named `<name>__tc<tag>`, with the hash of
+    /// the real twin's SPIR-V.
     const TensorCoreTwin* tensor_core_twin(std::string_view name, std::string_view tag = {}) const;
-    /// SPIR-V of `name`'s default tensor-core twin; empty when it has none.
-    std::span<const uint32_t> tensor_core_spirv(std::string_view name) const;
-    /// Reflection of `name`'s default tensor-core twin (from `<name>__tc_reflect`, named
-    /// `<name>__tc`, hash of the real twin); null when it has none.
-    const KernelInfo* tensor_core_info(std::string_view name) const;
     /// Kernels that have a default tensor-core twin, sorted.
     std::vector<std::string> tensor_core_kernels() const;
     /// Tags of the alternative twins (not ""), sorted, each once.

@@ -5,7 +5,7 @@
 // VK_KHR_push_descriptor.
 //
 // On a device that uses tensor cores (Device::uses_tensor_cores), a kernel with a tensor-core
-// twin (KernelCatalog::tensor_core_spirv) gets the twin's module under its own name: the
+// twin (KernelCatalog::tensor_core_twin) gets the twin's module under its own name: the
 // catalog has checked that both have the same interface, so the layout, the recorded dispatch
 // and the graph are the same on every device; only the pipeline differs.
 #include <vulkan/vulkan.h>

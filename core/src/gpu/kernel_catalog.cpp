@@ -139,10 +139,6 @@ KernelInfo reflect_kernel(std::string_view name, std::span<const uint32_t> spirv
 
 namespace {
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // Why two reflections cannot share a pipeline layout and a recorded dispatch; empty if they can.
 std::string interface_difference(const KernelInfo& a, const KernelInfo& b) {
     if (a.entry_point != b.entry_point) return "entry point";
@@ -177,7 +173,7 @@ KernelCatalog KernelCatalog::from_modules(std::span<const EmbeddedKernel> module
         const std::string_view name = k.name;
         if (name.find(kTensorCoreSuffix) == std::string_view::npos)
             c.entries_.push_back({reflect_kernel(name, words), words, {}});
-        else if (ends_with(name, kTensorCoreReflectSuffix))
+        else if (name.ends_with(kTensorCoreReflectSuffix))
             twin(name.substr(0, name.size() - kTensorCoreReflectSuffix.size())).reflect = words;
         else
             twin(name).spirv = words;
@@ -227,16 +223,6 @@ const TensorCoreTwin* KernelCatalog::tensor_core_twin(std::string_view name,
         if (t.tag.empty()) fallback = &t;
     }
     return fallback;
-}
-
-std::span<const uint32_t> KernelCatalog::tensor_core_spirv(std::string_view name) const {
-    const TensorCoreTwin* t = tensor_core_twin(name);
-    return t ? t->spirv : std::span<const uint32_t>{};
-}
-
-const KernelInfo* KernelCatalog::tensor_core_info(std::string_view name) const {
-    const TensorCoreTwin* t = tensor_core_twin(name);
-    return t ? &t->info : nullptr;
 }
 
 std::vector<std::string> KernelCatalog::tensor_core_kernels() const {

@@ -50,8 +50,9 @@ TEST(KernelCatalog, TensorCoreTwinsAreReflectedThroughTheirReflectionTwins) {
         EXPECT_EQ(name.find("__tc"), std::string::npos) << name << " listed as a kernel";
     for (const auto& k : kernels) {
         const KernelInfo& base = catalog.get(k);
-        const KernelInfo* tc = catalog.tensor_core_info(k);
-        ASSERT_NE(tc, nullptr) << k;
+        const TensorCoreTwin* twin = catalog.tensor_core_twin(k);
+        ASSERT_NE(twin, nullptr) << k;
+        const KernelInfo* tc = &twin->info;
         EXPECT_EQ(tc->name, k + "__tc");
         EXPECT_EQ(tc->local_size, base.local_size) << k;
         EXPECT_EQ(tc->push_constant_size, base.push_constant_size) << k;
@@ -60,13 +61,14 @@ TEST(KernelCatalog, TensorCoreTwinsAreReflectedThroughTheirReflectionTwins) {
             EXPECT_EQ(tc->bindings[i].binding, base.bindings[i].binding) << k;
             EXPECT_EQ(tc->bindings[i].access, base.bindings[i].access) << k;
         }
-        const auto words = catalog.tensor_core_spirv(k);
+        const auto words = twin->spirv;
         EXPECT_FALSE(words.empty()) << k;
         EXPECT_EQ(tc->spirv_hash, spirv_hash(words)) << k;
         EXPECT_NE(tc->spirv_hash, base.spirv_hash) << k;
     }
-    const KernelInfo* q4 = catalog.tensor_core_info("matmul_q4_0");
-    ASSERT_NE(q4, nullptr);
+    const TensorCoreTwin* q4_twin = catalog.tensor_core_twin("matmul_q4_0");
+    ASSERT_NE(q4_twin, nullptr);
+    const KernelInfo* q4 = &q4_twin->info;
     ASSERT_EQ(q4->bindings.size(), 3u);
     EXPECT_EQ(q4->bindings[0].access, BindingAccess::read);   // weights
     EXPECT_EQ(q4->bindings[1].access, BindingAccess::read);   // x

@@ -46,7 +46,7 @@ TEST_P(MatmulTiles, MatchesReferenceOnPartialTiles) {
     EXPECT_EQ(g.kernels[node->kernel].name, c.kernel);
 
     // On a device with tensor cores, kernels with a tensor-core twin run it (f16 inputs).
-    const bool twin = !KernelCatalog::embedded().tensor_core_spirv(c.kernel).empty();
+    const bool twin = KernelCatalog::embedded().tensor_core_twin(c.kernel) != nullptr;
     const bool tc = device().kernels().get(c.kernel).tensor_cores;
     EXPECT_EQ(tc, twin && device().uses_tensor_cores());
     run([&](GraphSession& s) { record(s, tw, tx, out); });
@@ -59,10 +59,10 @@ TEST_F(MatmulTensorCores, TwinsExistForTheMatMatKernelsAndFollowTheDevice) {
     const auto& catalog = KernelCatalog::embedded();
     for (const char* k : {"matmul_q4_0", "matmul_q4_0_t64", "matmul_q4_0_t128x64", "matmul_q8_0",
                           "matmul_f16_t128x64", "matmul_q4_k", "matmul_q6_k_t64", "matmul_affine"})
-        EXPECT_FALSE(catalog.tensor_core_spirv(k).empty()) << k;
+        EXPECT_NE(catalog.tensor_core_twin(k), nullptr) << k;
     // f32 weights and the 16-bit-word kernels keep their FP32 kernel everywhere.
     for (const char* k : {"matmul_f32", "matmul_q4_0_u16", "matvec_q4_0"})
-        EXPECT_TRUE(catalog.tensor_core_spirv(k).empty()) << k;
+        EXPECT_EQ(catalog.tensor_core_twin(k), nullptr) << k;
     // lavapipe has no cooperative matrix: the FP32 kernels are the path there.
     Device& d = device();
     if (!d.facts().tensor_cores) {
