@@ -169,27 +169,22 @@ TransformerModel::TransformerModel(DeviceMemory& memory, ModelConfig config,
         regions_["moe_scale_index"] = {moe_index_alloc_, 0, table};
         regions_["moe_perm_index"] = {moe_index_alloc_, table, table};
     }
-    // Decode attention's arrival counters (GraphSession::flash_attn_vec): zeroed once here,
-    // left zero by every run. Not in act.scratch, whose bytes the FFN phase reuses. All
-    // layers share them, as they share fa_tmp: each layer's attention reads and writes both,
-    // which orders it after the previous layer's, an order the residual stream imposes
-    // anyway (layer il + 1's query comes from layer il's output), so they add no barrier.
-    {
-        const uint64_t bytes = align_up(4 * flash_attn_vec_counter_elements(fa));
-        const AllocationId id = memory.allocate("fa_counters", bytes, AllocationUsage::scratch);
-        memory.upload(id, std::vector<uint8_t>(bytes, 0));
-        regions_["fa_counters"] = {id, 0, bytes};
-    }
-    // Decode attention's per-split partials, in an allocation of their own for the same
-    // reason: the kernel binds them read-write (each split writes its partial, the last
-    // workgroup of a head reads them all), so the hazard analysis sees every layer's attention
-    // read all of fa_tmp. In act.scratch the FFN's intermediates (act, the gated product) would
-    // share those bytes and look read by the next layer's attention: no fusion there, and extra
-    // levels (llama-3.2-1b decode at KV 4096: 30 more barriers).
-    {
-        const uint64_t bytes = align_up(4 * flash_attn_vec_tmp_elements(fa));
-        regions_["fa_tmp"] = {memory.allocate("fa_tmp", bytes, AllocationUsage::scratch), 0, bytes};
-    }
+    // Decode attention's state (GraphSession::flash_attn_vec): its arrival counters, zeroed
+    // once here and left zero by every run, and its per-split partials. Each gets an
+    // allocation of its own: the kernel binds both read-write, so the hazard analysis sees
+    // every layer's attention read all of them, and in act.scratch, whose bytes the FFN phase
+    // reuses, the FFN's intermediates would look read by the next layer's attention (no
+    // fusion there, and more levels: 30 more barriers for llama-3.2-1b decode at KV 4096).
+    // All layers share them, an order the residual stream imposes anyway (layer il + 1's
+    // query comes from layer il's output), so they add no barrier.
+    auto own_allocation = [&](const char* name, uint64_t elements) {
+        const uint64_t bytes = align_up(4 * elements);
+        regions_[name] = {memory.allocate(name, bytes, AllocationUsage::scratch), 0, bytes};
+        return regions_[name];
+    };
+    const auto counters = own_allocation("fa_counters", flash_attn_vec_counter_elements(fa));
+    memory.upload(counters.allocation, std::vector<uint8_t>(counters.bytes, 0));
+    own_allocation("fa_tmp", flash_attn_vec_tmp_elements(fa));
     logits_alloc_ = memory.allocate("logits", align_up(4ull * c.n_vocab), AllocationUsage::output);
 }
 

@@ -99,11 +99,27 @@ INSTANTIATE_TEST_SUITE_P(Caches, FlashAttnVec,
                                     std::to_string(int(info.param.softcap));
                          });
 
+/// A decode attention's shape, as the parameterised tests list it.
+struct AttnShape {
+    uint32_t head_dim, n_heads, n_kv_heads, kv_len, split_len, window;
+    float softcap = 0.0f;
+    FlashAttnVecParams params() const {
+        FlashAttnVecParams p;
+        p.head_dim = head_dim;
+        p.n_heads = n_heads;
+        p.n_kv_heads = n_kv_heads;
+        p.kv_len = kv_len;
+        p.split_len = split_len;
+        p.window = window;
+        p.softcap = softcap;
+        return p;
+    }
+};
+
 struct GqaCase {
     const char* name;
     DType cache;
-    uint32_t head_dim, n_heads, n_kv_heads, kv_len, split_len, window;
-    float softcap;
+    AttnShape shape;
 };
 
 class FlashAttnVecGqa : public FlashAttnTest, public ::testing::WithParamInterface<GqaCase> {};
@@ -113,15 +129,8 @@ class FlashAttnVecGqa : public FlashAttnTest, public ::testing::WithParamInterfa
 // not a power of two, splits longer than one 256-key chunk, window and softcap must all match.
 TEST_P(FlashAttnVecGqa, ServesQueryHeadsOfAKvHeadTogetherOnLargeGrids) {
     const GqaCase c = GetParam();
-    FlashAttnVecParams p;
-    p.head_dim = c.head_dim;
-    p.n_heads = c.n_heads;
-    p.n_kv_heads = c.n_kv_heads;
-    p.kv_len = c.kv_len;
-    p.split_len = c.split_len;
-    p.window = c.window;
-    p.softcap = c.softcap;
-    const Operands o = operands(p, c.cache, c.kv_len + 3);
+    const FlashAttnVecParams p = c.shape.params();
+    const Operands o = operands(p, c.cache, p.kv_len + 3);
 
     auto recorded = executor->begin_recorded();
     recorded.flash_attn_vec(o.tq, o.tk, o.tv, o.out, o.tmp, o.counters, p);
@@ -142,16 +151,16 @@ INSTANTIATE_TEST_SUITE_P(
     Grids, FlashAttnVecGqa,
     ::testing::Values(
         // 38 splits x 2 KV heads x 2 batches (4 + 2 heads), head dim 20
-        GqaCase{"partial_batch_f16", DType::f16, 20, 12, 2, 300, 8, 0, 0.0f},
-        GqaCase{"partial_batch_window_f32", DType::f32, 20, 12, 2, 300, 8, 50, 0.0f},
+        GqaCase{"partial_batch_f16", DType::f16, {20, 12, 2, 300, 8, 0}},
+        GqaCase{"partial_batch_window_f32", DType::f32, {20, 12, 2, 300, 8, 50}},
         // 2 splits of 300 keys (two chunks each) x 64 KV heads x 1 batch of 2 heads
-        GqaCase{"two_chunks_softcap_f32", DType::f32, 8, 128, 64, 600, 300, 0, 2.0f}),
+        GqaCase{"two_chunks_softcap_f32", DType::f32, {8, 128, 64, 600, 300, 0, 2.0f}}),
     [](const auto& info) { return std::string(info.param.name); });
 
 struct RerunCase {
     const char* name;
     const char* kernel;
-    uint32_t head_dim, n_heads, n_kv_heads, kv_len, split_len, window;
+    AttnShape shape;
 };
 
 class FlashAttnVecRerun : public FlashAttnTest, public ::testing::WithParamInterface<RerunCase> {};
@@ -161,14 +170,8 @@ class FlashAttnVecRerun : public FlashAttnTest, public ::testing::WithParamInter
 // gives the same bits. With one split the only workgroup writes out without a counter.
 TEST_P(FlashAttnVecRerun, SameRecordedGraphTwiceGivesTheSameBits) {
     const RerunCase c = GetParam();
-    FlashAttnVecParams p;
-    p.head_dim = c.head_dim;
-    p.n_heads = c.n_heads;
-    p.n_kv_heads = c.n_kv_heads;
-    p.kv_len = c.kv_len;
-    p.split_len = c.split_len;
-    p.window = c.window;
-    const Operands o = operands(p, DType::f32, c.kv_len + 5);
+    const FlashAttnVecParams p = c.shape.params();
+    const Operands o = operands(p, DType::f32, p.kv_len + 5);
 
     auto recorded = executor->begin_recorded();
     recorded.flash_attn_vec(o.tq, o.tk, o.tv, o.out, o.tmp, o.counters, p, "attn");
@@ -195,12 +198,12 @@ INSTANTIATE_TEST_SUITE_P(
     Grids, FlashAttnVecRerun,
     ::testing::Values(
         // 5 splits (the last partial) x 4 heads
-        RerunCase{"splits", "flash_attn_vec_f32", 32, 4, 2, 37, 8, 0},
+        RerunCase{"splits", "flash_attn_vec_f32", {32, 4, 2, 37, 8, 0}},
         // 38 splits x 2 KV heads x 2 head batches (4 + 2 heads)
-        RerunCase{"gqa_splits", "flash_attn_vec_gqa_f32", 20, 12, 2, 300, 8, 0},
+        RerunCase{"gqa_splits", "flash_attn_vec_gqa_f32", {20, 12, 2, 300, 8, 0}},
         // n_splits == 1: a split of two chunks, and one with a sliding window
-        RerunCase{"one_split", "flash_attn_vec_f32", 32, 4, 2, 300, 512, 0},
-        RerunCase{"one_split_window", "flash_attn_vec_f32", 16, 4, 4, 37, 64, 10}),
+        RerunCase{"one_split", "flash_attn_vec_f32", {32, 4, 2, 300, 512, 0}},
+        RerunCase{"one_split_window", "flash_attn_vec_f32", {16, 4, 4, 37, 64, 10}}),
     [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
