@@ -235,14 +235,6 @@ void CoreWorker::captureWorkload(const WorkloadRequest& request) {
     });
 }
 
-bool CoreWorker::isDeviceLost(std::string_view message) {
-    // vk_check names the result (and throws graphlens::DeviceLost, which the Runner lets
-    // through); the number is matched too, for messages of other origins (-4 is
-    // VK_ERROR_DEVICE_LOST).
-    return message.find("VK_ERROR_DEVICE_LOST") != std::string_view::npos ||
-           message.find("VkResult -4)") != std::string_view::npos;
-}
-
 RunResult CoreWorker::runGraph(const ComputeGraph& graph, const RunRequest& request,
                                const std::string& workload) {
     RunnerOptions options;
@@ -271,20 +263,12 @@ RunResult CoreWorker::runGraph(const ComputeGraph& graph, const RunRequest& requ
         result = runner.run(graph, options);
         // A cancel during a mode lands in that mode's error; the run as a whole is void.
         if (cancel_) throw RunCancelled();
-        for (const ModeResult& m : result.modes)
-            if (isDeviceLost(m.error))
-                throw std::runtime_error("in mode '" + m.mode + "': " + m.error);
         check_validation(dev, "the run");
-    } catch (const RunCancelled&) {
-        throw;
-    } catch (const std::exception& e) {
-        // A lost device cannot be used again: drop it (the next run creates it afresh; the
-        // memory and runner that used it are gone by now) and say so, instead of showing a
-        // table of modes that all failed the same way.
-        if (!isDeviceLost(e.what())) throw;
+    } catch (const DeviceLost& e) {
+        // A lost device cannot be used again (the Runner stops at it): drop it, the next run
+        // creates it afresh (the memory and runner that used it are gone by now), and say so.
         device_.reset();
-        throw std::runtime_error(std::string("the Vulkan device was lost (VK_ERROR_DEVICE_LOST) ") +
-                                 e.what() +
+        throw std::runtime_error(std::string("the Vulkan device was lost: ") + e.what() +
                                  ". The document stays open; the next run creates the device "
                                  "again.");
     }

@@ -76,8 +76,6 @@ class CoreWorker : public QObject {
     static QStringList presetNames();
     /// Vulkan devices created so far (a lost device is dropped and created again on next use).
     int devicesCreated() const { return devices_created_; }
-    /// Whether an error message says the Vulkan device was lost (VK_ERROR_DEVICE_LOST).
-    static bool isDeviceLost(std::string_view message);
 
   signals:
     /// The first version of a newly opened document (at least its captured stage is ready).

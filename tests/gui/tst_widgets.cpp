@@ -804,7 +804,8 @@ class TestWidgets : public QObject {
         request.modes = {QStringLiteral("serial"), QStringLiteral("elided")};
         request.repeats = 1;
         request.adjust_plan = [](ModePlan&) {
-            throw std::runtime_error("Vulkan: vkQueueSubmit failed (VkResult -4)");
+            throw graphlens::DeviceLost(
+                "Vulkan: vkQueueSubmit failed (VK_ERROR_DEVICE_LOST, VkResult -4)");
         };
         QVERIFY(!runThroughWorker(request));
         QVERIFY2(w().lastError().contains(QStringLiteral("device was lost")),
