@@ -24,7 +24,6 @@
 // sub-ranges visit many (see docs/passes.md, benchmark).
 #include <cstddef>
 #include <cstdint>
-#include <ranges>
 #include <span>
 #include <vector>
 
@@ -46,12 +45,32 @@ class HazardIndex {
 
     /// Hazards whose later end is `node` (what the node waits for).
     std::span<const Hazard> into(size_t node) const;
-    /// Hazards whose earlier end is `node` (who waits for the node), sorted by later: a view
-    /// into hazards(), no copy (the fusion pass walks it for every candidate chain).
-    auto out_of(size_t node) const {
-        return std::views::transform(out_indices(node),
-                                     [this](uint32_t k) -> const Hazard& { return hazards_[k]; });
-    }
+    /// Some of hazards(), by position, without copying them.
+    class Selection {
+      public:
+        struct Iterator {
+            const Hazard* all;
+            const uint32_t* at;
+            const Hazard& operator*() const { return all[*at]; }
+            Iterator& operator++() {
+                ++at;
+                return *this;
+            }
+            bool operator!=(const Iterator& o) const { return at != o.at; }
+        };
+        Selection(const std::vector<Hazard>& all, std::span<const uint32_t> at)
+            : all_(all.data()), at_(at) {}
+        Iterator begin() const { return {all_, at_.data()}; }
+        Iterator end() const { return {all_, at_.data() + at_.size()}; }
+        size_t size() const { return at_.size(); }
+
+      private:
+        const Hazard* all_;
+        std::span<const uint32_t> at_;
+    };
+    /// Hazards whose earlier end is `node` (who waits for the node), sorted by later; a view
+    /// into hazards() (the fusion pass walks it for every candidate chain).
+    Selection out_of(size_t node) const { return {hazards_, out_indices(node)}; }
     /// Listed hazards between two nodes, in either order argument.
     std::vector<Hazard> between(size_t a, size_t b) const;
     /// True when the listed hazards contain a hazard between the two nodes.
