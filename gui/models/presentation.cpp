@@ -70,6 +70,7 @@ Family familyOf(OpKind op) {
         case OpKind::quantized_matmul_id_ggml:
         case OpKind::act_mul_matvec:
         case OpKind::matvec_epilogue:
+        case OpKind::matvec_glu:
             return Family::matmul;
         case OpKind::sdpa:
         case OpKind::flash_attn_vec:

@@ -17,6 +17,10 @@
 //             order: the fused mat-vec→rope of a q or k projection. NR is even, so both rows of
 //             a pair are sums of this workgroup.
 //   OUT_F16:  y is f16 (the fused copy of k or v into an f16 KV cache: the copy's rounding)
+//   GLU_SILU / GLU_GELU: a second weight of the same shape at binding 6 (the up projection)
+//             and y = act(W x) * (W2 x), act silu or gelu (tanh) as unary.comp computes them:
+//             the fused gate, up and act->mul of a decode FFN. Each workgroup sums NR rows of
+//             both weights, so x is loaded once for both.
 // Weights are read as 16-bit words: blocks of 18 and 34 bytes are only 2-byte aligned, and a
 // view of an odd number of blocks ends on a half word. (32-bit words with realignment, one
 // predicated loop instead of main loop + remainder, and exponent-bit nibble decoding measured
@@ -50,6 +54,13 @@ layout(local_size_x = WG_SIZE) in;
 #include "matmul_params.glsl"
 
 layout(set = 0, binding = 0) readonly buffer W { uint16_t wq16[]; };
+#if defined(GLU_SILU) || defined(GLU_GELU)
+#define GLU 1
+layout(set = 0, binding = 6) readonly buffer W2 { uint16_t uq16[]; };
+#define NM 2  // matrices summed per workgroup
+#else
+#define NM 1
+#endif
 layout(set = 0, binding = 1) readonly buffer X { vec4 x4[]; };
 #ifdef OUT_F16
 layout(set = 0, binding = 2) writeonly buffer Y { float16_t y[]; };
@@ -100,15 +111,22 @@ struct WChunk {
     float d;
 };
 
-WChunk load_w(uint rb, uint c) {
+// Matrix mat (0: binding 0, 1: binding 6); a constant at every call, so the branch folds.
+WChunk load_w(uint mat, uint rb, uint c) {
     const uint b = c / PARTS, part = c % PARTS;
     WChunk w;
     const uint h = (rb + b * BLOCK_BYTES) >> 1;  // block start, in 16-bit words
-    w.d = unpackHalf2x16(uint(wq16[h])).x;
+#ifdef GLU
+#define WORD(i) (mat == 0u ? uint(wq16[i]) : uint(uq16[i]))
+#else
+#define WORD(i) uint(wq16[i])
+#endif
+    w.d = unpackHalf2x16(WORD(h)).x;
     [[unroll]] for (uint j = 0; j < NW; ++j) {
         const uint i = h + 1u + 2u * (NW * part + j);
-        w.q[j] = uint(wq16[i]) | (uint(wq16[i + 1u]) << 16);
+        w.q[j] = WORD(i) | (WORD(i + 1u) << 16);
     }
+#undef WORD
     return w;
 }
 
@@ -131,7 +149,7 @@ float chunk_dot(const WChunk w, const XChunk x) {
 #endif
 }
 
-shared float partials[NR][WG_SIZE / 4];  // subgroups are at least 4 wide (checked by the op)
+shared float partials[NM * NR][WG_SIZE / 4];  // subgroups are at least 4 wide (checked by the op)
 
 void main() {
     const uint tid = gl_LocalInvocationID.x;
@@ -144,27 +162,29 @@ void main() {
     uint rb[NR];
     [[unroll]] for (uint r = 0; r < NR; ++r) rb[r] = min(row0 + r, p.n - 1u) * p.row_bytes;
 
-    float acc[NR];
-    [[unroll]] for (uint r = 0; r < NR; ++r) acc[r] = 0.0;
+    float acc[NM * NR];  // matrix mat's row r at mat * NR + r
+    [[unroll]] for (uint r = 0; r < NM * NR; ++r) acc[r] = 0.0;
 
     uint c = tid;
     // Main loop: UNROLL chunks per row, all loads issued before the first dot.
     for (; c + (UNROLL - 1u) * WG_SIZE < nchunks; c += UNROLL * WG_SIZE) {
         XChunk xc[UNROLL];
-        WChunk wc[UNROLL][NR];
+        WChunk wc[UNROLL][NM * NR];
         [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
             xc[u] = load_x(xb4, c + u * WG_SIZE);
-            [[unroll]] for (uint r = 0; r < NR; ++r) wc[u][r] = load_w(rb[r], c + u * WG_SIZE);
+            [[unroll]] for (uint r = 0; r < NM * NR; ++r)
+                wc[u][r] = load_w(r / NR, rb[r % NR], c + u * WG_SIZE);
         }
         [[unroll]] for (uint u = 0; u < UNROLL; ++u)
-            [[unroll]] for (uint r = 0; r < NR; ++r) acc[r] += chunk_dot(wc[u][r], xc[u]);
+            [[unroll]] for (uint r = 0; r < NM * NR; ++r) acc[r] += chunk_dot(wc[u][r], xc[u]);
     }
     for (; c < nchunks; c += WG_SIZE) {
         const XChunk xc = load_x(xb4, c);
-        [[unroll]] for (uint r = 0; r < NR; ++r) acc[r] += chunk_dot(load_w(rb[r], c), xc);
+        [[unroll]] for (uint r = 0; r < NM * NR; ++r)
+            acc[r] += chunk_dot(load_w(r / NR, rb[r % NR], c), xc);
     }
 
-    [[unroll]] for (uint r = 0; r < NR; ++r) {
+    [[unroll]] for (uint r = 0; r < NM * NR; ++r) {
         const float s = subgroupAdd(acc[r]);
         if (subgroupElect()) partials[r][gl_SubgroupID] = s;
     }
@@ -172,6 +192,15 @@ void main() {
     if (tid < NR && row0 + tid < p.n) {
         float s = 0.0;
         for (uint g = 0; g < gl_NumSubgroups; ++g) s += partials[tid][g];
+#ifdef GLU
+        float up = 0.0;
+        for (uint g = 0; g < gl_NumSubgroups; ++g) up += partials[NR + tid][g];
+#if defined(GLU_SILU)
+        s = silu(s) * up;
+#else
+        s = gelu_tanh(s) * up;
+#endif
+#endif
 #ifdef ROPE
         const uint e = (row0 + tid) % p.rope_head_dim;  // element within the head
         const uint j = e / 2u;                          // its pair

@@ -23,6 +23,10 @@
 // A recipe marked `gaps` matches members that are not consecutive (each the first reader of
 // the previous member's output); its fused node takes the last member's place, which is valid
 // when no dispatch in a gap conflicts with an earlier member.
+// A recipe with a sibling also takes in the dispatch that makes a binary member's other
+// operand (the up projection beside gate→silu→mul): it joins the fusion when it writes only
+// that operand, nothing else reads it, it is no fence, it has no hazard with a chain member
+// but that read, and nothing between it and the fused node's place conflicts with it.
 // Every candidate that fails one of these is a FusionDiagnostic with the reason, naming the
 // nodes by label and index. A recipe without a builder is reported "matched, fused kernel not
 // available" and not applied. Barriers between the members of an applied chain are dropped;
@@ -77,6 +81,12 @@ struct FusionRecipe {
     /// conflict with any earlier member (the fused node takes the last member's place) and
     /// must not be fences.
     bool gaps = false;
+    /// The member (index into chain, a binary op) whose other operand is made by a sibling
+    /// dispatch of op `sibling_op` that joins the fusion; the builder gets the sibling after
+    /// the chain's members. Needs `gaps` (the fused node takes the last member's place, the
+    /// sibling moves there too). A chain whose operand has no such maker does not match.
+    std::optional<size_t> sibling_of = std::nullopt;
+    OpKind sibling_op = OpKind::other;
 };
 
 /// [rms_norm→mul→]add→rms_norm→mul (the sum kept), rms_norm→mul→add, rms_norm→mul, add

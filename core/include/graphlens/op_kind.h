@@ -42,11 +42,13 @@ enum class OpKind : uint8_t {
                         ///< slower on the H100, docs/kernels.md; kept so captures naming it load)
     matvec_epilogue,    ///< fused mat-vec→rope[→copy] or mat-vec→copy: q/k/v projections that
                         ///< write rotated and/or f16 (KV-cache) outputs themselves
+    matvec_glu,         ///< fused gate mat-vec, up mat-vec and silu|gelu→mul of a decode FFN:
+                        ///< one dispatch sums both weights' rows and writes act(gate) * up
 };
 
 std::string_view op_kind_name(OpKind k);
 std::optional<OpKind> op_kind_from_name(std::string_view name);
 /// Number of enumerators, for tables indexed by OpKind.
-inline constexpr size_t kOpKindCount = static_cast<size_t>(OpKind::matvec_epilogue) + 1;
+inline constexpr size_t kOpKindCount = static_cast<size_t>(OpKind::matvec_glu) + 1;
 
 }  // namespace graphlens

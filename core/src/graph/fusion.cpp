@@ -232,6 +232,64 @@ class ChainMatcher {
         return {};
     }
 
+    /// The dispatch that makes the other operand of member chain[*recipe.sibling_of]: the
+    /// latest RAW source of that member of op recipe.sibling_op, outside the chain, writing one
+    /// range the member reads through a binding of its own; SIZE_MAX when there is none.
+    size_t find_sibling(std::span<const size_t> chain, const FusionRecipe& recipe) const {
+        const size_t k = *recipe.sibling_of;
+        if (k == 0 || k >= chain.size()) return SIZE_MAX;
+        const size_t m = chain[k];
+        const Node& member = g_.nodes[m];
+        const ByteRange intermediate = g_.nodes[chain[k - 1]].writes[0];
+        size_t found = SIZE_MAX;
+        for (const Hazard& h : hazards_.into(m)) {
+            const size_t e = h.earlier;
+            if (h.kind != HazardKind::raw || (found != SIZE_MAX && e <= found) ||
+                std::find(chain.begin(), chain.end(), e) != chain.end())
+                continue;
+            const Node& maker = g_.nodes[e];
+            if (!maker.is_dispatch() || maker.op != recipe.sibling_op || maker.writes.size() != 1 ||
+                maker.writes[0].overlaps(intermediate))
+                continue;
+            if (find_view(g_, member, maker.writes[0], false)) found = e;
+        }
+        return found;
+    }
+
+    /// Empty when `sibling` may join the fused node of `chain` (which already qualifies),
+    /// else the reason it may not.
+    std::string check_sibling(std::span<const size_t> chain, size_t sibling,
+                              const FusionRecipe& recipe) const {
+        const Node& s = g_.nodes[sibling];
+        if (s.is_fence())
+            return fmt::format("{} is a fence (its ranges are unknown or it is marked so)",
+                               node_ref(g_, sibling));
+        const size_t m = chain[*recipe.sibling_of];
+        const ByteRange out = s.writes[0];
+        for (const Hazard& h : hazards_.out_of(sibling)) {
+            if (h.kind == HazardKind::raw && h.later == m) continue;
+            if (h.kind == HazardKind::raw && h.overlap.overlaps(out))
+                return fmt::format("output of {} also read by {}", name_of(g_, sibling),
+                                   node_ref(g_, h.later));
+            // The sibling runs where the last member stands: nothing up to there may
+            // conflict with it (a chain member included: they run at once).
+            if (h.later <= chain.back())
+                return fmt::format(
+                    "{} conflicts with {} ({} hazard): the fused dispatch would move {} past it",
+                    node_ref(g_, h.later), node_ref(g_, sibling), hazard_kind_name(h.kind),
+                    name_of(g_, sibling));
+        }
+        const AllocationUsage usage = out.allocation < g_.allocations.size()
+                                          ? g_.allocations[out.allocation].usage
+                                          : AllocationUsage::scratch;
+        if (usage == AllocationUsage::output || usage == AllocationUsage::kv_cache ||
+            usage == AllocationUsage::input)
+            return fmt::format("output of {} lies in allocation '{}' ({}), needed after the graph",
+                               name_of(g_, sibling), g_.allocations[out.allocation].name,
+                               allocation_usage_name(usage));
+        return {};
+    }
+
   private:
     const ComputeGraph& g_;
     const HazardIndex& hazards_;
@@ -264,7 +322,7 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
     std::vector<Applied> applied;
     std::vector<size_t> position_of(graph.nodes.size(), SIZE_MAX);
     for (size_t p = 0; p < dispatches.size(); ++p) position_of[dispatches[p]] = p;
-    std::vector<char> consumed(dispatches.size(), 0);  // a later member of an applied gap chain
+    std::vector<char> consumed(dispatches.size(), 0);  // a member of an applied chain
     // The members of `recipe` starting at position p: consecutive dispatches, or with gaps
     // each member's first reader; empty when the ops do not match.
     auto candidate = [&](const FusionRecipe& recipe, size_t p, std::vector<size_t>& chain) {
@@ -286,6 +344,12 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
                 consumed[position_of[next]])
                 return false;
             chain.push_back(next);
+        }
+        if (recipe.sibling_of) {  // the sibling goes after the members
+            if (!recipe.gaps) return false;
+            const size_t s = matcher.find_sibling(chain, recipe);
+            if (s == SIZE_MAX || consumed[position_of[s]]) return false;
+            chain.push_back(s);
         }
         return true;
     };
@@ -309,10 +373,13 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
             const FusionRecipe& recipe = recipes[r];
             if (!candidate(recipe, p, chain)) continue;
             const size_t len = chain.size();
+            const std::span<const size_t> members(chain.data(), recipe.chain.size());
             FusionDiagnostic d;
             d.pattern = recipe.pattern;
             for (size_t i : chain) d.nodes.push_back(graph.nodes[i].id);
-            d.reason = matcher.check(chain, recipe);
+            d.reason = matcher.check(members, recipe);
+            if (d.reason.empty() && recipe.sibling_of)
+                d.reason = matcher.check_sibling(members, chain.back(), recipe);
             if (d.reason.empty() && !recipe.build)
                 d.reason =
                     fmt::format("matched, fused kernel {} not available", recipe.fused_kernel);
@@ -355,10 +422,10 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
                     d.fused_id = node.id;
                     Applied a{{}, recipe.gaps, std::move(node)};
                     for (size_t i : chain) a.positions.push_back(position_of[i]);
-                    if (recipe.gaps)
-                        for (size_t k = 1; k < len; ++k) consumed[a.positions[k]] = 1;
-                    else
-                        advance = len;
+                    // A sibling may stand before the first member.
+                    std::sort(a.positions.begin(), a.positions.end());
+                    for (size_t q : a.positions) consumed[q] = 1;
+                    if (!recipe.gaps) advance = len;
                     applied.push_back(std::move(a));
                     result.diagnostics.push_back(std::move(d));
                     ++result.applied;

@@ -24,7 +24,7 @@ constexpr std::array<std::string_view, kOpKindCount> kOpNames{
     "rope_neox",    "matmul",      "quantized_matmul", "quantized_matmul_ggml",
     "quantized_matmul_id_ggml", "sdpa", "flash_attn_vec", "flash_attn_reduce",
     "copy",         "get_rows",    "topk",          "add_rms_norm_mul",
-    "rope_copy",    "rms_norm_mul_rope", "act_mul_matvec", "matvec_epilogue"};
+    "rope_copy",    "rms_norm_mul_rope", "act_mul_matvec", "matvec_epilogue", "matvec_glu"};
 constexpr std::array<std::string_view, 6> kUsageNames{"weights", "activations", "kv_cache",
                                                       "scratch", "input",       "output"};
 constexpr std::array<std::string_view, 3> kAccessNames{"read", "write", "read_write"};

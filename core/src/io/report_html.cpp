@@ -55,6 +55,7 @@ OpFamily family(OpKind op) {
         case OpKind::quantized_matmul_id_ggml:
         case OpKind::act_mul_matvec:
         case OpKind::matvec_epilogue:
+        case OpKind::matvec_glu:
             return {"matmul", "#0072B2"};
         case OpKind::sdpa:
         case OpKind::flash_attn_vec:

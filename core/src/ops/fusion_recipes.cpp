@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 #include "graphlens/kernel_catalog.h"
@@ -511,6 +512,56 @@ FusionBuildResult build_matvec_epilogue(const ComputeGraph& g, std::span<const s
             {}};
 }
 
+// gate mat-vec → silu|gelu → mul, with the up mat-vec (the mul's other operand) as sibling: a
+// decode FFN's gate, up and act·mul as one split-k mat-vec summing both weights (_glu_<act>).
+// chain: gate, act, mul, up. Both mat-vecs must run one kernel over one x with one shape.
+FusionBuildResult build_matvec_glu(const ComputeGraph& g, std::span<const size_t> chain,
+                                   const char* act_kernel, const char* act) {
+    const Node& gate = g.nodes[chain[0]];
+    const Node& activation = g.nodes[chain[1]];
+    const Node& mul = g.nodes[chain[2]];
+    const Node& up = g.nodes[chain[3]];
+    const std::string& gk = kernel_name(g, gate);
+    const std::string kernel = fmt::format("{}_glu_{}", gk, act);
+    if (!KernelCatalog::embedded().find(kernel))
+        return decline(fmt::format(
+            "{} runs {}, which has no _glu_{} variant (the split-k Q4_0 / Q8_0 mat-vecs of "
+            "decode have one)",
+            gate.label, gk, act));
+    if (kernel_name(g, up) != gk)
+        return decline(fmt::format("{} runs {}, {} runs {}: one kernel must do both", gate.label,
+                                   gk, up.label, kernel_name(g, up)));
+    if (kernel_name(g, activation) != act_kernel)
+        return decline(fmt::format("{} runs {}, not {}", activation.label,
+                                   kernel_name(g, activation), act_kernel));
+    if (kernel_name(g, mul) != "mul_f32")
+        return decline(fmt::format("{} runs {}, not mul_f32", mul.label, kernel_name(g, mul)));
+    const TensorView* w = binding(gate, 0);
+    const TensorView* x = binding(gate, 1);
+    const TensorView* y = binding(gate, 2);
+    const TensorView* w_up = binding(up, 0);
+    const TensorView* x_up = binding(up, 1);
+    const TensorView* y_up = binding(up, 2);
+    const auto gp = params_of<MatvecParams>(gate);
+    const auto upp = params_of<MatvecParams>(up);
+    if (!w || !x || !y || !gp || !w_up || !x_up || !y_up || !upp)
+        return decline(fmt::format("{} or {} is not a mat-vec dispatch", gate.label, up.label));
+    if (x_up->range() != x->range())
+        return decline(fmt::format("{} and {} read different inputs", gate.label, up.label));
+    if (gate.push_constants != up.push_constants || gate.workgroups != up.workgroups)
+        return decline(fmt::format("{} ({} rows of {}) and {} ({} rows of {}) differ in shape",
+                                   gate.label, gp->n, gp->k, up.label, upp->n, upp->k));
+    std::string why;
+    const auto other = other_operand(mul, *binding(activation, 2), why);
+    if (!other) return decline(why);
+    if (other->view.range() != y_up->range() || other->elements != y->elements())
+        return decline(
+            fmt::format("{} does not multiply by the whole output of {}", mul.label, up.label));
+    return {make(kernel, OpKind::matvec_glu, {{0, *w}, {1, *x}, {2, *binding(mul, 2)}, {6, *w_up}},
+                 gate.push_constants, gate.workgroups),
+            {}};
+}
+
 }  // namespace
 
 std::vector<FusionRecipe> fusion_recipes() {
@@ -591,6 +642,22 @@ std::vector<FusionRecipe> fusion_recipes() {
                                  });
         copy.gaps = true;
         copy.converting = {1};
+    }
+    // A decode FFN: gate → act → mul, the up projection making the mul's other operand (a
+    // sibling; the act and the mul stand after both projections: gaps).
+    for (const auto& [act, act_kernel, act_name] : {std::tuple{OpKind::silu, "silu_f32", "silu"},
+                                                    std::tuple{OpKind::gelu, "gelu_f32", "gelu"}}) {
+        FusionRecipe& glu =
+            add(fmt::format("quantized_matmul_ggml→{}→mul (+ quantized_matmul_ggml)", act_name),
+                {OpKind::quantized_matmul_ggml, act, OpKind::mul}, OpKind::matvec_glu,
+                fmt::format("matvec1_<format>_<shape>_glu_{}", act_name),
+                [act_kernel = act_kernel, act_name = act_name](const ComputeGraph& g,
+                                                               std::span<const size_t> c) {
+                    return build_matvec_glu(g, c, act_kernel, act_name);
+                });
+        glu.gaps = true;
+        glu.sibling_of = 2;
+        glu.sibling_op = OpKind::quantized_matmul_ggml;
     }
     add("gelu→mul", {OpKind::gelu, OpKind::mul}, OpKind::gelu_mul, "gelu_mul_f32",
         [](const ComputeGraph& g, std::span<const size_t> c) {

@@ -164,5 +164,130 @@ TEST_F(FusionRecipesTest, QkvProjectionsRotateAndFillTheCacheThemselves) {
     }
 }
 
+// A decode FFN: gate and up projections of one normed x, then act(gate) * up. The gate chain
+// gate → act → mul takes in the up projection (the mul's other operand) as a sibling: one
+// split-k mat-vec sums both weights' rows and writes act(gate) * up, for both weight formats
+// of the split-k kernels and both activations, with a row count that is no multiple of the
+// kernels' rows per workgroup.
+struct GluCase {
+    DType weights;
+    bool gelu;
+    bool up_first;  ///< the up projection recorded before the gate projection
+};
+
+class FusedGluTest : public FusionRecipesTest, public ::testing::WithParamInterface<GluCase> {
+  protected:
+    static constexpr uint32_t k = 160, rows = 37;
+
+    void SetUp() override {
+        FusionRecipesTest::SetUp();
+        xn = input(random(k), {k}, "ffn_norm.out");
+        w_gate = input_as(GetParam().weights, random(size_t(k) * rows), {k, rows}, "w_gate");
+        w_up = input_as(GetParam().weights, random(size_t(k) * rows), {k, rows}, "w_up");
+        gate = tensor(DType::f32, {rows}, "gate");
+        up = tensor(DType::f32, {rows}, "up");
+        act = tensor(DType::f32, {rows}, "act");
+        out = tensor(DType::f32, {rows}, "ffn_out");
+    }
+
+    void record(GraphSession& s) {
+        if (GetParam().up_first) s.quantized_matmul_ggml(xn, w_up, up, "blk.0.ffn_up");
+        s.quantized_matmul_ggml(xn, w_gate, gate, "blk.0.ffn_gate");
+        if (!GetParam().up_first) s.quantized_matmul_ggml(xn, w_up, up, "blk.0.ffn_up");
+        if (GetParam().gelu)
+            s.gelu(gate, act, "blk.0.ffn_act");
+        else
+            s.silu(gate, act, "blk.0.ffn_act");
+        s.mul(act, up, out, "blk.0.ffn_mul");
+    }
+
+    TensorView xn, w_gate, w_up, gate, up, act, out;
+};
+
+TEST_P(FusedGluTest, GateUpAndActivationBecomeOneMatvec) {
+    run([&](GraphSession& s) { record(s); });
+    const auto unfused = read(out);
+    memory->fill(out.allocation, 0xFF);
+
+    auto s = executor->begin_recorded();
+    record(s);
+    const FusionResult fused = fuse(s.finish_recording(), ops::fusion_recipes());
+    ASSERT_EQ(fused.applied, 1u);
+    ASSERT_EQ(fused.diagnostics.size(), 1u);
+    EXPECT_EQ(fused.diagnostics[0].nodes.size(), 4u);  // gate, act, mul and the sibling up
+    EXPECT_EQ(fused.graph.dispatch_count(), 1u);
+    EXPECT_EQ(fused.graph.barrier_count(), 0u);
+    const Node& node = fused.graph.nodes.at(0);
+    EXPECT_EQ(node.op, OpKind::matvec_glu);
+    EXPECT_TRUE(fused.graph.kernels[node.kernel].name.ends_with(GetParam().gelu ? "_glu_gelu"
+                                                                                : "_glu_silu"));
+    EXPECT_TRUE(fused.graph.validate().empty());
+
+    ExecuteOptions options;
+    options.barriers = BarrierSource::recompute;
+    executor->execute(fused.graph, options);
+    std::vector<double> expected(unfused.begin(), unfused.end());
+    EXPECT_LE(relative_error(read(out), expected), kTolF32);
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, FusedGluTest,
+                         ::testing::Values(GluCase{DType::q4_0, false, false},
+                                           GluCase{DType::q4_0, true, false},
+                                           GluCase{DType::q8_0, false, true},
+                                           GluCase{DType::q8_0, true, false}));
+
+// The up projection's output read by another dispatch too: the fused kernel would not write
+// it, so the sibling may not join, and the near miss names the other reader.
+TEST_F(FusionRecipesTest, GluSiblingWithAnotherReaderIsANearMiss) {
+    constexpr uint32_t k = 64, rows = 8;
+    const auto xn = input(random(k), {k}, "ffn_norm.out");
+    const auto wg = input_as(DType::q4_0, random(size_t(k) * rows), {k, rows}, "w_gate");
+    const auto wu = input_as(DType::q4_0, random(size_t(k) * rows), {k, rows}, "w_up");
+    const auto gate = tensor(DType::f32, {rows}, "gate"), up = tensor(DType::f32, {rows}, "up");
+    const auto act = tensor(DType::f32, {rows}, "act"), y = tensor(DType::f32, {rows}, "y");
+    const auto probe = tensor(DType::f32, {rows}, "probe");
+    auto s = executor->begin_recorded();
+    s.quantized_matmul_ggml(xn, wg, gate, "blk.0.ffn_gate");
+    s.quantized_matmul_ggml(xn, wu, up, "blk.0.ffn_up");
+    s.silu(gate, act, "blk.0.ffn_act");
+    s.mul(act, up, y, "blk.0.ffn_mul");
+    s.copy(up, probe, "probe");
+    const FusionResult fused = fuse(s.finish_recording(), ops::fusion_recipes());
+    ASSERT_FALSE(fused.diagnostics.empty());
+    const FusionDiagnostic& d = fused.diagnostics[0];
+    EXPECT_FALSE(d.applied);
+    EXPECT_EQ(d.pattern, "quantized_matmul_ggml→silu→mul (+ quantized_matmul_ggml)");
+    EXPECT_NE(d.reason.find("output of blk.0.ffn_up also read by"), std::string::npos) << d.reason;
+    EXPECT_NE(d.reason.find("(probe)"), std::string::npos) << d.reason;
+}
+
+// The up projection recorded first, then its input overwritten before the gate projection
+// reads it: the fused dispatch would run up after the overwrite, so the sibling may not join.
+TEST_F(FusionRecipesTest, GluSiblingThatWouldMovePastAConflictIsANearMiss) {
+    constexpr uint32_t k = 64, rows = 8;
+    const auto xn = input(random(k), {k}, "ffn_norm.out");
+    const auto x2 = input(random(k), {k}, "x2");
+    const auto wg = input_as(DType::q4_0, random(size_t(k) * rows), {k, rows}, "w_gate");
+    const auto wu = input_as(DType::q4_0, random(size_t(k) * rows), {k, rows}, "w_up");
+    const auto gate = tensor(DType::f32, {rows}, "gate"), up = tensor(DType::f32, {rows}, "up");
+    const auto act = tensor(DType::f32, {rows}, "act"), y = tensor(DType::f32, {rows}, "y");
+    auto s = executor->begin_recorded();
+    s.quantized_matmul_ggml(xn, wu, up, "blk.0.ffn_up");
+    s.copy(x2, xn, "overwrite");
+    s.quantized_matmul_ggml(xn, wg, gate, "blk.0.ffn_gate");
+    s.silu(gate, act, "blk.0.ffn_act");
+    s.mul(act, up, y, "blk.0.ffn_mul");
+    const FusionResult fused = fuse(s.finish_recording(), ops::fusion_recipes());
+    const auto glu = std::find_if(fused.diagnostics.begin(), fused.diagnostics.end(),
+                                  [](const FusionDiagnostic& d) {
+                                      return d.pattern.starts_with("quantized_matmul_ggml→silu");
+                                  });
+    ASSERT_NE(glu, fused.diagnostics.end());
+    EXPECT_FALSE(glu->applied);
+    EXPECT_NE(glu->reason.find("(overwrite) conflicts with node 0 (blk.0.ffn_up) (WAR hazard)"),
+              std::string::npos)
+        << glu->reason;
+}
+
 }  // namespace
 }  // namespace graphlens::test
