@@ -72,7 +72,7 @@ void ConflictInspectorView::refresh() {
     }
     const int stage = state_->stage();
     if (auto n = state_->selectedNodeIndex()) {
-        const Node& node = s->graph.nodes[*n];
+        const Node& node = s->graph->nodes[*n];
         hazards_.showNode(doc, stage, *n);
         fusions_.setStage(doc, stage, node.id);
         QString origin;

@@ -200,7 +200,7 @@ void DependencyGraphView::rebuild() {
         return;
     }
     info_->setText(tr("%1 dispatches as %2 items in %3 levels, %4 edges")
-                       .arg(s->graph.dispatch_count())
+                       .arg(s->graph->dispatch_count())
                        .arg(folded_.items.size())
                        .arg(folded_.levels)
                        .arg(folded_.edges.size()));
@@ -231,7 +231,7 @@ void DependencyGraphView::rebuild() {
     for (size_t i = 0; i < folded_.items.size(); ++i) {
         const GraphItem& it = folded_.items[i];
         auto* shape = new NodeShape(this, i, rect_of(it));
-        const Node& first = s->graph.nodes[it.nodes.front()];
+        const Node& first = s->graph->nodes[it.nodes.front()];
         QColor fill = it.folded ? QColor(0xee, 0xee, 0xee) : opColor(first.op).lighter(130);
         shape->setBrush(fill);
         shape->setPen(QPen(Qt::black, 1, it.folded ? Qt::DashLine : Qt::SolidLine));

@@ -47,7 +47,7 @@ void MemoryMapCanvas::refresh() {
         // The bytes the selection touches per allocation: [lowest begin, highest end).
         std::map<AllocationId, std::pair<uint64_t, uint64_t>> touched;
         for (size_t n : state_->selectedNodeIndices())
-            for (const auto* list : {&s->graph.nodes[n].reads, &s->graph.nodes[n].writes})
+            for (const auto* list : {&s->graph->nodes[n].reads, &s->graph->nodes[n].writes})
                 for (const ByteRange& r : *list) {
                     auto [it, fresh] = touched.try_emplace(r.allocation, r.begin, r.end);
                     if (!fresh) {
@@ -55,7 +55,7 @@ void MemoryMapCanvas::refresh() {
                         it->second.second = std::max(it->second.second, r.end);
                     }
                 }
-        for (const AllocationInfo& info : s->graph.allocations) {
+        for (const AllocationInfo& info : s->graph->allocations) {
             const auto it = touched.find(info.id);
             if (!show_all_ && it == touched.end()) continue;
             rows_.push_back(info.id);
@@ -119,7 +119,7 @@ void MemoryMapCanvas::paintEvent(QPaintEvent*) {
     QFont small = font();
     small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.8));
     for (size_t i = 0; i < rows_.size(); ++i) {
-        const AllocationInfo& a = s->graph.allocations[rows_[i]];
+        const AllocationInfo& a = s->graph->allocations[rows_[i]];
         const auto [lo, hi] = spans_[i];
         const int y = kTop + int(i) * kRowH;
         p.setPen(text);
@@ -142,7 +142,7 @@ void MemoryMapCanvas::paintEvent(QPaintEvent*) {
         p.restore();
     }
     for (size_t n : nodes) {
-        const Node& node = s->graph.nodes[n];
+        const Node& node = s->graph->nodes[n];
         const int alpha = !primary || *primary == n ? 255 : 140;
         QColor rc = readColor(), wc = writeColor();
         rc.setAlpha(alpha);

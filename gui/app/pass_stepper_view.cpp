@@ -49,7 +49,7 @@ PassStepperView::PassStepperView(SelectionState* state, CoreWorker* worker, QWid
         // A dispatch of the other stage: select it by id, so the current stage shows it
         // (or the fused node that absorbed it).
         const auto& doc = state_->document();
-        const auto& g = doc->snapshot(static_cast<size_t>(state_->compareStage())).graph;
+        const ComputeGraph& g = doc->snapshot(static_cast<size_t>(state_->compareStage())).graph;
         const Node& n = g.nodes[i.data(StageCompareModel::NodeIndexRole).toULongLong()];
         if (n.is_dispatch()) state_->selectNode(n.id);
     });

@@ -212,7 +212,7 @@ bool ScheduleView::viewportEvent(QEvent* event) {
             QToolTip::hideText();
             return true;
         }
-        const Node& node = s->graph.nodes[*n];
+        const Node& node = s->graph->nodes[*n];
         QString text;
         if (node.is_barrier()) {
             const BarrierExplanation* b = state_->analysis()->barrier_at(*n);
@@ -255,7 +255,7 @@ void ScheduleView::paintEvent(QPaintEvent*) {
     // The shared filter dims what it does not match (only the boxes on screen are tested).
     const NodeFilter& filter = state_->nodeFilter();
     const auto shown = [&](size_t n) {
-        QColor c = opColor(s->graph.nodes[n].op);
+        QColor c = opColor(s->graph->nodes[n].op);
         if (!filter.matches(s->graph, n)) c.setAlpha(45);
         return c;
     };
@@ -267,7 +267,7 @@ void ScheduleView::paintEvent(QPaintEvent*) {
         const double x = layout_.columnX(g);
         if (detailed) {
             for (size_t k = 0; k < members.size(); ++k) {
-                const Node& n = s->graph.nodes[members[k]];
+                const Node& n = s->graph->nodes[members[k]];
                 const QRectF r = layout_.boxRect(g, k).adjusted(0.5, 0.5, -0.5, -0.5);
                 const QColor fill = shown(members[k]);
                 p.fillRect(r, fill);

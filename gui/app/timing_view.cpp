@@ -55,7 +55,7 @@ void GanttChart::paintEvent(QPaintEvent*) {
     const double w = width() - 8;
     const auto sel = state_->selectedNodeIndex();
     const Snapshot* s = state_->snapshot();
-    const NodeId sel_id = sel && s ? s->graph.nodes[*sel].id : NodeId(-1);
+    const NodeId sel_id = sel && s ? s->graph->nodes[*sel].id : NodeId(-1);
     // Rows by op family so the lanes read like a profile.
     for (const DispatchTiming& t : timings_) {
         const double x0 = 4 + w * t.start_ns / span_, x1 = 4 + w * t.end_ns / span_;

@@ -252,7 +252,7 @@ void build_document(ComputeGraph captured, const PassOptions& options, std::stri
     Snapshot first;
     first.stage = "captured";
     first.graph = std::move(captured);
-    first.diagnostics = first.graph.validate();
+    first.diagnostics = first.graph->validate();
     StageAnalysis first_analysis =
         analyse_stage(first.graph, [&](const HazardIndex& index, const DependencyDag& dag) {
             first.stats = schedule_stats(first.graph, index, dag);

@@ -21,7 +21,7 @@ void NodeTableModel::setRun(const std::optional<RunResult>& run) {
 
 const ComputeGraph* NodeTableModel::graph() const {
     if (!document_ || stage_ < 0 || !document_->ready(static_cast<size_t>(stage_))) return nullptr;
-    return &document_->snapshot(static_cast<size_t>(stage_)).graph;
+    return &*document_->snapshot(static_cast<size_t>(stage_)).graph;
 }
 
 int NodeTableModel::rowCount(const QModelIndex& parent) const {

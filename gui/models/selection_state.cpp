@@ -117,8 +117,8 @@ void SelectionState::setCompareStage(int stage) {
 
 void SelectionState::selectNodeIndex(size_t index) {
     const Snapshot* s = snapshot();
-    if (!s || index >= s->graph.nodes.size()) return;
-    const Node& n = s->graph.nodes[index];
+    if (!s || index >= s->graph->nodes.size()) return;
+    const Node& n = s->graph->nodes[index];
     if (n.is_barrier())
         selectBarrier(index);
     else

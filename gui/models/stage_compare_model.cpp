@@ -135,7 +135,7 @@ void StageCompareModel::setFilter(const NodeFilter& filter) {
 
 const ComputeGraph* StageCompareModel::graph() const {
     if (!document_ || shown_ < 0 || !document_->ready(size_t(shown_))) return nullptr;
-    return &document_->snapshot(size_t(shown_)).graph;
+    return &*document_->snapshot(size_t(shown_)).graph;
 }
 
 int StageCompareModel::rowCount(const QModelIndex& parent) const {

@@ -214,15 +214,15 @@ class TestModels : public QObject {
         for (size_t i = 0; i < expected.size(); ++i) {
             const Snapshot& s = last.snapshot(i);
             QCOMPARE(s.stage, expected[i].stage);
-            QCOMPARE(s.graph.nodes.size(), expected[i].graph.nodes.size());
-            for (size_t n = 0; n < s.graph.nodes.size(); ++n)
-                QCOMPARE(s.graph.nodes[n].id, expected[i].graph.nodes[n].id);
+            QCOMPARE(s.graph->nodes.size(), expected[i].graph->nodes.size());
+            for (size_t n = 0; n < s.graph->nodes.size(); ++n)
+                QCOMPARE(s.graph->nodes[n].id, expected[i].graph->nodes[n].id);
             QCOMPARE(s.stats.barriers, expected[i].stats.barriers);
             QCOMPARE(s.stats.hazards, expected[i].stats.hazards);
             QCOMPARE(s.stats.dag_depth, expected[i].stats.dag_depth);
             QCOMPARE(s.reordered, expected[i].reordered);
-            QCOMPARE(last.analysis(i).dispatch_count, s.graph.dispatch_count());
-            QCOMPARE(last.analysis(i).barrier_count, s.graph.barrier_count());
+            QCOMPARE(last.analysis(i).dispatch_count, s.graph->dispatch_count());
+            QCOMPARE(last.analysis(i).barrier_count, s.graph->barrier_count());
         }
         // A superseded document stops after the version that was refused.
         size_t published = 0;
@@ -240,7 +240,7 @@ class TestModels : public QObject {
         s.setStage(2);
         QVERIFY(s.stagePending());
         QVERIFY(!s.snapshot() && !s.analysis());
-        s.selectNode(versions.front()->snapshot(0).graph.nodes[0].id);
+        s.selectNode(versions.front()->snapshot(0).graph->nodes[0].id);
         QSignalSpy arrived(&s, &SelectionState::stageArrived);
         QSignalSpy reset(&s, &SelectionState::documentChanged);
         QVERIFY(s.updateDocument(versions.back()));
@@ -270,7 +270,7 @@ class TestModels : public QObject {
         model.updateDocument(versions[1]);
         QCOMPARE(changed.count(), 1);
         QCOMPARE(model.index(1, StageListModel::Dispatches).data().toULongLong(),
-                 qulonglong(versions[1]->snapshot(1).graph.dispatch_count()));
+                 qulonglong(versions[1]->snapshot(1).graph->dispatch_count()));
     }
 
     void stageListModel() {
@@ -370,7 +370,7 @@ class TestModels : public QObject {
         profiled.per_dispatch = {{0, "a", OpKind::add, 0, 1000},
                                  {5, "d", OpKind::silu, 1000, 1500}};
         for (DispatchTiming& t : profiled.per_dispatch)
-            t.node = state.document()->snapshot(0).graph.nodes[t.node].id;
+            t.node = state.document()->snapshot(0).graph->nodes[t.node].id;
         state.setRun(profiled);
         state.setSecondRun(own, QStringLiteral("other.json"));
         QCOMPARE(runs.count(), 3);

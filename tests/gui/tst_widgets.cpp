@@ -244,7 +244,7 @@ class TestWidgets : public QObject {
         QCOMPARE(ready_when_shown, size_t(1));
         QCOMPARE(rows_when_shown, int(nodes));
         QCOMPARE(stepper_when_shown, QStringLiteral("computing…"));
-        QVERIFY(w().state()->document()->snapshot(0).graph.dispatch_count() >= 100000);
+        QVERIFY(w().state()->document()->snapshot(0).graph->dispatch_count() >= 100000);
         QCOMPARE(w().passStepper()->stageTable()->model()->rowCount(),
                  int(w().state()->document()->stage_count()));
         // Stepping onto the stage that comes last (the levels reorder) shows it as pending,
@@ -263,7 +263,7 @@ class TestWidgets : public QObject {
         QVERIFY(doc->complete());
         QCOMPARE(w().state()->stage(), levels);
         QCOMPARE(w().nodeTable()->table()->model()->rowCount(),
-                 int(doc->snapshot(size_t(levels)).graph.nodes.size()));
+                 int(doc->snapshot(size_t(levels)).graph->nodes.size()));
         QCOMPARE(w().scheduleView()->layout().groupCount(), analysis().group_nodes.size());
         // The schedule zoomed out to the level of detail where columns are bars, then panned
         // to the middle: each repaint visits the columns on screen only.
@@ -358,7 +358,7 @@ class TestWidgets : public QObject {
         w().state()->setCompareStage(greedy);
         waitForComparison();
         QCOMPARE(w().passStepper()->rightModel().rowCount(),
-                 int(w().state()->document()->snapshot(size_t(levels)).graph.nodes.size()));
+                 int(w().state()->document()->snapshot(size_t(levels)).graph->nodes.size()));
         QCOMPARE(countRows(w().passStepper()->rightModel(), NodeChange::fused), size_t(0));
     }
 
@@ -367,7 +367,7 @@ class TestWidgets : public QObject {
         ScheduleView* schedule = w().scheduleView();
         QTest::mouseClick(schedule->viewport(), Qt::LeftButton, {}, schedule->boxCenter(node));
         QCOMPARE(w().state()->selectedNodeIndex().value_or(SIZE_MAX), node);
-        const std::string& label = w().state()->snapshot()->graph.nodes[node].label;
+        const std::string& label = w().state()->snapshot()->graph->nodes[node].label;
         // Node table: the current row is that node.
         const QModelIndex current = w().nodeTable()->table()->currentIndex();
         QCOMPARE(current.data(NodeTableModel::NodeIndexRole).toULongLong(), qulonglong(node));
@@ -452,8 +452,8 @@ class TestWidgets : public QObject {
         QVERIFY(w().recentFiles().first().endsWith(QStringLiteral("chains.json")));
         // The pipeline ran on the loaded graph: the planned stage drops that barrier.
         const DocumentPtr& doc = w().state()->document();
-        QVERIFY(doc->snapshot(doc->stage_count() - 1).graph.barrier_count() <
-                doc->snapshot(0).graph.barrier_count());
+        QVERIFY(doc->snapshot(doc->stage_count() - 1).graph->barrier_count() <
+                doc->snapshot(0).graph->barrier_count());
     }
 
     void aBadFileReportsAndKeepsTheDocument() {

@@ -26,33 +26,50 @@ std::vector<ConcurrencyGroup> concurrency_groups(const ComputeGraph& graph);
 /// O(nodes), no hazard analysis.
 ScheduleStats group_stats(const ComputeGraph& graph);
 
+/// The group part of ScheduleStats, counted by a walk that reports each node in order.
+class GroupCounter {
+  public:
+    void barrier() {
+        ++s_.barriers;
+        close();
+    }
+    void dispatch() {
+        ++s_.dispatches;
+        ++run_;
+    }
+    ScheduleStats finish() {
+        close();
+        s_.mean_group_size =
+            s_.groups ? static_cast<double>(s_.dispatches) / static_cast<double>(s_.groups) : 0.0;
+        return s_;
+    }
+
+  private:
+    void close() {
+        if (run_ == 0) return;
+        if (s_.group_size_histogram.size() <= run_) s_.group_size_histogram.resize(run_ + 1, 0);
+        ++s_.group_size_histogram[run_];
+        ++s_.groups;
+        run_ = 0;
+    }
+    ScheduleStats s_;
+    size_t run_ = 0;  ///< dispatches of the open group
+};
+
 /// The same in one walk that also calls on_dispatch(node) for every dispatch in order (the pass
 /// pipeline collects a stage's ids in that walk).
 template <class OnDispatch>
 ScheduleStats group_stats(const ComputeGraph& graph, OnDispatch&& on_dispatch) {
-    ScheduleStats s;
-    size_t run = 0;  // dispatches of the open group
-    auto close = [&] {
-        if (run == 0) return;
-        if (s.group_size_histogram.size() <= run) s.group_size_histogram.resize(run + 1, 0);
-        ++s.group_size_histogram[run];
-        ++s.groups;
-        run = 0;
-    };
+    GroupCounter groups;
     for (const Node& n : graph.nodes) {
         if (n.is_barrier()) {
-            ++s.barriers;
-            close();
+            groups.barrier();
         } else {
             on_dispatch(n);
-            ++s.dispatches;
-            ++run;
+            groups.dispatch();
         }
     }
-    close();
-    s.mean_group_size =
-        s.groups ? static_cast<double>(s.dispatches) / static_cast<double>(s.groups) : 0.0;
-    return s;
+    return groups.finish();
 }
 
 /// Stats of the schedule as it stands (its own barriers), with DAG depth, lower bound,

@@ -84,6 +84,10 @@ class SharedVector {
     operator const std::vector<T>&() const noexcept { return vector(); }
     /// True when this and `other` share one payload (copies that nobody changed since).
     bool shares_with(const SharedVector& other) const noexcept { return rep_ == other.rep_; }
+    /// The payload's identity, without counting a reference: equal for copies that share one
+    /// (shares_with), nullptr when there are no items. Only for comparing while some copy is
+    /// alive; never dereferenced.
+    const void* payload_id() const noexcept { return rep_; }
 
     // --- writing: each makes the payload this copy's own first ---
     /// The items as a std::vector this copy alone owns.

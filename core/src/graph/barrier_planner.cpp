@@ -1,5 +1,7 @@
 #include "graphlens/barrier_planner.h"
 
+#include "stage_order.h"
+
 namespace graphlens {
 
 namespace {
@@ -64,22 +66,45 @@ void GroupTracker::reset() {
 }
 
 ComputeGraph plan_barriers(const ComputeGraph& graph) {
+    return detail::graph_of_order(graph, detail::planned_order(graph, {}));
+}
+
+namespace detail {
+
+std::vector<uint32_t> planned_order(const ComputeGraph& graph, std::span<const uint32_t> order) {
+    std::vector<uint32_t> out;
+    out.reserve(graph.nodes.size());
+    GroupTracker group;
+    auto visit = [&](uint32_t i) {
+        const Node& node = graph.nodes[i];
+        if (!node.is_dispatch()) return;
+        if (group.conflicts(node)) {
+            out.push_back(StageGraph::kBarrier);
+            group.reset();
+        }
+        group.add(node);
+        out.push_back(i);
+    };
+    if (order.empty()) {
+        for (size_t i = 0; i < graph.nodes.size(); ++i) visit(static_cast<uint32_t>(i));
+    } else {
+        for (const uint32_t i : order)
+            if (i != StageGraph::kBarrier) visit(i);
+    }
+    return out;
+}
+
+ComputeGraph graph_of_order(const ComputeGraph& graph, std::span<const uint32_t> order) {
     ComputeGraph out;
     out.allocations = graph.allocations;
     out.kernels = graph.kernels;
     out.metadata = graph.metadata;
-    out.nodes.reserve(graph.nodes.size());
-    GroupTracker group;
-    for (const Node& node : graph.nodes) {
-        if (!node.is_dispatch()) continue;
-        if (group.conflicts(node)) {
-            out.nodes.push_back(Node::barrier());
-            group.reset();
-        }
-        group.add(node);
-        out.nodes.push_back(node);
-    }
+    out.nodes.reserve(order.size());
+    for (const uint32_t i : order)
+        out.nodes.push_back(i == StageGraph::kBarrier ? Node::barrier() : graph.nodes.at(i));
     return out;
 }
+
+}  // namespace detail
 
 }  // namespace graphlens

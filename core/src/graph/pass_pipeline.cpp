@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 
 #include "graphlens/barrier_planner.h"
@@ -14,6 +16,7 @@
 #include "graphlens/reorder_levels.h"
 #include "graphlens/schedule_analysis.h"
 #include "graphlens/verifier.h"
+#include "stage_order.h"
 #include "verifier_detail.h"
 
 namespace graphlens {
@@ -50,6 +53,26 @@ StageScan scan_stage(const ComputeGraph& g) {
     StageScan scan;
     scan.ids.reserve(g.nodes.size());
     scan.groups = group_stats(g, [&](const Node& n) { scan.ids.push_back(n.id); });
+    return scan;
+}
+
+/// scan_stage of a stage's graph without making it: its order's walk over the nodes of base.
+StageScan scan_stage(const StageGraph& stage) {
+    const std::vector<uint32_t>* order = stage.order();
+    if (!order) return scan_stage(*stage.base());
+    const std::vector<Node>& nodes = stage.base()->nodes;
+    StageScan scan;
+    scan.ids.reserve(order->size());
+    GroupCounter groups;
+    for (const uint32_t i : *order) {
+        if (i == StageGraph::kBarrier || nodes[i].is_barrier()) {
+            groups.barrier();
+        } else {
+            scan.ids.push_back(nodes[i].id);
+            groups.dispatch();
+        }
+    }
+    scan.groups = groups.finish();
     return scan;
 }
 
@@ -134,18 +157,30 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
     }
     std::vector<Snapshot> out;
     out.reserve(5);  // captured, fused, reordered, planned, split
+    // The stages share their nodes: "captured" holds a copy of the capture, "fused" the fusion
+    // pass's graph (or the captured one when nothing fused), and the reordered, planned and
+    // split stages are orders over the nodes of the fused stage's graph (snapshot.h).
+    const auto captured_graph = std::make_shared<const ComputeGraph>(captured);
+    std::shared_ptr<const ComputeGraph> base = captured_graph;
     const HazardIndex captured_hazards(captured);
     const DependencyDag captured_dag(captured, captured_hazards);
-    // The dependency analysis of the latest stage's dispatches, by its node indices: reused by
-    // the reorders; only an applied fusion changes it.
+    // The dependency analysis of base's dispatches, by its node indices: reused by the
+    // reorders; only an applied fusion changes it.
     const HazardIndex* stage_hazards = &captured_hazards;
     const DependencyDag* stage_dag = &captured_dag;
     std::optional<HazardIndex> fused_hazards;
     std::optional<DependencyDag> fused_dag;
 
-    // The captured side of every verification, read from its nodes once.
+    // The captured side of every verification, read from its nodes once; and how base's nodes
+    // stand for the captured dispatches (a copy of the capture: each for itself), so that
+    // the stages that are orders over base are checked without reading their nodes.
     std::optional<detail::OriginalTables> captured_tables;
-    if (options.verify) captured_tables.emplace(captured);
+    std::optional<detail::BaseMap> fused_map;
+    const detail::BaseMap* base_map = nullptr;
+    if (options.verify) {
+        captured_tables.emplace(captured);
+        if (captured_tables->identity) base_map = &*captured_tables->identity;
+    }
 
     // A capture without barriers (a foreign one, a synthetic one) is not a valid schedule;
     // the fused stage keeps its barriers, so it is verified only when the capture is valid.
@@ -158,7 +193,8 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
             return;
         }
         const VerificationReport r = detail::verify_transformation(
-            captured, captured_hazards, s.graph, own_hazards, {}, &*captured_tables);
+            captured, captured_hazards, detail::Schedule{*s.graph.base(), s.graph.order()},
+            own_hazards, {}, &*captured_tables, base_map);
         if (!r.ok())
             throw std::logic_error(
                 fmt::format("pass '{}' produced an invalid schedule: {}", s.stage, r.summary()));
@@ -169,7 +205,7 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
         const auto t0 = Clock::now();
         Snapshot s;
         s.stage = "captured";
-        s.graph = captured;
+        s.graph = StageGraph(captured_graph);
         scan = scan_stage(captured);
         s.stats = stats_of(scan, dependency_stats(captured_hazards, captured_dag));
         s.diagnostics = captured.validate();
@@ -195,17 +231,33 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
     ScheduleStats dependency_part = out.back().stats;
     if (options.fuse) {
         const auto t0 = Clock::now();
-        FusionResult fused = fuse(out.back().graph, *stage_hazards, options.recipes);
+        FusionResult fused = fuse(*base, *stage_hazards, options.recipes);
         Snapshot s;
         s.stage = "fused";
-        s.graph = std::move(fused.graph);
+        // A graph of its own when something fused (the node count is a guard: the pass keeps
+        // the capture as it was otherwise).
+        const bool changed = fused.applied || fused.graph.nodes.size() != base->nodes.size();
+        if (changed) {
+            base = std::make_shared<const ComputeGraph>(std::move(fused.graph));
+        } else {
+            // Nothing fused: the pass kept every node and barrier of the capture as it was
+            // (barriers are re-planned only around applied chains), so the stage shares the
+            // captured graph instead of keeping a second copy of it.
+            fused.graph = ComputeGraph();
+        }
+        s.graph = StageGraph(base);
         s.fusions = std::move(fused.diagnostics);
         s.diagnostics.push_back(fmt::format("{} fusion(s) applied, {} near miss(es)", fused.applied,
                                             s.fusions.size() - fused.applied));
-        StageScan fused_scan = scan_stage(s.graph);
-        if (fused.applied) {
-            fused_hazards.emplace(s.graph);
-            fused_dag.emplace(s.graph, *fused_hazards);
+        StageScan fused_scan = scan_stage(*base);
+        if (changed) {
+            base_map = nullptr;
+            if (options.verify) {
+                fused_map = detail::map_base(captured, *base, *captured_tables);
+                if (fused_map) base_map = &*fused_map;
+            }
+            fused_hazards.emplace(*base);
+            fused_dag.emplace(*base, *fused_hazards);
             stage_hazards = &*fused_hazards;
             stage_dag = &*fused_dag;
             dependency_part = dependency_stats(*stage_hazards, *stage_dag);
@@ -214,18 +266,20 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
         dependency_part = s.stats;
         // The fused graph's own hazards, when a fusion made the pipeline compute them.
         push_stage(std::move(s), std::move(fused_scan), t0, true,
-                   fused.applied ? &*fused_hazards : nullptr);
+                   changed ? &*fused_hazards : nullptr);
     }
+    // The order of the latest stage over base's nodes; empty: base's own order.
+    std::span<const uint32_t> latest_order;
     if (options.reorder != ReorderMode::none) {
         const auto t0 = Clock::now();
-        ReorderResult r = options.reorder == ReorderMode::greedy
-                              ? reorder_greedy(out.back().graph, *stage_dag, {options.window})
-                              : reorder_levels(out.back().graph, *stage_dag);
+        detail::StageOrder r = options.reorder == ReorderMode::greedy
+                                   ? detail::greedy_order(*base, *stage_dag, {options.window})
+                                   : detail::levels_order(*base, *stage_dag);
         Snapshot s;
         s.stage = fmt::format("reordered ({})", reorder_mode_name(options.reorder));
-        s.graph = std::move(r.graph);
-        s.diagnostics = std::move(r.diagnostics);
+        s.graph = StageGraph(base, std::move(r.order));
         s.diagnostics.push_back(fmt::format("{} dispatch(es) moved", r.moved));
+        latest_order = *s.graph.order();
         StageScan reordered_scan = scan_stage(s.graph);
         s.stats = stats_of(reordered_scan, dependency_part);
         push_stage(std::move(s), std::move(reordered_scan), t0);
@@ -234,7 +288,7 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
         const auto t0 = Clock::now();
         Snapshot s;
         s.stage = "barriers planned";
-        s.graph = plan_barriers(out.back().graph);
+        s.graph = StageGraph(base, detail::planned_order(*base, latest_order));
         StageScan planned_scan = scan_stage(s.graph);
         s.stats = stats_of(planned_scan, dependency_part);
         push_stage(std::move(s), std::move(planned_scan), t0);
@@ -243,8 +297,9 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
         const auto t0 = Clock::now();
         Snapshot s;
         s.stage = "split";
+        // The planned stage's graph itself (shared, not copied).
         s.graph = out.back().graph;
-        const SplitPoint p = split_point(s.graph, options.split);
+        const SplitPoint p = detail::split_point_of_order(*s.graph.order(), options.split);
         s.split_first_dispatches = p.first_dispatches;
         s.diagnostics.push_back(
             fmt::format("first command buffer: {} dispatch(es); second starts at node {}",

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "stage_order.h"
+
 namespace graphlens {
 
 ReorderResult reorder_greedy(const ComputeGraph& graph, const GreedyReorderOptions& options) {
@@ -11,17 +13,25 @@ ReorderResult reorder_greedy(const ComputeGraph& graph, const GreedyReorderOptio
 
 ReorderResult reorder_greedy(const ComputeGraph& graph, const DependencyDag& dag,
                              const GreedyReorderOptions& options) {
+    detail::StageOrder order = detail::greedy_order(graph, dag, options);
+    ReorderResult result;
+    result.graph = detail::graph_of_order(graph, order.order);
+    result.moved = order.moved;
+    return result;
+}
+
+namespace detail {
+
+StageOrder greedy_order(const ComputeGraph& graph, const DependencyDag& dag,
+                        const GreedyReorderOptions& options) {
     std::vector<uint32_t> nodes;  // node indices of the dispatches, in order
     nodes.reserve(graph.nodes.size());
     for (size_t i = 0; i < graph.nodes.size(); ++i)
         if (graph.nodes[i].is_dispatch()) nodes.push_back(static_cast<uint32_t>(i));
     const size_t n = nodes.size();
 
-    ReorderResult result;
-    result.graph.allocations = graph.allocations;
-    result.graph.kernels = graph.kernels;
-    result.graph.metadata = graph.metadata;
-    result.graph.nodes.reserve(graph.nodes.size());
+    StageOrder result;
+    result.order.reserve(graph.nodes.size());
     // By dispatch position k (compact, so the lookahead reads a few bytes per dispatch):
     // placed, fence, and waiting = DAG predecessors not yet in a closed group. A dispatch may
     // join the current group exactly when waiting is 0 (every predecessor sits in a closed
@@ -61,7 +71,7 @@ ReorderResult reorder_greedy(const ComputeGraph& graph, const DependencyDag& dag
         placed[k] = 1;
         clear_ready(k);
         members.push_back(nodes[k]);
-        result.graph.nodes.push_back(graph.nodes[nodes[k]]);
+        result.order.push_back(nodes[k]);
     };
     for (size_t i0 = 0; i0 < n; ++i0) {
         if (placed[i0]) continue;
@@ -84,7 +94,7 @@ ReorderResult reorder_greedy(const ComputeGraph& graph, const DependencyDag& dag
                     }
                 }
             }
-            result.graph.nodes.push_back(Node::barrier());
+            result.order.push_back(StageGraph::kBarrier);
             close_group();
         }
         place(i0);
@@ -92,4 +102,5 @@ ReorderResult reorder_greedy(const ComputeGraph& graph, const DependencyDag& dag
     return result;
 }
 
+}  // namespace detail
 }  // namespace graphlens

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "graphlens/dependency_dag.h"
+#include "stage_order.h"
 
 namespace graphlens {
 
@@ -11,6 +12,16 @@ ReorderResult reorder_levels(const ComputeGraph& graph) {
 }
 
 ReorderResult reorder_levels(const ComputeGraph& graph, const DependencyDag& dag) {
+    detail::StageOrder order = detail::levels_order(graph, dag);
+    ReorderResult result;
+    result.graph = detail::graph_of_order(graph, order.order);
+    result.moved = order.moved;
+    return result;
+}
+
+namespace detail {
+
+StageOrder levels_order(const ComputeGraph& graph, const DependencyDag& dag) {
     const auto& level = dag.levels();
     std::vector<uint32_t> dispatches;  // node indices of the dispatches, in order
     dispatches.reserve(graph.nodes.size());
@@ -28,19 +39,18 @@ ReorderResult reorder_levels(const ComputeGraph& graph, const DependencyDag& dag
         rank[dispatches[k]] = static_cast<uint32_t>(k);
     }
 
-    ReorderResult result;
-    result.graph.allocations = graph.allocations;
-    result.graph.kernels = graph.kernels;
-    result.graph.metadata = graph.metadata;
-    result.graph.nodes.reserve(n + dag.depth());
+    StageOrder result;
+    result.order.reserve(n + dag.depth());
     for (size_t pos = 0; pos < n; ++pos) {
         const uint32_t i = order[pos];
         if (pos > 0 && level[i] != level[order[pos - 1]])
-            result.graph.nodes.push_back(Node::barrier());
+            result.order.push_back(StageGraph::kBarrier);
         if (rank[i] != pos) ++result.moved;
-        result.graph.nodes.push_back(graph.nodes[i]);
+        result.order.push_back(i);
     }
     return result;
 }
+
+}  // namespace detail
 
 }  // namespace graphlens

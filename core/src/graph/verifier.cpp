@@ -10,6 +10,7 @@
 
 #include "graphlens/conflict_tracker.h"
 #include "graphlens/hazard_index.h"
+#include "stage_order.h"
 #include "verifier_detail.h"
 
 namespace graphlens {
@@ -18,9 +19,16 @@ namespace {
 constexpr size_t kNone = SIZE_MAX;
 constexpr uint32_t kNone32 = UINT32_MAX;
 
-std::string describe(const ComputeGraph& g, size_t index) {
-    const Node& n = g.nodes[index];
+std::string describe(const Node& n, size_t index) {
     return fmt::format("node {} '{}' (id {})", index, n.label, n.id);
+}
+
+std::string describe(const ComputeGraph& g, size_t index) {
+    return describe(g.nodes[index], index);
+}
+
+std::string describe(const detail::Schedule& s, size_t index) {
+    return describe(s.node(index), index);
 }
 
 std::string describe_range(const ComputeGraph& g, const ByteRange& r) {
@@ -49,7 +57,7 @@ bool still_conflicts(const Node& e, const Node& l, const Hazard& h) {
 
 class Checker {
   public:
-    Checker(const ComputeGraph& original, const ComputeGraph& transformed,
+    Checker(const ComputeGraph& original, const detail::Schedule& transformed,
             const VerifyOptions& options, VerificationReport& report)
         : o_(original), t_(transformed), options_(options), report_(report) {}
 
@@ -63,11 +71,11 @@ class Checker {
     void map_nodes(const detail::OriginalTables& tables) {
         const std::vector<uint32_t>& original_index = tables.index_of_id;
         holder_.assign(o_.nodes.size(), kNone32);
-        group_.assign(t_.nodes.size(), 0);
-        fused_.assign(t_.nodes.size(), 0);
+        group_.assign(t_.size(), 0);
+        fused_.assign(t_.size(), 0);
         uint32_t barriers = 0;
-        for (size_t t = 0; t < t_.nodes.size(); ++t) {
-            const Node& n = t_.nodes[t];
+        for (size_t t = 0; t < t_.size(); ++t) {
+            const Node& n = t_.node(t);
             group_[t] = barriers;
             if (n.is_barrier()) {
                 has_fused_ = has_fused_ || n.origin.size() > 1;
@@ -77,7 +85,8 @@ class Checker {
             const NodeId self = n.id;
             const uint32_t own = self < original_index.size() ? original_index[self] : kNone32;
             std::span<const NodeId> ids;
-            if (own != kNone32 && n.origin.shares_with(tables.plain_origin[own])) {
+            if (own != kNone32 && tables.plain_origin[own] &&
+                n.origin.payload_id() == tables.plain_origin[own]) {
                 // A copy of the original dispatch whose origin is {id}: its origin is that
                 // very list, so it is {self} without reading it.
                 ids = std::span<const NodeId>(&self, 1);
@@ -112,6 +121,79 @@ class Checker {
                     fmt::format("{} is missing from the transformed graph", describe(o_, i)));
     }
 
+    /// Check 1 for a schedule over the nodes of a graph whose map is known: the order (or
+    /// the graph's own node order) and the map, without reading a node. Reports what map_nodes
+    /// reports: the map is of a graph that conserves every original dispatch, so a violation
+    /// can only come from the order (a node left out or taken twice).
+    void map_nodes(const detail::BaseMap& map) {
+        const size_t n = t_.size();
+        const std::vector<uint32_t>* order = t_.order;
+        holder_.assign(o_.nodes.size(), kNone32);
+        group_.assign(n, 0);
+        fused_.assign(n, 0);
+        has_fused_ = false;
+        // position_of[base node] = its position in the schedule
+        std::vector<uint32_t> position_of;
+        if (order) position_of.assign(map.kind.size(), kNone32);
+        bool twice = false;
+        uint32_t barriers = 0;
+        for (size_t t = 0; t < n; ++t) {
+            group_[t] = barriers;
+            const uint32_t b = order ? (*order)[t] : static_cast<uint32_t>(t);
+            if (b == StageGraph::kBarrier || map.kind[b] == detail::BaseMap::barrier) {
+                ++barriers;
+                continue;
+            }
+            fused_[t] = map.kind[b] == detail::BaseMap::fused;
+            has_fused_ = has_fused_ || fused_[t];
+            if (!order) continue;
+            if (position_of[b] != kNone32)
+                twice = true;
+            else
+                position_of[b] = static_cast<uint32_t>(t);
+        }
+        size_t held = 0;
+        for (size_t oi = 0; oi < holder_.size(); ++oi) {
+            const uint32_t b = map.holder[oi];
+            if (b == kNone32) continue;
+            holder_[oi] = order ? position_of[b] : b;
+            held += holder_[oi] != kNone32;
+        }
+        if (twice) {
+            // A node taken twice: each original dispatch it stands for survives twice.
+            for (size_t t = 0; t < n && !full(); ++t) {
+                const uint32_t b = (*order)[t];
+                if (b == StageGraph::kBarrier || position_of[b] == t) continue;
+                for (size_t oi = 0; oi < holder_.size(); ++oi)
+                    if (map.holder[oi] == b)
+                        add(ViolationKind::duplicated,
+                            fmt::format("{} survives twice: in transformed {} and {}",
+                                        describe(o_, oi), describe(t_, position_of[b]),
+                                        describe(t_, t)));
+            }
+        }
+        // A barrier of the graph that names several ids counts as map_nodes() counts it.
+        if (!order) has_fused_ = map.has_fused;
+        if (held == map_held(map)) return;
+        for (size_t i = 0; i < o_.nodes.size(); ++i)
+            if (holder_[i] == kNone32 && map.holder[i] != kNone32)
+                add(ViolationKind::lost,
+                    fmt::format("{} is missing from the transformed graph", describe(o_, i)));
+    }
+
+    /// The tables of map_nodes() as the map of the transformed graph (its own node order).
+    detail::BaseMap base_map() const {
+        detail::BaseMap map;
+        map.holder = holder_;
+        map.kind.resize(t_.size());
+        for (size_t t = 0; t < t_.size(); ++t)
+            map.kind[t] = t_.node(t).is_barrier() ? detail::BaseMap::barrier
+                          : fused_[t]             ? detail::BaseMap::fused
+                                                  : detail::BaseMap::plain;
+        map.has_fused = has_fused_;
+        return map;
+    }
+
     /// Whether a transformed node stands for several original dispatches (seen by map_nodes).
     bool has_fused() const { return has_fused_; }
 
@@ -141,8 +223,8 @@ class Checker {
                 // The common case, without touching the nodes: order and group numbers only.
                 if (te < tl && group_[te] < group_[tl]) continue;
             }
-            const Node& ne = t_.nodes[te];
-            const Node& nl = t_.nodes[tl];
+            const Node& ne = t_.node(te);
+            const Node& nl = t_.node(tl);
             auto what = [&] {
                 return fmt::format("{} hazard from original {} to {} on {}",
                                    hazard_kind_name(h.kind), describe(o_, h.earlier),
@@ -189,7 +271,10 @@ class Checker {
             // Every hazard of the index is a conflicting pair; with no conflict inside any
             // group there is nothing to report, and one sweep is far cheaper than the index.
             if (!conflict_inside_a_group()) return;
-            computed.emplace(t_);
+            if (t_.order)
+                computed.emplace(detail::graph_of_order(t_.graph, *t_.order));
+            else
+                computed.emplace(t_.graph);
             transformed_hazards = &*computed;
         }
         for (const Hazard& h : transformed_hazards->hazards()) {
@@ -199,18 +284,24 @@ class Checker {
                     fmt::format("{} hazard inside the transformed schedule between {} and {} on "
                                 "{}: both in concurrency group {}",
                                 hazard_kind_name(h.kind), describe(t_, h.earlier),
-                                describe(t_, h.later), describe_range(t_, h.overlap),
+                                describe(t_, h.later), describe_range(t_.graph, h.overlap),
                                 group_[h.earlier]));
         }
     }
 
   private:
+    static size_t map_held(const detail::BaseMap& map) {
+        return static_cast<size_t>(std::count_if(map.holder.begin(), map.holder.end(),
+                                                 [](uint32_t h) { return h != kNone32; }));
+    }
+
     /// Whether two dispatches of one concurrency group of the transformed schedule touch the
     /// same bytes with at least one write (ranges only: fences play no part, as in the index).
     bool conflict_inside_a_group() const {
         ConflictTracker group;
         size_t ranges = 0;
-        for (const Node& n : t_.nodes) {
+        for (size_t t = 0; t < t_.size(); ++t) {
+            const Node& n = t_.node(t);
             if (n.is_barrier()) {
                 // Keep the buckets of small groups; start afresh after large ones.
                 if (ranges > 256)
@@ -241,7 +332,7 @@ class Checker {
     }
 
     const ComputeGraph& o_;
-    const ComputeGraph& t_;
+    const detail::Schedule& t_;
     const VerifyOptions& options_;
     VerificationReport& report_;
     // 32-bit tables: node indices and group numbers of a graph fit, and the hazard loop reads
@@ -263,6 +354,13 @@ std::string VerificationReport::summary() const {
 
 namespace detail {
 
+const Node& Schedule::node(size_t t) const {
+    if (!order) return graph.nodes[t];
+    static const Node barrier = Node::barrier();
+    const uint32_t i = (*order)[t];
+    return i == StageGraph::kBarrier ? barrier : graph.nodes[i];
+}
+
 OriginalTables::OriginalTables(const ComputeGraph& original) {
     if (original.nodes.size() >= kNone32)
         throw std::length_error("verifier: a graph of 2^32 nodes or more");
@@ -270,30 +368,60 @@ OriginalTables::OriginalTables(const ComputeGraph& original) {
     for (const Node& n : original.nodes)
         if (n.is_dispatch()) max_id = std::max(max_id, n.id);
     index_of_id.assign(size_t{max_id} + 1, kNone32);
-    plain_origin.resize(original.nodes.size());
+    plain_origin.assign(original.nodes.size(), nullptr);
+    BaseMap own;
+    own.holder.assign(original.nodes.size(), kNone32);
+    own.kind.assign(original.nodes.size(), BaseMap::plain);
+    bool all_plain = true;
     for (size_t i = 0; i < original.nodes.size(); ++i) {
         const Node& n = original.nodes[i];
-        if (!n.is_dispatch()) continue;
+        if (!n.is_dispatch()) {
+            own.kind[i] = BaseMap::barrier;
+            own.has_fused = own.has_fused || n.origin.size() > 1;  // as map_nodes() counts it
+            continue;
+        }
         ++dispatches;
+        all_plain = all_plain && index_of_id[n.id] == kNone32;  // ids unique so far
         index_of_id[n.id] = static_cast<uint32_t>(i);
-        if (n.origin.size() == 1 && n.origin[0] == n.id) plain_origin[i] = n.origin;
+        own.holder[i] = static_cast<uint32_t>(i);
+        if (n.origin.size() == 1 && n.origin[0] == n.id)
+            plain_origin[i] = n.origin.payload_id();
+        else
+            all_plain = false;
         has_fence = has_fence || n.is_fence();
     }
+    // Each dispatch stands for itself alone exactly when its id is unique and its origin is
+    // {its id}: then map_nodes() maps every node to itself (and so would a copy's nodes).
+    if (all_plain) identity = std::move(own);
 }
 
-VerificationReport verify_transformation(const ComputeGraph& original,
-                                         const HazardIndex& original_hazards,
-                                         const ComputeGraph& transformed,
-                                         const HazardIndex* transformed_hazards,
-                                         const VerifyOptions& options,
-                                         const OriginalTables* original_tables) {
-    if (transformed.nodes.size() >= kNone32)
+std::optional<BaseMap> map_base(const ComputeGraph& original, const ComputeGraph& base,
+                                const OriginalTables& tables) {
+    if (base.nodes.size() >= kNone32)
+        throw std::length_error("verifier: a graph of 2^32 nodes or more");
+    VerificationReport report;
+    const VerifyOptions options{.max_violations = 1};
+    const Schedule schedule{base};
+    Checker checker(original, schedule, options, report);
+    checker.map_nodes(tables);
+    if (!report.ok()) return std::nullopt;
+    return checker.base_map();
+}
+
+VerificationReport verify_transformation(
+    const ComputeGraph& original, const HazardIndex& original_hazards, const Schedule& transformed,
+    const HazardIndex* transformed_hazards, const VerifyOptions& options,
+    const OriginalTables* original_tables, const BaseMap* base_map) {
+    if (transformed.size() >= kNone32)
         throw std::length_error("verifier: a graph of 2^32 nodes or more");
     std::optional<OriginalTables> own_tables;
     if (!original_tables) original_tables = &own_tables.emplace(original);
     VerificationReport report;
     Checker checker(original, transformed, options, report);
-    checker.map_nodes(*original_tables);
+    if (base_map)
+        checker.map_nodes(*base_map);
+    else
+        checker.map_nodes(*original_tables);
     checker.check_hazards(original_hazards);
     checker.check_fences(*original_tables);
     // Without fused nodes the transformed dispatches have the original ranges, and every
@@ -308,7 +436,8 @@ VerificationReport verify_transformation(const ComputeGraph& original,
                                          const HazardIndex& original_hazards,
                                          const ComputeGraph& transformed,
                                          const VerifyOptions& options) {
-    return detail::verify_transformation(original, original_hazards, transformed, nullptr, options);
+    return detail::verify_transformation(original, original_hazards, detail::Schedule{transformed},
+                                         nullptr, options);
 }
 
 VerificationReport verify_transformation(const ComputeGraph& original,

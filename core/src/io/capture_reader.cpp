@@ -534,7 +534,11 @@ Snapshot read_snapshot(const Json& v, const Path& p, const ComputeGraph& base) {
     opt_double(f, "pass_ms", true, s.pass_ms);
     opt_size(f, "reordered", s.reordered);
     opt_size(f, "split_first_dispatches", s.split_first_dispatches);
-    read_graph_members(f, s.graph, &base);
+    {
+        ComputeGraph graph;
+        read_graph_members(f, graph, &base);
+        s.graph = std::move(graph);
+    }
     if (auto js = f.find("stats")) {
         const Path ps = p / "stats";
         Fields fs(*js, ps, "schedule statistics");
@@ -554,13 +558,13 @@ Snapshot read_snapshot(const Json& v, const Path& p, const ComputeGraph& base) {
         opt_size(fs, "fences", st.fences);
         opt_size(fs, "hazards", st.hazards);
         // The counts a reader can check against the stored graph must agree with it.
-        if (fs.find("dispatches") && st.dispatches != s.graph.dispatch_count())
+        if (fs.find("dispatches") && st.dispatches != s.graph->dispatch_count())
             fail(ps / "dispatches",
-                 std::to_string(s.graph.dispatch_count()) + " (the dispatch nodes of this stage)",
+                 std::to_string(s.graph->dispatch_count()) + " (the dispatch nodes of this stage)",
                  std::to_string(st.dispatches));
-        if (fs.find("barriers") && st.barriers != s.graph.barrier_count())
+        if (fs.find("barriers") && st.barriers != s.graph->barrier_count())
             fail(ps / "barriers",
-                 std::to_string(s.graph.barrier_count()) + " (the barrier nodes of this stage)",
+                 std::to_string(s.graph->barrier_count()) + " (the barrier nodes of this stage)",
                  std::to_string(st.barriers));
     }
     if (auto jd = f.find("diff")) {

@@ -148,7 +148,7 @@ ReportSummary summarize_capture(const CaptureDocument& doc, const ReportOptions&
     // Labels of every dispatch id any stage knows (fused ids only exist in later stages).
     std::unordered_map<NodeId, std::string> label_of;
     for (const Snapshot* snap = snaps.data(); snap != snaps.data() + snaps.size(); ++snap)
-        for (const Node& n : snap->graph.nodes)
+        for (const Node& n : snap->graph->nodes)
             if (n.is_dispatch()) label_of.emplace(n.id, n.label);
     for (const Node& n : doc.graph.nodes)
         if (n.is_dispatch()) label_of[n.id] = n.label;
@@ -182,7 +182,7 @@ ReportSummary summarize_capture(const CaptureDocument& doc, const ReportOptions&
     const DependencyDag dag(doc.graph);
     s.barrier_lower_bound = dag.barrier_lower_bound();
 
-    const ComputeGraph& final_graph = snaps.empty() ? doc.graph : snaps.back().graph;
+    const ComputeGraph& final_graph = snaps.empty() ? doc.graph : *snaps.back().graph;
     s.final_stage = snaps.empty() ? "captured" : snaps.back().stage;
     s.final_histogram = snaps.empty() ? schedule_stats(doc.graph).group_size_histogram
                                       : snaps.back().stats.group_size_histogram;

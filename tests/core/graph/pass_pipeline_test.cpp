@@ -4,8 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "graph_test_support.h"
+#include "graphlens/barrier_planner.h"
 #include "graphlens/dependency_dag.h"
+#include "graphlens/reorder_greedy.h"
+#include "graphlens/reorder_levels.h"
 #include "graphlens/synthetic_graphs.h"
 #include "graphlens/verifier.h"
 
@@ -140,6 +145,89 @@ TEST(PassPipelineProperty, WholePipelineVerifiesOnRandomGraphsWithFusionBuilders
         }
     }
     EXPECT_GT(fused, 0u);
+}
+
+/// The same nodes in the same order (and the same allocations and kernels).
+void expect_same_graph(const ComputeGraph& a, const ComputeGraph& b, const std::string& what) {
+    EXPECT_EQ(a.allocations.size(), b.allocations.size()) << what;
+    EXPECT_EQ(a.kernels.size(), b.kernels.size()) << what;
+    EXPECT_EQ(a.metadata, b.metadata) << what;
+    ASSERT_EQ(a.nodes.size(), b.nodes.size()) << what;
+    for (size_t i = 0; i < a.nodes.size(); ++i) {
+        const Node& x = a.nodes[i];
+        const Node& y = b.nodes[i];
+        ASSERT_EQ(x.kind, y.kind) << what << ", node " << i;
+        if (x.is_barrier()) continue;
+        EXPECT_EQ(x.id, y.id) << what << ", node " << i;
+        EXPECT_EQ(x.label, y.label) << what << ", node " << i;
+        EXPECT_EQ(x.kernel, y.kernel) << what << ", node " << i;
+        EXPECT_TRUE(x.reads == y.reads && x.writes == y.writes) << what << ", node " << i;
+        EXPECT_EQ(x.origin, y.origin) << what << ", node " << i;
+    }
+}
+
+/// The stages share nodes instead of copying them (snapshot.h), which must not show: each
+/// stage's graph is the graph its pass makes from the stage before, run on its own.
+TEST(PassPipelineProperty, EachStageIsTheGraphItsPassMakesAlone) {
+    PassOptions o;
+    o.split.min_first = 4;
+    for (uint64_t seed = 1; seed <= 300; ++seed) {
+        RandomGraphOptions r;
+        r.seed = seed;
+        r.dispatches = 2 + seed % 30;
+        r.allocations = 1 + seed % 3;
+        r.allocation_size = 64;
+        r.fence_probability = seed % 6 == 0 ? 0.1 : 0.0;
+        r.barrier_probability = seed % 4 == 0 ? 0.2 : 0.0;
+        const ComputeGraph g = random_graph(r);
+        o.recipes = seed % 3 ? testing::recipes_with_test_builders() : default_fusion_recipes();
+        o.reorder = static_cast<ReorderMode>(seed % 3);  // none, greedy, levels
+        const std::vector<Snapshot> s = PassPipeline::run(g, o);
+        const std::string at = "seed " + std::to_string(seed);
+        expect_same_graph(*s[0].graph, g, at + ", captured");
+        const ComputeGraph fused = fuse(g, o.recipes).graph;
+        expect_same_graph(*s[1].graph, fused, at + ", fused");
+        size_t k = 2;
+        ComputeGraph ordered = fused;
+        if (o.reorder != ReorderMode::none) {
+            ordered = o.reorder == ReorderMode::greedy ? reorder_greedy(fused).graph
+                                                       : reorder_levels(fused).graph;
+            expect_same_graph(*s[k++].graph, ordered, at + ", reordered");
+        }
+        const ComputeGraph planned = plan_barriers(ordered);
+        expect_same_graph(*s[k].graph, planned, at + ", planned");
+        expect_same_graph(*s[k + 1].graph, planned, at + ", split");
+        EXPECT_EQ(s[k + 1].split_first_dispatches, split_point(planned, o.split).first_dispatches)
+            << at;
+    }
+}
+
+TEST(PassPipelineTest, SnapshotCopiesShareTheirGraphWhichIsMadeOnceForAllThreads) {
+    const ComputeGraph g = transformer_graph(small_model(4));
+    PassOptions o;
+    o.reorder = ReorderMode::levels;
+    const std::vector<Snapshot> s = PassPipeline::run(g, o);
+    ASSERT_EQ(s.size(), 5u);
+    // The split stage only chooses a boundary: it is the planned graph itself.
+    EXPECT_EQ(&*s[4].graph, &*s[3].graph);
+    // A copy of a snapshot reads the same graph, not a copy of it.
+    const std::vector<Snapshot> copies = s;
+    for (size_t i = 0; i < s.size(); ++i) EXPECT_EQ(&*copies[i].graph, &*s[i].graph) << i;
+    // Several threads reading the reordered stage's graph for the first time get one graph.
+    const std::vector<Snapshot> fresh = PassPipeline::run(g, o);
+    std::vector<const ComputeGraph*> seen(4, nullptr);
+    std::vector<std::thread> readers;
+    for (size_t t = 0; t < seen.size(); ++t)
+        readers.emplace_back([&, t] { seen[t] = &*fresh[2].graph; });
+    for (std::thread& t : readers) t.join();
+    for (const ComputeGraph* p : seen) EXPECT_EQ(p, seen.front());
+    EXPECT_EQ(fresh[2].graph->dispatch_count(), g.dispatch_count());
+    // Assigning a graph replaces it.
+    Snapshot edited = s[2];
+    ComputeGraph changed = *s[2].graph;
+    changed.nodes.pop_back();
+    edited.graph = std::move(changed);
+    EXPECT_EQ(edited.graph->nodes.size() + 1, s[2].graph->nodes.size());
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "graph/stage_order.h"
+#include "graph/verifier_detail.h"
 #include "graph_test_support.h"
 #include "graphlens/barrier_planner.h"
 #include "graphlens/schedule_analysis.h"
@@ -140,6 +142,90 @@ TEST(VerifierProperty, RejectsEveryDeliberatelyBrokenSchedule) {
     }
     EXPECT_GT(dropped, 500u);
     EXPECT_GT(swapped, 500u);
+}
+
+/// The pass pipeline checks its reordered and planned stages as orders over the nodes of one
+/// graph, mapped through that graph's tables (detail::BaseMap) instead of the nodes' ids and
+/// origins. On valid and on broken orders, that check must report exactly what checking the
+/// graph the order makes reports.
+TEST(VerifierProperty, AnOrderOverAGraphIsJudgedLikeTheGraphItMakes) {
+    constexpr uint32_t kBarrier = StageGraph::kBarrier;
+    size_t broken_orders = 0;
+    for (uint64_t seed = 1; seed <= 1500; ++seed) {
+        const ComputeGraph g = random_graph({.seed = seed,
+                                             .dispatches = 2 + seed % 25,
+                                             .allocations = 2,
+                                             .allocation_size = 128,
+                                             .fence_probability = seed % 5 == 0 ? 0.1 : 0,
+                                             .barrier_probability = seed % 3 == 0 ? 0.2 : 0});
+        const HazardIndex hazards(g);
+        const detail::OriginalTables tables(g);
+        ASSERT_TRUE(tables.identity) << "seed " << seed;  // captured ids are unique and plain
+        // The map read from the nodes (what the pipeline computes for a fused graph) equals
+        // the one the tables give a copy of the graph.
+        const std::optional<detail::BaseMap> read = detail::map_base(g, g, tables);
+        ASSERT_TRUE(read) << "seed " << seed;
+        EXPECT_EQ(read->holder, tables.identity->holder) << "seed " << seed;
+        EXPECT_EQ(read->kind, tables.identity->kind) << "seed " << seed;
+
+        const VerifyOptions all{.max_violations = 1000};
+        auto messages = [](const VerificationReport& r) {
+            std::vector<std::string> m;
+            for (const Violation& v : r.violations)
+                m.push_back(std::to_string(static_cast<int>(v.kind)) + " " + v.message);
+            std::sort(m.begin(), m.end());
+            return m;
+        };
+        auto judge_alike = [&](const std::vector<uint32_t>& order, bool expect_ok) {
+            const detail::Schedule schedule{g, &order};
+            const VerificationReport by_map = detail::verify_transformation(
+                g, hazards, schedule, nullptr, all, &tables, &*tables.identity);
+            const VerificationReport by_graph =
+                verify_transformation(g, hazards, detail::graph_of_order(g, order), all);
+            EXPECT_EQ(by_map.ok(), expect_ok) << "seed " << seed << "\n" << by_map.summary();
+            EXPECT_EQ(messages(by_map), messages(by_graph)) << "seed " << seed;
+            EXPECT_EQ(by_map.hazards_checked, by_graph.hazards_checked) << "seed " << seed;
+        };
+        const std::vector<uint32_t> planned = detail::planned_order(g, {});
+        judge_alike(planned, true);
+        // The graph's own order, barriers and all, checked without an order.
+        {
+            const VerificationReport by_map = detail::verify_transformation(
+                g, hazards, detail::Schedule{g}, nullptr, all, &tables, &*tables.identity);
+            const VerificationReport by_graph = verify_transformation(g, hazards, g, all);
+            EXPECT_EQ(messages(by_map), messages(by_graph)) << "seed " << seed;
+        }
+        // A needed barrier dropped.
+        const ComputeGraph planned_graph = detail::graph_of_order(g, planned);
+        for (const auto& e : explain_barriers(planned_graph)) {
+            if (e.redundant) continue;
+            std::vector<uint32_t> broken = planned;
+            broken.erase(broken.begin() + static_cast<ptrdiff_t>(e.barrier));
+            judge_alike(broken, false);
+            ++broken_orders;
+            break;
+        }
+        // A dispatch taken twice; a dispatch left out.
+        const auto first_dispatch =
+            std::find_if(planned.begin(), planned.end(), [](uint32_t i) { return i != kBarrier; });
+        std::vector<uint32_t> twice = planned;
+        twice.push_back(kBarrier);
+        twice.push_back(*first_dispatch);
+        judge_alike(twice, false);
+        std::vector<uint32_t> lost = planned;
+        lost.erase(lost.begin() + (first_dispatch - planned.begin()));
+        judge_alike(lost, false);
+        // The ends of a hazard swapped (barriers planned for the swapped order).
+        if (!hazards.hazards().empty()) {
+            const Hazard& h = hazards.hazards()[seed % hazards.size()];
+            std::vector<uint32_t> swapped(g.nodes.size());
+            for (size_t i = 0; i < swapped.size(); ++i) swapped[i] = static_cast<uint32_t>(i);
+            std::swap(swapped[h.earlier], swapped[h.later]);
+            judge_alike(detail::planned_order(g, swapped), false);
+            ++broken_orders;
+        }
+    }
+    EXPECT_GT(broken_orders, 1000u);
 }
 
 }  // namespace

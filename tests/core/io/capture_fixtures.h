@@ -131,17 +131,19 @@ inline CaptureDocument small_document() {
     Snapshot fused = captured;
     fused.stage = "fused";
     // Fusion adds a kernel: this snapshot must store its own kernel list.
-    const auto k = fused.graph.add_kernel(kernel(
+    ComputeGraph fused_graph = doc.graph;
+    const auto k = fused_graph.add_kernel(kernel(
         "rms_norm_mul_f32", {BindingAccess::read, BindingAccess::read, BindingAccess::write}));
     Node f =
-        dispatch(k, OpKind::rms_norm_mul, "blk.0.attn_norm+mul", fused.graph.nodes[1].bindings);
-    f.bindings[0].view = fused.graph.nodes[0].bindings[0].view;
+        dispatch(k, OpKind::rms_norm_mul, "blk.0.attn_norm+mul", fused_graph.nodes[1].bindings);
+    f.bindings[0].view = fused_graph.nodes[0].bindings[0].view;
     f.id = 100;
-    f.origin = {fused.graph.nodes[0].id, fused.graph.nodes[1].id};
-    fused.graph.nodes.erase(fused.graph.nodes.begin(), fused.graph.nodes.begin() + 2);
-    fused.graph.derive_ranges(f);
-    fused.graph.nodes.insert(fused.graph.nodes.begin(), f);
-    fused.stats.dispatches = fused.graph.dispatch_count();
+    f.origin = {fused_graph.nodes[0].id, fused_graph.nodes[1].id};
+    fused_graph.nodes.erase(fused_graph.nodes.begin(), fused_graph.nodes.begin() + 2);
+    fused_graph.derive_ranges(f);
+    fused_graph.nodes.insert(fused_graph.nodes.begin(), f);
+    fused.stats.dispatches = fused_graph.dispatch_count();
+    fused.graph = std::move(fused_graph);
     fused.diff.fused = {100};
     fused.diff.removed = f.origin;
     fused.fusions = {{"rms_norm→mul", f.origin, true, 100, ""},

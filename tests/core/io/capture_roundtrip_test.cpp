@@ -142,8 +142,8 @@ TEST(CaptureRoundTrip, SnapshotsStoreOnlyTheKernelListsThatDiffer) {
         ++kernel_lists;
     EXPECT_EQ(kernel_lists, 2u);
     const CaptureDocument loaded = load_capture_from_string(text);
-    EXPECT_EQ(loaded.snapshots[0].graph.kernels, loaded.graph.kernels);
-    EXPECT_EQ(loaded.snapshots[1].graph.kernels.size(), loaded.graph.kernels.size() + 1);
+    EXPECT_EQ(loaded.snapshots[0].graph->kernels, loaded.graph.kernels);
+    EXPECT_EQ(loaded.snapshots[1].graph->kernels.size(), loaded.graph.kernels.size() + 1);
 }
 
 TEST(CaptureRoundTrip, DerivableRangesAreOmittedAndDerivedAgain) {

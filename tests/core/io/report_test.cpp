@@ -147,7 +147,9 @@ TEST_F(ReportOfSmallCapture, HtmlIsOneSelfContainedFileWithInlineCharts) {
 
 TEST(Report, HtmlEscapesLabels) {
     CaptureDocument doc = test::small_document();
-    doc.snapshots[1].graph.nodes[0].label = "<script>alert(1)</script>";
+    ComputeGraph fused = doc.snapshots[1].graph;
+    fused.nodes[0].label = "<script>alert(1)</script>";
+    doc.snapshots[1].graph = std::move(fused);
     const std::string html = report_html(summarize_capture(doc));
     EXPECT_EQ(html.find("<script"), std::string::npos);
     EXPECT_NE(html.find("&lt;script&gt;"), std::string::npos);

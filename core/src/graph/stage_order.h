@@ -1,0 +1,41 @@
+#pragma once
+// Private to graphlens_graph: the passes that only reorder dispatches and place barriers, with
+// their result as an order over the input graph's node indices (StageGraph::kBarrier for a
+// barrier) instead of a graph of copied nodes. The pass pipeline keeps such orders as its
+// stages (snapshot.h); the public functions (reorder_greedy, reorder_levels, plan_barriers)
+// make their graphs from them.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "graphlens/compute_graph.h"
+#include "graphlens/dependency_dag.h"
+#include "graphlens/reorder_greedy.h"
+#include "graphlens/snapshot.h"
+#include "graphlens/split.h"
+
+namespace graphlens::detail {
+
+struct StageOrder {
+    std::vector<uint32_t> order;  ///< node indices of the input; StageGraph::kBarrier: a barrier
+    size_t moved = 0;             ///< as ReorderResult::moved
+};
+
+StageOrder greedy_order(const ComputeGraph& graph, const DependencyDag& dag,
+                        const GreedyReorderOptions& options);
+StageOrder levels_order(const ComputeGraph& graph, const DependencyDag& dag);
+
+/// The dispatches of `order` (node indices of graph, its barriers skipped) in that order with
+/// planned barriers; an empty order means graph's own node order.
+std::vector<uint32_t> planned_order(const ComputeGraph& graph, std::span<const uint32_t> order);
+
+/// The graph whose nodes are graph.nodes[order[k]] (kBarrier: a barrier node), with graph's
+/// allocations, kernels and metadata.
+ComputeGraph graph_of_order(const ComputeGraph& graph, std::span<const uint32_t> order);
+
+/// split_point of a schedule given as an order (barriers are kBarrier, every other entry a
+/// dispatch: the orders above).
+SplitPoint split_point_of_order(std::span<const uint32_t> order, const SplitOptions& options);
+
+}  // namespace graphlens::detail
