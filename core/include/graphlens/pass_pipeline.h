@@ -12,10 +12,13 @@
 // verified only when the capture itself is barrier-complete (schedule_is_valid); "split" only
 // chooses a boundary on the verified "barriers planned" graph.
 //
-// Snapshot fields: stats (ScheduleStats of the stage's own schedule; depth, lower bound and
-// hazards of its dispatches), fusions (fused stage: applied and near misses), diff against
-// the previous stage, reordered (= diff.moved.size()), split_first_dispatches (split stage),
-// pass_ms.
+// Snapshot fields: graph (a StageGraph: the stages share their nodes; "captured" is a copy of
+// the capture, "fused" the fusion pass's graph or the captured one when nothing fused, and
+// the reordered, planned and split stages are orders over the fused stage's nodes, made into
+// graphs when first read; see snapshot.h), stats (ScheduleStats of the stage's own schedule;
+// depth, lower bound and hazards of its dispatches), fusions (fused stage: applied and near
+// misses), diff against the previous stage, reordered (= diff.moved.size()),
+// split_first_dispatches (split stage), pass_ms.
 #include <cstddef>
 #include <optional>
 #include <string_view>
