@@ -118,6 +118,10 @@ class SharedString {
     bool ends_with(std::string_view s) const noexcept { return str().ends_with(s); }
     bool ends_with(char c) const noexcept { return str().ends_with(c); }
     bool shares_with(const SharedString& other) const noexcept { return rep_ == other.rep_; }
+    /// Cache hint for walks over many nodes: ask for the shared block (and its count) now.
+    void prefetch() const noexcept {
+        if (rep_) __builtin_prefetch(rep_, 1);
+    }
 
     // --- writing: each makes the text this copy's own first ---
     std::string& edit() {

@@ -85,11 +85,22 @@ std::vector<uint32_t> planned_order(const ComputeGraph& graph, std::span<const u
         group.add(node);
         out.push_back(i);
     };
-    if (order.empty()) {
-        for (size_t i = 0; i < graph.nodes.size(); ++i) visit(static_cast<uint32_t>(i));
-    } else {
-        for (const uint32_t i : order)
-            if (i != StageGraph::kBarrier) visit(i);
+    // The nodes ahead's ranges, cold at 100k nodes (compute_graph.h, kPrefetchAhead).
+    auto ahead = [&](size_t k, size_t distance, auto&& at) {
+        if (k + distance >= (order.empty() ? graph.nodes.size() : order.size())) return;
+        const uint32_t i =
+            order.empty() ? static_cast<uint32_t>(k + distance) : order[k + distance];
+        if (i != StageGraph::kBarrier) at(graph.nodes[i]);
+    };
+    const size_t n = order.empty() ? graph.nodes.size() : order.size();
+    for (size_t k = 0; k < n; ++k) {
+        ahead(k, kPrefetchAhead, [](const Node& a) {
+            a.reads.prefetch();
+            a.writes.prefetch();
+        });
+        ahead(k, kPrefetchAhead / 2, [](const Node& a) { prefetch_ranges(a); });
+        const uint32_t i = order.empty() ? static_cast<uint32_t>(k) : order[k];
+        if (i != StageGraph::kBarrier) visit(i);
     }
     return out;
 }
@@ -100,8 +111,12 @@ ComputeGraph graph_of_order(const ComputeGraph& graph, std::span<const uint32_t>
     out.kernels = graph.kernels;
     out.metadata = graph.metadata;
     out.nodes.reserve(order.size());
-    for (const uint32_t i : order)
+    for (size_t k = 0; k < order.size(); ++k) {
+        if (k + kPrefetchAhead < order.size() && order[k + kPrefetchAhead] != StageGraph::kBarrier)
+            prefetch_fields(graph.nodes.at(order[k + kPrefetchAhead]));
+        const uint32_t i = order[k];
         out.nodes.push_back(i == StageGraph::kBarrier ? Node::barrier() : graph.nodes.at(i));
+    }
     return out;
 }
 

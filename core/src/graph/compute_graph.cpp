@@ -18,7 +18,11 @@ size_t ComputeGraph::barrier_count() const {
 
 NodeId ComputeGraph::next_node_id() const {
     NodeId next = 0;
-    for (const auto& n : nodes) {
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        if (i + kPrefetchAhead < nodes.size()) nodes[i + kPrefetchAhead].origin.prefetch();
+        if (i + kPrefetchAhead / 2 < nodes.size())
+            nodes[i + kPrefetchAhead / 2].origin.prefetch_items();
+        const Node& n = nodes[i];
         if (!n.is_dispatch()) continue;
         next = std::max(next, n.id + 1);
         for (NodeId o : n.origin) next = std::max(next, o + 1);
@@ -105,6 +109,17 @@ std::vector<std::string> ComputeGraph::validate() const {
         }
     };
     for (size_t i = 0; i < nodes.size(); ++i) {
+        if (i + kPrefetchAhead < nodes.size()) {
+            const Node& ahead = nodes[i + kPrefetchAhead];
+            ahead.reads.prefetch();
+            ahead.writes.prefetch();
+            ahead.bindings.prefetch();
+        }
+        if (i + kPrefetchAhead / 2 < nodes.size()) {
+            const Node& ahead = nodes[i + kPrefetchAhead / 2];
+            prefetch_ranges(ahead);
+            ahead.bindings.prefetch_items();
+        }
         const Node& n = nodes[i];
         if (!n.is_dispatch()) continue;
         if (!first_use(n.id))
