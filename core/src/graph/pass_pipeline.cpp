@@ -97,6 +97,27 @@ ScheduleStats dependency_stats(const HazardIndex& hazards, const DependencyDag& 
     return s;
 }
 
+/// Whether `copy` holds exactly the nodes of `graph`: every plain field equal and every shared
+/// field the very same payload (copies nobody changed since), with equal allocations, kernels
+/// and metadata. Reads no payload: a walk over the two node arrays.
+bool unchanged_copy(const ComputeGraph& graph, const ComputeGraph& copy) {
+    if (graph.nodes.size() != copy.nodes.size() || graph.allocations != copy.allocations ||
+        graph.kernels != copy.kernels || graph.metadata != copy.metadata)
+        return false;
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+        const Node& a = graph.nodes[i];
+        const Node& b = copy.nodes[i];
+        if (a.kind != b.kind || a.id != b.id || a.kernel != b.kernel || a.op != b.op ||
+            a.workgroups != b.workgroups || a.ranges_known != b.ranges_known ||
+            a.fence != b.fence || !a.label.shares_with(b.label) ||
+            !a.bindings.shares_with(b.bindings) ||
+            !a.push_constants.shares_with(b.push_constants) || !a.reads.shares_with(b.reads) ||
+            !a.writes.shares_with(b.writes) || !a.origin.shares_with(b.origin))
+            return false;
+    }
+    return true;
+}
+
 StageDiff diff_scans(const StageScan& before, const StageScan& after) {
     StageDiff d;
     const std::vector<NodeId>& ids_before = before.ids;
@@ -159,9 +180,11 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
     out.reserve(5);  // captured, fused, reordered, planned, split
     // The stages share their nodes: "captured" holds a copy of the capture, "fused" the fusion
     // pass's graph (or the captured one when nothing fused), and the reordered, planned and
-    // split stages are orders over the nodes of the fused stage's graph (snapshot.h).
-    const auto captured_graph = std::make_shared<const ComputeGraph>(captured);
-    std::shared_ptr<const ComputeGraph> base = captured_graph;
+    // split stages are orders over the nodes of the fused stage's graph (snapshot.h). When
+    // nothing fused, the fusion pass's graph is an unchanged copy of the capture: it becomes
+    // the captured stage's graph too, so the capture is copied once either way. `base` is set
+    // with the captured stage's graph after the fusion pass.
+    std::shared_ptr<const ComputeGraph> base;
     const HazardIndex captured_hazards(captured);
     const DependencyDag captured_dag(captured, captured_hazards);
     // The dependency analysis of base's dispatches, by its node indices: reused by the
@@ -205,7 +228,6 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
         const auto t0 = Clock::now();
         Snapshot s;
         s.stage = "captured";
-        s.graph = StageGraph(captured_graph);
         scan = scan_stage(captured);
         s.stats = stats_of(scan, dependency_stats(captured_hazards, captured_dag));
         s.diagnostics = captured.validate();
@@ -229,21 +251,23 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
     };
 
     ScheduleStats dependency_part = out.back().stats;
-    if (options.fuse) {
+    if (!options.fuse) {
+        base = std::make_shared<const ComputeGraph>(captured);
+        out.front().graph = StageGraph(base);
+    } else {
         const auto t0 = Clock::now();
-        FusionResult fused = fuse(*base, *stage_hazards, options.recipes);
+        FusionResult fused = fuse(captured, *stage_hazards, options.recipes);
         Snapshot s;
         s.stage = "fused";
-        // A graph of its own when something fused (the node count is a guard: the pass keeps
-        // the capture as it was otherwise).
-        const bool changed = fused.applied || fused.graph.nodes.size() != base->nodes.size();
-        if (changed) {
+        // A graph of its own when something fused; otherwise the pass kept every node and
+        // barrier of the capture as they were (checked: the guard costs no payload read).
+        const bool changed = fused.applied || !unchanged_copy(captured, fused.graph);
+        if (!changed) {
             base = std::make_shared<const ComputeGraph>(std::move(fused.graph));
+            out.front().graph = StageGraph(base);
         } else {
-            // Nothing fused: the pass kept every node and barrier of the capture as it was
-            // (barriers are re-planned only around applied chains), so the stage shares the
-            // captured graph instead of keeping a second copy of it.
-            fused.graph = ComputeGraph();
+            out.front().graph = StageGraph(std::make_shared<const ComputeGraph>(captured));
+            base = std::make_shared<const ComputeGraph>(std::move(fused.graph));
         }
         s.graph = StageGraph(base);
         s.fusions = std::move(fused.diagnostics);

@@ -208,6 +208,9 @@ TEST(PassPipelineTest, SnapshotCopiesShareTheirGraphWhichIsMadeOnceForAllThreads
     o.reorder = ReorderMode::levels;
     const std::vector<Snapshot> s = PassPipeline::run(g, o);
     ASSERT_EQ(s.size(), 5u);
+    // Nothing fuses without builders: the fused stage is the captured graph itself.
+    ASSERT_EQ(s[1].stage, "fused");
+    EXPECT_EQ(&*s[1].graph, &*s[0].graph);
     // The split stage only chooses a boundary: it is the planned graph itself.
     EXPECT_EQ(&*s[4].graph, &*s[3].graph);
     // A copy of a snapshot reads the same graph, not a copy of it.
