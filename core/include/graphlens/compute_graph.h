@@ -69,8 +69,11 @@ struct Node {
 
 /// Cache hints for a walk over many nodes (at 100k nodes their shared fields are no longer in
 /// cache): walks call prefetch_fields on the node kPrefetchAhead steps ahead and, where they
-/// read items of the fields, prefetch_ranges on the node half as far ahead.
+/// read items of the fields, prefetch_ranges on the node half as far ahead. Walks that do
+/// little per node look further ahead (kPrefetchAheadShortWork), so that the memory has time
+/// to answer.
 inline constexpr size_t kPrefetchAhead = 8;
+inline constexpr size_t kPrefetchAheadShortWork = 32;
 inline void prefetch_fields(const Node& n) {
     n.label.prefetch();
     n.bindings.prefetch();

@@ -26,6 +26,8 @@
 #include <string_view>
 #include <utility>
 
+#include "graphlens/prefetch.h"
+
 namespace graphlens {
 
 class SharedString;
@@ -120,7 +122,7 @@ class SharedString {
     bool shares_with(const SharedString& other) const noexcept { return rep_ == other.rep_; }
     /// Cache hint for walks over many nodes: ask for the shared block (and its count) now.
     void prefetch() const noexcept {
-        if (rep_) __builtin_prefetch(rep_, 1);
+        if (rep_) graphlens::prefetch(rep_);
     }
 
     // --- writing: each makes the text this copy's own first ---

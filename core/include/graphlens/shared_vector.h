@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "graphlens/prefetch.h"
+
 namespace graphlens {
 
 template <typename T>
@@ -89,14 +91,13 @@ class SharedVector {
     /// alive; never dereferenced.
     const void* payload_id() const noexcept { return rep_; }
     /// Cache hints for walks over many nodes, whose payloads are cold at 100k dispatches: ask
-    /// for the shared block and its count now (prefetch; for writing, as copies and
-    /// destruction count), and a few steps later for the items (prefetch_items: reads the
-    /// block, so only once prefetch() had time to bring it in).
+    /// for the shared block now (prefetch), and a few steps later for the items
+    /// (prefetch_items: reads the block, so only once prefetch() had time to bring it in).
     void prefetch() const noexcept {
-        if (rep_) __builtin_prefetch(rep_, 1);
+        if (rep_) graphlens::prefetch(rep_);
     }
     void prefetch_items() const noexcept {
-        if (rep_) __builtin_prefetch(rep_->items.data());
+        if (rep_) graphlens::prefetch(rep_->items.data());
     }
 
     // --- writing: each makes the payload this copy's own first ---

@@ -94,11 +94,11 @@ std::vector<uint32_t> planned_order(const ComputeGraph& graph, std::span<const u
     };
     const size_t n = order.empty() ? graph.nodes.size() : order.size();
     for (size_t k = 0; k < n; ++k) {
-        ahead(k, kPrefetchAhead, [](const Node& a) {
+        ahead(k, kPrefetchAheadShortWork, [](const Node& a) {
             a.reads.prefetch();
             a.writes.prefetch();
         });
-        ahead(k, kPrefetchAhead / 2, [](const Node& a) { prefetch_ranges(a); });
+        ahead(k, kPrefetchAheadShortWork / 2, [](const Node& a) { prefetch_ranges(a); });
         const uint32_t i = order.empty() ? static_cast<uint32_t>(k) : order[k];
         if (i != StageGraph::kBarrier) visit(i);
     }

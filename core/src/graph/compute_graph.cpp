@@ -19,9 +19,10 @@ size_t ComputeGraph::barrier_count() const {
 NodeId ComputeGraph::next_node_id() const {
     NodeId next = 0;
     for (size_t i = 0; i < nodes.size(); ++i) {
-        if (i + kPrefetchAhead < nodes.size()) nodes[i + kPrefetchAhead].origin.prefetch();
-        if (i + kPrefetchAhead / 2 < nodes.size())
-            nodes[i + kPrefetchAhead / 2].origin.prefetch_items();
+        if (i + kPrefetchAheadShortWork < nodes.size())
+            nodes[i + kPrefetchAheadShortWork].origin.prefetch();
+        if (i + kPrefetchAheadShortWork / 2 < nodes.size())
+            nodes[i + kPrefetchAheadShortWork / 2].origin.prefetch_items();
         const Node& n = nodes[i];
         if (!n.is_dispatch()) continue;
         next = std::max(next, n.id + 1);
@@ -109,14 +110,14 @@ std::vector<std::string> ComputeGraph::validate() const {
         }
     };
     for (size_t i = 0; i < nodes.size(); ++i) {
-        if (i + kPrefetchAhead < nodes.size()) {
-            const Node& ahead = nodes[i + kPrefetchAhead];
+        if (i + kPrefetchAheadShortWork < nodes.size()) {
+            const Node& ahead = nodes[i + kPrefetchAheadShortWork];
             ahead.reads.prefetch();
             ahead.writes.prefetch();
             ahead.bindings.prefetch();
         }
-        if (i + kPrefetchAhead / 2 < nodes.size()) {
-            const Node& ahead = nodes[i + kPrefetchAhead / 2];
+        if (i + kPrefetchAheadShortWork / 2 < nodes.size()) {
+            const Node& ahead = nodes[i + kPrefetchAheadShortWork / 2];
             prefetch_ranges(ahead);
             ahead.bindings.prefetch_items();
         }

@@ -374,10 +374,10 @@ OriginalTables::OriginalTables(const ComputeGraph& original) {
     own.kind.assign(original.nodes.size(), BaseMap::plain);
     bool all_plain = true;
     for (size_t i = 0; i < original.nodes.size(); ++i) {
-        if (i + kPrefetchAhead < original.nodes.size())
-            original.nodes[i + kPrefetchAhead].origin.prefetch();
-        if (i + kPrefetchAhead / 2 < original.nodes.size())
-            original.nodes[i + kPrefetchAhead / 2].origin.prefetch_items();
+        if (i + kPrefetchAheadShortWork < original.nodes.size())
+            original.nodes[i + kPrefetchAheadShortWork].origin.prefetch();
+        if (i + kPrefetchAheadShortWork / 2 < original.nodes.size())
+            original.nodes[i + kPrefetchAheadShortWork / 2].origin.prefetch_items();
         const Node& n = original.nodes[i];
         if (!n.is_dispatch()) {
             own.kind[i] = BaseMap::barrier;
