@@ -224,6 +224,11 @@ ReplayCounts encode_dual_buffer(const ComputeGraph& graph, CommandRecorder& firs
 std::vector<size_t> stream_chunk_dispatches(size_t dispatches, size_t first = 8,
                                             double growth = 2.0);
 
+/// The chunks moved to group ends: each buffer but the last ends at a barrier of the plan
+/// (at or after its share of dispatches), so a boundary never splits a concurrency group with a
+/// submission barrier the plan does not have. Sums to the graph's dispatch count.
+std::vector<size_t> align_stream_chunks(const ComputeGraph& graph, std::span<const size_t> chunks);
+
 struct StreamOptions {
     std::vector<size_t> chunk_dispatches;  ///< from stream_chunk_dispatches()
     bool recompute_barriers = false;
