@@ -90,10 +90,11 @@ TEST_F(ReplayTest, StreamOfGrowingBuffersGivesTheSameResult) {
     }
 }
 
-TEST_F(ReplayTest, StreamBuffersDoubleUntilTheGraphIsCovered) {
+TEST_F(ReplayTest, StreamBuffersGrowUntilTheGraphIsCovered) {
     EXPECT_EQ(stream_chunk_dispatches(0), std::vector<size_t>{});
     EXPECT_EQ(stream_chunk_dispatches(5), std::vector<size_t>{5});
-    EXPECT_EQ(stream_chunk_dispatches(243), (std::vector<size_t>{8, 16, 32, 64, 123}));
+    EXPECT_EQ(stream_chunk_dispatches(243), (std::vector<size_t>{8, 32, 128, 75}));
+    EXPECT_EQ(stream_chunk_dispatches(243, 8, 2.0), (std::vector<size_t>{8, 16, 32, 64, 123}));
     EXPECT_EQ(stream_chunk_dispatches(10, 3, 1.5), (std::vector<size_t>{3, 5, 2}));
 }
 
