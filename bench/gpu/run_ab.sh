@@ -4,7 +4,7 @@
 # and 4096) and llama-3.1-8b are made once by A; each is run by A, B, A, B in the modes that
 # differ (MODES), so drift of the machine shows as A-A and B-B spread. Logs go to
 # $OUT/logs.tgz (the device tool returns at most 8 files). STEPS (a regular expression over
-# the step names) runs a subset.
+# the step names) runs a subset. VARIANTS="a b c" adds builds (cli-c, ...) to every round.
 B=$(cd "$(dirname "$0")" && pwd)
 MODES=${MODES:-serial,fused,levels,levels+split,levels+stream}
 cd "$(mktemp -d)"
@@ -15,7 +15,7 @@ step cap-1b-4096 60 "$B/cli-a" capture --preset llama-3.2-1b --phase decode --ct
 step cap-8b-512 120 "$B/cli-a" capture --preset llama-3.1-8b --phase decode --ctx 512 --kv f16 -o d8b.json
 for round in 1 2; do
   for w in d512 d4096 d8b; do
-    for v in a b; do
+    for v in ${VARIANTS:-a b}; do
       step "run-$w-$v$round" 120 "$B/cli-$v" run $w.json --modes "$MODES" --repeat 20 --warmup-ms 1000
     done
   done

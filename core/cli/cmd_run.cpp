@@ -25,7 +25,7 @@ struct RunOptions {
     uint32_t warmup = 2;
     double warmup_ms = 200;
     size_t stream_first = 8;
-    double stream_growth = 2.0;
+    double stream_growth = 4.0;
     uint64_t seed = 1;
     std::string trace;
     std::string save;
@@ -186,7 +186,7 @@ const RegisterCommand reg{
             ->check(CLI::Range(size_t{1}, size_t{1} << 30));
         app.add_option("--stream-growth", o->stream_growth,
                        "levels+stream: each command buffer this many times the one before "
-                       "(default 2)")
+                       "(default 4)")
             ->check(CLI::Range(1.0, 1024.0));
         app.add_option("--warmup-ms", o->warmup_ms,
                        "and untimed runs for at least this many ms per mode, so the GPU is at its "

@@ -37,7 +37,7 @@ struct ExecuteOptions {
     SubmitMode submit = SubmitMode::single;
     size_t first_dispatches = 0;  ///< dual buffer: 0 = max(64, n/10)
     size_t stream_first = 8;      ///< stream: dispatches in the first command buffer
-    double stream_growth = 2.0;   ///< stream: each buffer this many times the one before
+    double stream_growth = 4.0;   ///< stream: each buffer this many times the one before
     bool timestamps = true;
     /// Barrier + timestamp after every dispatch (serialises the GPU).
     bool profile_dispatches = false;

@@ -59,7 +59,7 @@ struct RunnerOptions {
     size_t split_min_first = 64;
     double split_fraction = 0.1;
     size_t stream_first = 8;     ///< levels+stream: dispatches in the first command buffer
-    double stream_growth = 2.0;  ///< levels+stream: each buffer this many times the one before
+    double stream_growth = 4.0;  ///< levels+stream: each buffer this many times the one before
     /// Also run the per-dispatch profile (timestamp + barrier after every dispatch of the
     /// serial graph; serialises the GPU) into RunResult::per_dispatch.
     bool profile_dispatches = false;

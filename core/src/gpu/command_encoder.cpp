@@ -635,6 +635,24 @@ std::vector<size_t> stream_chunk_dispatches(size_t dispatches, size_t first, dou
     return chunks;
 }
 
+std::vector<size_t> align_stream_chunks(const ComputeGraph& graph, std::span<const size_t> chunks) {
+    std::vector<size_t> aligned;
+    size_t want = 0;   // dispatches the chunks closed so far asked for
+    size_t given = 0;  // dispatches in the aligned buffers so far
+    size_t seen = 0;   // dispatches before the current node
+    size_t next = 0;   // the chunk being filled
+    for (const Node& n : graph.nodes) {
+        if (n.is_dispatch()) ++seen;
+        if (!n.is_barrier() || next == chunks.size() || seen < want + chunks[next]) continue;
+        // A group ends and the buffer holds its share (or more: a group is never split).
+        while (next < chunks.size() && seen >= want + chunks[next]) want += chunks[next++];
+        aligned.push_back(seen - given);
+        given = seen;
+    }
+    if (seen > given) aligned.push_back(seen - given);
+    return aligned;
+}
+
 ReplayCounts encode_stream(const ComputeGraph& graph, std::span<CommandRecorder* const> recorders,
                            const StreamOptions& options) {
     if (recorders.size() < options.chunk_dispatches.size())
@@ -650,7 +668,9 @@ ReplayCounts encode_stream(const ComputeGraph& graph, std::span<CommandRecorder*
         const bool last = c + 1 == options.chunk_dispatches.size();
         const size_t end = last ? graph.nodes.size() : node_index_after_dispatches(graph, done);
         CommandRecorder& rec = *recorders[c];
-        rec.begin(options.timestamps);
+        // Only the first buffer's start and the last one's end are read: the buffers between
+        // skip their query reset and timestamps (GPU work at every boundary otherwise).
+        rec.begin(options.timestamps && (c == 0 || last));
         tracker.reset();
         const ReplayCounts part = options.recompute_barriers
                                       ? encode_with_barriers(graph, rec, tracker, begin, end)

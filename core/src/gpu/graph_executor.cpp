@@ -150,6 +150,9 @@ ExecutionTiming GraphExecutor::execute(const ComputeGraph& graph, const ExecuteO
         StreamOptions so;
         so.chunk_dispatches = stream_chunk_dispatches(graph.dispatch_count(), options.stream_first,
                                                       options.stream_growth);
+        // The plan's groups are known only from recorded barriers.
+        if (options.barriers == BarrierSource::recorded)
+            so.chunk_dispatches = align_stream_chunks(graph, so.chunk_dispatches);
         so.recompute_barriers = options.barriers == BarrierSource::recompute;
         so.timestamps = options.timestamps;
         std::vector<std::unique_ptr<CommandRecorder>> owned;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <tuple>
@@ -512,6 +513,19 @@ FusionBuildResult build_matvec_epilogue(const ComputeGraph& g, std::span<const s
             {}};
 }
 
+// The gated twin of each split-k mat-vec the op picks (matmul.cpp: split_k_matvec): half the
+// rows of each weight per workgroup, so a thread keeps as many weight chunks in flight as the
+// pick does. Twins with the pick's rows measured slower on llama-3.1-8b's 14336-row FFN
+// (docs/kernels.md).
+struct GluTwin {
+    std::string_view pick, twin;
+    uint32_t rows;  ///< rows of each weight per workgroup
+};
+constexpr GluTwin kGluTwins[] = {{"matvec1_q4_0_32x8_c16_u2", "matvec1_q4_0_32x4_c16_u2", 4},
+                                 {"matvec1_q4_0_64x4_c16", "matvec1_q4_0_64x2_c16", 2},
+                                 {"matvec1_q4_0_128x4_c16", "matvec1_q4_0_128x2_c16", 2},
+                                 {"matvec1_q8_0_128x2_c8", "matvec1_q8_0_128x1_c8", 1}};
+
 // gate mat-vec → silu|gelu → mul, with the up mat-vec (the mul's other operand) as sibling: a
 // decode FFN's gate, up and act·mul as one split-k mat-vec summing both weights (_glu_<act>).
 // chain: gate, act, mul, up. Both mat-vecs must run one kernel over one x with one shape.
@@ -522,12 +536,14 @@ FusionBuildResult build_matvec_glu(const ComputeGraph& g, std::span<const size_t
     const Node& mul = g.nodes[chain[2]];
     const Node& up = g.nodes[chain[3]];
     const std::string& gk = kernel_name(g, gate);
-    const std::string kernel = fmt::format("{}_glu_{}", gk, act);
-    if (!KernelCatalog::embedded().find(kernel))
+    const auto twin = std::find_if(std::begin(kGluTwins), std::end(kGluTwins),
+                                   [&](const GluTwin& t) { return t.pick == gk; });
+    if (twin == std::end(kGluTwins))
         return decline(fmt::format(
-            "{} runs {}, which has no _glu_{} variant (the split-k Q4_0 / Q8_0 mat-vecs of "
-            "decode have one)",
-            gate.label, gk, act));
+            "{} runs {}, which has no gated twin (the split-k Q4_0 / Q8_0 mat-vecs of decode "
+            "have one)",
+            gate.label, gk));
+    const std::string kernel = fmt::format("{}_glu_{}", twin->twin, act);
     if (kernel_name(g, up) != gk)
         return decline(fmt::format("{} runs {}, {} runs {}: one kernel must do both", gate.label,
                                    gk, up.label, kernel_name(g, up)));
@@ -558,7 +574,8 @@ FusionBuildResult build_matvec_glu(const ComputeGraph& g, std::span<const size_t
         return decline(
             fmt::format("{} does not multiply by the whole output of {}", mul.label, up.label));
     return {make(kernel, OpKind::matvec_glu, {{0, *w}, {1, *x}, {2, *binding(mul, 2)}, {6, *w_up}},
-                 gate.push_constants, gate.workgroups),
+                 gate.push_constants,
+                 {(gp->n + twin->rows - 1) / twin->rows, gate.workgroups[1], gate.workgroups[2]}),
             {}};
 }
 

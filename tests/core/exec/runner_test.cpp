@@ -82,7 +82,9 @@ TEST_F(RunnerTest, EveryModeAgreesWithSerialAndIsTimed) {
     EXPECT_LT(mode(r, "elided").barriers, mode(r, "serial").barriers);
     EXPECT_LE(mode(r, "levels").barriers, mode(r, "elided").barriers);
     EXPECT_EQ(mode(r, "levels+split").command_buffers, 2u);
-    EXPECT_EQ(mode(r, "levels+stream").command_buffers,
+    // Buffers end at group ends, so there are at most as many as shares.
+    EXPECT_GE(mode(r, "levels+stream").command_buffers, 1u);
+    EXPECT_LE(mode(r, "levels+stream").command_buffers,
               stream_chunk_dispatches(mode(r, "levels").dispatches).size());
 }
 

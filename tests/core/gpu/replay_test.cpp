@@ -79,8 +79,10 @@ TEST_F(ReplayTest, StreamOfGrowingBuffersGivesTheSameResult) {
             o.barriers = barriers;
             ExecutionTiming t;
             EXPECT_TRUE(bitwise_equal(run(o, &t), reference)) << "first buffer " << first;
-            EXPECT_EQ(t.command_buffers,
-                      stream_chunk_dispatches(5u * kRepeats, first, o.stream_growth).size());
+            const auto chunks = stream_chunk_dispatches(5u * kRepeats, first, o.stream_growth);
+            EXPECT_EQ(t.command_buffers, barriers == BarrierSource::recorded
+                                             ? align_stream_chunks(graph, chunks).size()
+                                             : chunks.size());
             EXPECT_EQ(t.dispatches, 5u * kRepeats);
             // Boundaries replace barriers, never add any.
             EXPECT_LE(t.barriers, graph.barrier_count());
@@ -88,11 +90,26 @@ TEST_F(ReplayTest, StreamOfGrowingBuffersGivesTheSameResult) {
     }
 }
 
-TEST_F(ReplayTest, StreamBuffersDoubleUntilTheGraphIsCovered) {
+TEST_F(ReplayTest, StreamBuffersGrowUntilTheGraphIsCovered) {
     EXPECT_EQ(stream_chunk_dispatches(0), std::vector<size_t>{});
     EXPECT_EQ(stream_chunk_dispatches(5), std::vector<size_t>{5});
-    EXPECT_EQ(stream_chunk_dispatches(243), (std::vector<size_t>{8, 16, 32, 64, 123}));
+    EXPECT_EQ(stream_chunk_dispatches(243), (std::vector<size_t>{8, 32, 128, 75}));
+    EXPECT_EQ(stream_chunk_dispatches(243, 8, 2.0), (std::vector<size_t>{8, 16, 32, 64, 123}));
     EXPECT_EQ(stream_chunk_dispatches(10, 3, 1.5), (std::vector<size_t>{3, 5, 2}));
+}
+
+// With recorded barriers a buffer ends where a concurrency group ends, at or after its share:
+// groups of 2 | 3 | 1 | 4 dispatches and shares 1, 2, 7 give buffers of 2, 3 and 5.
+TEST(StreamChunks, BuffersEndWhereGroupsEnd) {
+    ComputeGraph g;
+    for (size_t group : {2u, 3u, 1u, 4u}) {
+        if (!g.nodes.empty()) g.nodes.push_back(Node::barrier());
+        for (size_t i = 0; i < group; ++i) g.nodes.push_back(Node{});
+    }
+    EXPECT_EQ(align_stream_chunks(g, std::vector<size_t>{1, 2, 7}), (std::vector<size_t>{2, 3, 5}));
+    EXPECT_EQ(align_stream_chunks(g, std::vector<size_t>{10}), std::vector<size_t>{10});
+    EXPECT_EQ(align_stream_chunks(g, std::vector<size_t>{2, 3, 1, 4}),
+              (std::vector<size_t>{2, 3, 1, 4}));
 }
 
 TEST_F(ReplayTest, PerDispatchSubmissionGivesTheSameResult) {

@@ -296,12 +296,13 @@ TEST_F(TransformerEndToEndTest, EveryExecutionModeGivesTheSameLogits) {
 
 // Quantized weights: in the decode step the q / k / v projections rotate (llama's
 // adjacent-pair rope) and append to the KV cache in their epilogue (gemma's NeoX rope stays
-// apart, its v still fuses); the logits stay those of the unfused plan.
+// apart, its v still fuses), and the FFN's gate, up and silu|gelu→mul run as one mat-vec;
+// the logits stay those of the unfused plan.
 TEST_F(TransformerEndToEndTest, EveryExecutionModeGivesTheSameLogitsWithFusedProjections) {
     check_every_mode(tiny_model_config(Architecture::llama, DType::q4_0), DType::f16,
-                     {OpKind::add_rms_norm_mul}, {OpKind::matvec_epilogue});
+                     {OpKind::add_rms_norm_mul}, {OpKind::matvec_epilogue, OpKind::matvec_glu});
     check_every_mode(tiny_model_config(Architecture::gemma2, DType::q8_0), DType::f32,
-                     {OpKind::add_rms_norm_mul}, {OpKind::matvec_epilogue});
+                     {OpKind::add_rms_norm_mul}, {OpKind::matvec_epilogue, OpKind::matvec_glu});
 }
 
 // q/k norms give interleaved fusable chains (q_norm | q_mul k_norm | k_mul rope_q): the fuse

@@ -145,7 +145,16 @@ std::vector<std::string> split_k_matvec_kernels() {
     std::vector<std::string> names;
     for (const auto& name : KernelCatalog::embedded().names())
         if (name.rfind("matvec1_", 0) == 0 && name.find("_rope") == std::string::npos &&
-            !name.ends_with("_f16"))
+            name.find("_glu_") == std::string::npos && !name.ends_with("_f16"))
+            names.push_back(name);
+    return names;
+}
+
+/// The gated variants: act(W x) * (U x) (_glu_silu, _glu_gelu).
+std::vector<std::string> glu_matvec_kernels() {
+    std::vector<std::string> names;
+    for (const auto& name : KernelCatalog::embedded().names())
+        if (name.rfind("matvec1_", 0) == 0 && name.find("_glu_") != std::string::npos)
             names.push_back(name);
     return names;
 }
@@ -207,6 +216,38 @@ TEST_F(OpsTest, OneColumnOfQ4_0AndQ8_0TakesTheSplitKMatvec) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, SplitKMatvec, ::testing::ValuesIn(split_k_matvec_kernels()),
+                         [](const auto& info) { return info.param; });
+
+// The gated variants (the fused gate, up and act→mul of a decode FFN): the gate weight's
+// product through the activation times the up weight's product, for rows not a multiple of the
+// kernel's rows per workgroup, a short and a long k, and several columns.
+class GluSplitKMatvec : public OpsTest, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(GluSplitKMatvec, MatchesActivationOfGateTimesUp) {
+    const std::string& kernel = GetParam();
+    const DType t = split_k_kernel(kernel).format;
+    const bool gelu = kernel.ends_with("_glu_gelu");
+    const uint32_t n = 37, m = 3;
+    for (uint32_t k : {5u * 32, 293u * 32}) {
+        const auto wg = random(size_t(n) * k), wu = random(size_t(n) * k);
+        const auto x = random(size_t(k) * m);
+        auto tg = input_as(t, wg, {k, n}, "w_gate");
+        auto tu = input_as(t, wu, {k, n}, "w_up");
+        auto tx = input(x, {k, m}, "x");
+        auto out = tensor(DType::f32, {n, m}, "out");
+        const DispatchDesc d = split_k_dispatch(
+            kernel, n, k, m, {{0, tg}, {1, tx}, {2, out}, {6, tu}}, OpKind::matvec_glu);
+        run([&](GraphSession& s) { s.dispatch(d); });
+        const auto gate = ref::matmul(as_stored(t, wg), x, n, k, m);
+        const auto up = ref::matmul(as_stored(t, wu), x, n, k, m);
+        const std::vector<float> gate_f(gate.begin(), gate.end());
+        auto expected = gelu ? ref::gelu(gate_f) : ref::silu(gate_f);
+        for (size_t i = 0; i < expected.size(); ++i) expected[i] *= up[i];
+        expect_close(out, expected, kTolF32, "k = " + std::to_string(k));
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, GluSplitKMatvec, ::testing::ValuesIn(glu_matvec_kernels()),
                          [](const auto& info) { return info.param; });
 
 // The epilogue variants (the fused mat-vec→rope[→copy] / mat-vec→copy of q, k and v): the
