@@ -353,7 +353,8 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
         }
         return true;
     };
-    NodeId next_id = graph.next_node_id();
+    // next_node_id() walks every node: asked only when a chain applies.
+    std::optional<NodeId> next_id;
     // The recipes by the op of their first member, in table order: a position tries only the
     // recipes that can start there (the others fail candidate() at once).
     std::array<std::vector<uint32_t>, kOpKindCount> by_first_op;
@@ -393,7 +394,8 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
                     node.kind = NodeKind::dispatch;
                     node.kernel = result.graph.add_kernel(built.fused->kernel);
                     if (node.op == OpKind::other) node.op = recipe.fused_op;
-                    node.id = next_id++;
+                    if (!next_id) next_id = graph.next_node_id();
+                    node.id = (*next_id)++;
                     node.origin.clear();
                     for (size_t i : chain)
                         node.origin.insert(node.origin.end(), graph.nodes[i].origin.begin(),
