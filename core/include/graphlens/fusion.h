@@ -84,7 +84,9 @@ struct FusionRecipe {
     /// The member (index into chain, a binary op) whose other operand is made by a sibling
     /// dispatch of op `sibling_op` that joins the fusion; the builder gets the sibling after
     /// the chain's members. Needs `gaps` (the fused node takes the last member's place, the
-    /// sibling moves there too). A chain whose operand has no such maker does not match.
+    /// sibling moves there too) and a member after the first: fuse() throws
+    /// std::invalid_argument for a recipe without. A chain whose operand has no such maker does
+    /// not match.
     std::optional<size_t> sibling_of = std::nullopt;
     OpKind sibling_op = OpKind::other;
 };

@@ -186,9 +186,6 @@ class ChainMatcher {
                 if (h.kind == HazardKind::raw && h.later != c && h.overlap.overlaps(out))
                     return fmt::format("output of {} also read by {}", name_of(g_, p),
                                        node_ref(g_, h.later));
-            const AllocationUsage usage = out.allocation < g_.allocations.size()
-                                              ? g_.allocations[out.allocation].usage
-                                              : AllocationUsage::scratch;
             const bool overwritten_by_chain = std::any_of(
                 chain.begin() + static_cast<ptrdiff_t>(k) + 1, chain.end(), [&](size_t m) {
                     return std::any_of(g_.nodes[m].writes.begin(), g_.nodes[m].writes.end(),
@@ -197,14 +194,10 @@ class ChainMatcher {
                                                   w.begin <= out.begin && out.end <= w.end;
                                        });
                 });
-            if (!overwritten_by_chain &&
-                (usage == AllocationUsage::output || usage == AllocationUsage::kv_cache ||
-                 usage == AllocationUsage::input))
-                return fmt::format(
-                    "output of {} lies in allocation '{}' ({}), needed after the "
-                    "graph",
-                    name_of(g_, p), g_.allocations[out.allocation].name,
-                    allocation_usage_name(usage));
+            if (!overwritten_by_chain) {
+                std::string why = needed_after_graph(p);
+                if (!why.empty()) return why;
+            }
         }
         if (recipe.gaps) {
             // The fused node stands where the last member stood: every earlier member moves
@@ -236,8 +229,7 @@ class ChainMatcher {
     /// latest RAW source of that member of op recipe.sibling_op, outside the chain, writing one
     /// range the member reads through a binding of its own; SIZE_MAX when there is none.
     size_t find_sibling(std::span<const size_t> chain, const FusionRecipe& recipe) const {
-        const size_t k = *recipe.sibling_of;
-        if (k == 0 || k >= chain.size()) return SIZE_MAX;
+        const size_t k = *recipe.sibling_of;  // checked by fuse(): 0 < k < chain.size()
         const size_t m = chain[k];
         const Node& member = g_.nodes[m];
         const ByteRange intermediate = g_.nodes[chain[k - 1]].writes[0];
@@ -279,18 +271,25 @@ class ChainMatcher {
                     node_ref(g_, h.later), node_ref(g_, sibling), hazard_kind_name(h.kind),
                     name_of(g_, sibling));
         }
-        const AllocationUsage usage = out.allocation < g_.allocations.size()
-                                          ? g_.allocations[out.allocation].usage
-                                          : AllocationUsage::scratch;
-        if (usage == AllocationUsage::output || usage == AllocationUsage::kv_cache ||
-            usage == AllocationUsage::input)
-            return fmt::format("output of {} lies in allocation '{}' ({}), needed after the graph",
-                               name_of(g_, sibling), g_.allocations[out.allocation].name,
-                               allocation_usage_name(usage));
-        return {};
+        return needed_after_graph(sibling);
     }
 
   private:
+    /// Empty unless the output of node p lies in an allocation the graph's caller reads or
+    /// fills (input, output, KV cache): then the reason a fusion may not drop it.
+    std::string needed_after_graph(size_t p) const {
+        const ByteRange out = g_.nodes[p].writes[0];
+        const AllocationUsage usage = out.allocation < g_.allocations.size()
+                                          ? g_.allocations[out.allocation].usage
+                                          : AllocationUsage::scratch;
+        if (usage != AllocationUsage::output && usage != AllocationUsage::kv_cache &&
+            usage != AllocationUsage::input)
+            return {};
+        return fmt::format("output of {} lies in allocation '{}' ({}), needed after the graph",
+                           name_of(g_, p), g_.allocations[out.allocation].name,
+                           allocation_usage_name(usage));
+    }
+
     const ComputeGraph& g_;
     const HazardIndex& hazards_;
 };
@@ -308,6 +307,12 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
     result.graph.kernels = graph.kernels;
     result.graph.metadata = graph.metadata;
     const ChainMatcher matcher(graph, hazards);
+    for (const FusionRecipe& recipe : recipes)
+        if (recipe.sibling_of &&
+            (!recipe.gaps || *recipe.sibling_of == 0 || *recipe.sibling_of >= recipe.chain.size()))
+            throw std::invalid_argument(
+                fmt::format("fusion recipe {}: a sibling needs gaps and a member after the first",
+                            recipe.pattern));
 
     std::vector<size_t> dispatches;  // node indices of the dispatches
     for (size_t i = 0; i < graph.nodes.size(); ++i)
@@ -346,7 +351,6 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
             chain.push_back(next);
         }
         if (recipe.sibling_of) {  // the sibling goes after the members
-            if (!recipe.gaps) return false;
             const size_t s = matcher.find_sibling(chain, recipe);
             if (s == SIZE_MAX || consumed[position_of[s]]) return false;
             chain.push_back(s);

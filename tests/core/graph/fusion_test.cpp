@@ -103,6 +103,24 @@ TEST_F(FusionTest, WithoutABuilderTheMatchIsReportedNotApplied) {
     EXPECT_EQ(r.graph.nodes.size(), c.nodes.size());
 }
 
+// A sibling moves to the last member's place, which only gap recipes allow; and it makes the
+// other operand of a member after the first. A recipe asking otherwise is a table error.
+TEST_F(FusionTest, ASiblingRecipeWithoutGapsOrWithoutALaterMemberIsRejected) {
+    op(OpKind::silu, "blk.0.ffn_silu", {v(0)}, v(1));
+    const ComputeGraph c = captured();
+    FusionRecipe recipe;
+    recipe.pattern = "silu→mul (+ silu)";
+    recipe.chain = {OpKind::silu, OpKind::mul};
+    recipe.sibling_of = 1;
+    recipe.sibling_op = OpKind::silu;
+    EXPECT_THROW(fuse(c, std::vector<FusionRecipe>{recipe}), std::invalid_argument);
+    recipe.gaps = true;
+    recipe.sibling_of = 0;
+    EXPECT_THROW(fuse(c, std::vector<FusionRecipe>{recipe}), std::invalid_argument);
+    recipe.sibling_of = 1;
+    EXPECT_NO_THROW(fuse(c, std::vector<FusionRecipe>{recipe}));
+}
+
 TEST_F(FusionTest, ShapeMismatchAndMisalignedRangesAreNearMisses) {
     op(OpKind::gelu, "a.gelu", {v(0)}, v(1));
     op(OpKind::mul, "a.mul", {v(1), v(2, 128)}, v(3, 128));  // output half the size
