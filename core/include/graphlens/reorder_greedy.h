@@ -14,8 +14,6 @@
 // range-tracking walk of llama.cpp on thousands of random graphs). That makes one lookahead
 // step cost the node's in-degree instead of a scan of every range in the window.
 #include <cstddef>
-#include <string>
-#include <vector>
 
 #include "graphlens/compute_graph.h"
 #include "graphlens/dependency_dag.h"
@@ -25,7 +23,6 @@ namespace graphlens {
 struct ReorderResult {
     ComputeGraph graph;
     size_t moved = 0;  ///< dispatches at a different position than in the input's dispatch order
-    std::vector<std::string> diagnostics;
 };
 
 struct GreedyReorderOptions {

@@ -200,15 +200,12 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
     for (size_t i = 0; i < n; ++i) {
         into_begin_[i] = hazards_.size();
         // The ranges of the nodes ahead, which at 100k nodes are no longer in cache: their
-        // lists' blocks eight nodes ahead, their items four nodes ahead.
-        if (i + 8 < n) {
-            graph.nodes[i + 8].reads.prefetch();
-            graph.nodes[i + 8].writes.prefetch();
+        // lists' blocks kPrefetchAhead nodes ahead, their items half as far (compute_graph.h).
+        if (i + kPrefetchAhead < n) {
+            graph.nodes[i + kPrefetchAhead].reads.prefetch();
+            graph.nodes[i + kPrefetchAhead].writes.prefetch();
         }
-        if (i + 4 < n) {
-            graph.nodes[i + 4].reads.prefetch_items();
-            graph.nodes[i + 4].writes.prefetch_items();
-        }
+        if (i + kPrefetchAhead / 2 < n) prefetch_ranges(graph.nodes[i + kPrefetchAhead / 2]);
         const Node& node = graph.nodes[i];
         if (!node.is_dispatch()) continue;
         const auto self = static_cast<uint32_t>(i);

@@ -234,7 +234,13 @@ INSTANTIATE_TEST_SUITE_P(Formats, FusedGluTest,
                          ::testing::Values(GluCase{DType::q4_0, false, false},
                                            GluCase{DType::q4_0, true, false},
                                            GluCase{DType::q8_0, false, true},
-                                           GluCase{DType::q8_0, true, false}));
+                                           GluCase{DType::q8_0, true, false}),
+                         [](const auto& info) {
+                             const GluCase& c = info.param;
+                             return std::string(dtype_name(c.weights)) +
+                                    (c.gelu ? "_gelu" : "_silu") +
+                                    (c.up_first ? "_up_first" : "_gate_first");
+                         });
 
 // The up projection's output read by another dispatch too: the fused kernel would not write
 // it, so the sibling may not join, and the near miss names the other reader.

@@ -141,32 +141,32 @@ DispatchDesc split_k_dispatch(const std::string& kernel, uint32_t n, uint32_t k,
     return d;
 }
 
-std::vector<std::string> split_k_matvec_kernels() {
+/// The split-k kernels ("matvec1_…") whose name passes `keep`.
+template <class Keep>
+std::vector<std::string> matvec1_kernels(Keep&& keep) {
     std::vector<std::string> names;
     for (const auto& name : KernelCatalog::embedded().names())
-        if (name.rfind("matvec1_", 0) == 0 && name.find("_rope") == std::string::npos &&
-            name.find("_glu_") == std::string::npos && !name.ends_with("_f16"))
-            names.push_back(name);
+        if (name.rfind("matvec1_", 0) == 0 && keep(name)) names.push_back(name);
     return names;
 }
 
+bool is_glu(const std::string& name) {
+    return name.find("_glu_") != std::string::npos;
+}
+/// The epilogue variants: rotated (_rope[_ff]) and/or f16 (_f16) outputs.
+bool is_epilogue(const std::string& name) {
+    return name.find("_rope") != std::string::npos || name.ends_with("_f16");
+}
+
+std::vector<std::string> split_k_matvec_kernels() {
+    return matvec1_kernels([](const std::string& n) { return !is_glu(n) && !is_epilogue(n); });
+}
 /// The gated variants: act(W x) * (U x) (_glu_silu, _glu_gelu).
 std::vector<std::string> glu_matvec_kernels() {
-    std::vector<std::string> names;
-    for (const auto& name : KernelCatalog::embedded().names())
-        if (name.rfind("matvec1_", 0) == 0 && name.find("_glu_") != std::string::npos)
-            names.push_back(name);
-    return names;
+    return matvec1_kernels(is_glu);
 }
-
-/// The epilogue variants: rotated (_rope[_ff]) and/or f16 (_f16) outputs.
 std::vector<std::string> epilogue_matvec_kernels() {
-    std::vector<std::string> names;
-    for (const auto& name : KernelCatalog::embedded().names())
-        if (name.rfind("matvec1_", 0) == 0 &&
-            (name.find("_rope") != std::string::npos || name.ends_with("_f16")))
-            names.push_back(name);
-    return names;
+    return matvec1_kernels(is_epilogue);
 }
 
 TEST_P(SplitKMatvec, MatchesReferenceForShortAndLongRows) {
