@@ -181,6 +181,30 @@ MatvecRecorder record_kernel(const std::string& kernel) {
     };
 }
 
+/// A gated split-k kernel ("matvec1_<format>_<threads>x<rows>_c<chunk>…_glu_<act>") over weight
+/// copies i (gate) and i + 1 (up): act(W_i x) * (W_{i+1} x), as the fused FFN of a decode step.
+MatvecRecorder record_glu_kernel(const std::string& kernel) {
+    const size_t x = kernel.find('x', 8), c = kernel.find("_c", x);
+    const auto rows = uint32_t(std::stoul(kernel.substr(x + 1, c - x - 1)));
+    return [kernel, rows](GraphSession& s, const MatvecSetup& m, uint32_t i) {
+        MatmulParams p;
+        p.n = m.n;
+        p.k = m.k;
+        p.m = 1;
+        p.row_bytes = uint32_t(m.bytes / m.n);
+        p.x_stride = m.k;
+        p.y_stride = m.n;
+        DispatchDesc d;
+        d.kernel = kernel;
+        d.bindings = {{0, m.w[i]}, {1, m.x}, {2, m.y[i]}, {6, m.w[(i + 1) % m.w.size()]}};
+        d.push_constants = push_constant_bytes(p);
+        d.workgroups = {(m.n + rows - 1) / rows, 1, 1};
+        d.op = OpKind::matvec_glu;
+        d.label = "bench";
+        s.dispatch(d);
+    };
+}
+
 /// Keeps the GPU busy with copies so that it is at its boost clock when a timing starts: the
 /// timed loops submit a few microseconds of work per command buffer and wait, and the clock
 /// falls during such idle stretches and during the uploads of a new shape (seen on the H100:
@@ -240,7 +264,7 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
     GpuWarmer warmer(device);
     warmer.warm(300.0);
     double copy_gbps = 0;
-    if (wanted("copy") || wanted("matvec") || wanted("variants")) {
+    if (wanted("copy") || wanted("matvec") || wanted("variants") || wanted("glu")) {
         DeviceMemory mem(device);
         GraphExecutor exec(device, mem);
         const uint64_t bytes = o.copy_mb << 20;
@@ -270,7 +294,7 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
             vec4_ns / 1000.0, 2.0 * bytes / vec4_ns, copy_gbps));
     }
 
-    if (wanted("matvec") || wanted("llama") || wanted("variants")) {
+    if (wanted("matvec") || wanted("llama") || wanted("variants") || wanted("glu")) {
         // Fixed cost of a measured command buffer: timestamps, submission barrier.
         DeviceMemory mem(device);
         GraphExecutor exec(device, mem);
@@ -347,10 +371,10 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
             std::vector<std::pair<std::string, MatvecRecorder>> cands = {{"(op)", record_op}};
             const std::string prefix = fmt::format("matvec1_{}_", dtype_name(sh.t));
             for (const auto& name : KernelCatalog::embedded().names())
-                // Plain mat-vecs only: the epilogue variants (_rope…, _f16) need more
-                // bindings.
+                // Plain mat-vecs only: the epilogue (_rope…, _f16) and gated (_glu_…)
+                // variants need more bindings.
                 if (name.rfind(prefix, 0) == 0 && name.find("_rope") == std::string::npos &&
-                    !name.ends_with("_f16"))
+                    name.find("_glu_") == std::string::npos && !name.ends_with("_f16"))
                     cands.emplace_back(name, record_kernel(name));
             for (const auto& [name, rec] : cands) {
                 warmer.warm(100.0);
@@ -358,6 +382,31 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
                 out(fmt::format("| {} x {} | {} | {} | {:.2f} | {:.2f} | {:.0f} | {:.0f}% |", sh.n,
                                 sh.k, dtype_name(sh.t), name, r.single_us, r.per_dispatch_us,
                                 r.gbps, 100.0 * r.gbps / copy_gbps));
+            }
+        }
+    }
+
+    if (wanted("glu")) {
+        // The gated kernels (gate, up and act·mul of a decode FFN in one dispatch) on the FFN
+        // shapes of llama-3.1-8b and llama-3.2-1b: single is what a decode step sees (the
+        // dispatch runs alone between two barriers); bytes are both weights'.
+        out("\n## Gated mat-vec kernels (gate + up + silu·mul), Q4_0, single-dispatch us\n");
+        out("| weights (n x k), each of 2 | kernel | single us | streaming us | GB/s | % of copy "
+            "|");
+        out("|---|---|---|---|---|---|");
+        const std::pair<uint32_t, uint32_t> shapes[] = {{14336, 4096}, {8192, 2048}};
+        for (auto [n, k] : shapes) {
+            DeviceMemory mem(device);
+            GraphExecutor exec(device, mem);
+            MatvecSetup m = setup_matvec(mem, DType::q4_0, n, k, true);
+            for (const auto& name : KernelCatalog::embedded().names()) {
+                if (name.rfind("matvec1_q4_0_", 0) != 0 || !name.ends_with("_glu_silu")) continue;
+                warmer.warm(100.0);
+                auto r = time_matvec(exec, m, o, record_glu_kernel(name));
+                r.gbps *= 2.0;
+                out(fmt::format("| {} x {} | {} | {:.2f} | {:.2f} | {:.0f} | {:.0f}% |", n, k, name,
+                                r.single_us, r.per_dispatch_us, r.gbps,
+                                copy_gbps > 0 ? 100.0 * r.gbps / copy_gbps : 0.0));
             }
         }
     }

@@ -215,7 +215,8 @@ const RegisterBench kernels_reg{
         app.add_option("--repeat", o->repeats, "timed runs (median reported)");
         app.add_option("--copy-mb", o->copy_mb, "size of the device-to-device copy");
         app.add_option("--report", o->report_path, "write the tables as markdown");
-        app.add_option("--sections", o->sections, "copy,matvec,llama,attention,variants (any subset)");
+        app.add_option("--sections", o->sections,
+                       "copy,matvec,llama,attention,variants,glu (any subset)");
         return [o] { return run_kernel_benchmarks(*o); };
     }};
 

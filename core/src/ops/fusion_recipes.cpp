@@ -516,15 +516,20 @@ FusionBuildResult build_matvec_epilogue(const ComputeGraph& g, std::span<const s
 // The gated twin of each split-k mat-vec the op picks (matmul.cpp: split_k_matvec): half the
 // rows of each weight per workgroup, so a thread keeps as many weight chunks in flight as the
 // pick does. Twins with the pick's rows measured slower on llama-3.1-8b's 14336-row FFN
-// (docs/kernels.md).
+// (docs/kernels.md, try 19). From k = 4096 on, the 64-thread twin takes 2 chunks of a row at a
+// time instead of 4 (all 4 of a thread's chunks of 2 rows of 2 weights at once held too many
+// registers): llama-3.1-8b decode 1 % faster, llama-3.2-1b (k = 2048) 1 % slower (try 21).
 struct GluTwin {
     std::string_view pick, twin;
-    uint32_t rows;  ///< rows of each weight per workgroup
+    uint32_t rows;                 ///< rows of each weight per workgroup
+    std::string_view twin_long_k;  ///< for k >= kGluLongK when not empty (same rows)
 };
-constexpr GluTwin kGluTwins[] = {{"matvec1_q4_0_32x8_c16_u2", "matvec1_q4_0_32x4_c16_u2", 4},
-                                 {"matvec1_q4_0_64x4_c16", "matvec1_q4_0_64x2_c16", 2},
-                                 {"matvec1_q4_0_128x4_c16", "matvec1_q4_0_128x2_c16", 2},
-                                 {"matvec1_q8_0_128x2_c8", "matvec1_q8_0_128x1_c8", 1}};
+constexpr uint32_t kGluLongK = 4096;
+constexpr GluTwin kGluTwins[] = {
+    {"matvec1_q4_0_32x8_c16_u2", "matvec1_q4_0_32x4_c16_u2", 4, {}},
+    {"matvec1_q4_0_64x4_c16", "matvec1_q4_0_64x2_c16", 2, "matvec1_q4_0_64x2_c16_u2"},
+    {"matvec1_q4_0_128x4_c16", "matvec1_q4_0_128x2_c16", 2, {}},
+    {"matvec1_q8_0_128x2_c8", "matvec1_q8_0_128x1_c8", 1, {}}};
 
 // gate mat-vec → silu|gelu → mul, with the up mat-vec (the mul's other operand) as sibling: a
 // decode FFN's gate, up and act·mul as one split-k mat-vec summing both weights (_glu_<act>).
@@ -543,7 +548,6 @@ FusionBuildResult build_matvec_glu(const ComputeGraph& g, std::span<const size_t
             "{} runs {}, which has no gated twin (the split-k Q4_0 / Q8_0 mat-vecs of decode "
             "have one)",
             gate.label, gk));
-    const std::string kernel = fmt::format("{}_glu_{}", twin->twin, act);
     if (kernel_name(g, up) != gk)
         return decline(fmt::format("{} runs {}, {} runs {}: one kernel must do both", gate.label,
                                    gk, up.label, kernel_name(g, up)));
@@ -567,6 +571,9 @@ FusionBuildResult build_matvec_glu(const ComputeGraph& g, std::span<const size_t
     if (gate.push_constants != up.push_constants || gate.workgroups != up.workgroups)
         return decline(fmt::format("{} ({} rows of {}) and {} ({} rows of {}) differ in shape",
                                    gate.label, gp->n, gp->k, up.label, upp->n, upp->k));
+    const bool long_k = !twin->twin_long_k.empty() && gp->k >= kGluLongK;
+    const std::string kernel =
+        fmt::format("{}_glu_{}", long_k ? twin->twin_long_k : twin->twin, act);
     std::string why;
     const auto other = other_operand(mul, *binding(activation, 2), why);
     if (!other) return decline(why);

@@ -2,6 +2,8 @@
 // fused graph computes what the unfused one does.
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "graphlens/fusion.h"
 #include "graphlens/graph_executor.h"
 #include "graphlens/op_fusion_recipes.h"
@@ -241,6 +243,37 @@ INSTANTIATE_TEST_SUITE_P(Formats, FusedGluTest,
                                     (c.gelu ? "_gelu" : "_silu") +
                                     (c.up_first ? "_up_first" : "_gate_first");
                          });
+
+// Which gated twin a fused FFN runs follows the gate's kernel and, for the 64-thread pick
+// (8192 to 16383 rows), the row length: from k = 4096 on the twin with 2 chunks in flight per
+// row (kGluTwins). Recorded only: the kernels' arithmetic is GluSplitKMatvec's.
+TEST_F(FusionRecipesTest, GluTwinFollowsThePickAndTheRowLength) {
+    struct Case {
+        uint32_t rows, k;
+        const char* kernel;
+    };
+    for (const Case& c : {Case{37, 4096, "matvec1_q4_0_128x2_c16_glu_silu"},
+                          Case{8193, 2048, "matvec1_q4_0_64x2_c16_glu_silu"},
+                          Case{8193, 4096, "matvec1_q4_0_64x2_c16_u2_glu_silu"},
+                          Case{16384, 4096, "matvec1_q4_0_32x4_c16_u2_glu_silu"}}) {
+        const auto xn = tensor(DType::f32, {c.k}, "ffn_norm.out");
+        const auto wg = tensor(DType::q4_0, {c.k, c.rows}, "w_gate");
+        const auto wu = tensor(DType::q4_0, {c.k, c.rows}, "w_up");
+        const auto gate = tensor(DType::f32, {c.rows}, "gate");
+        const auto up = tensor(DType::f32, {c.rows}, "up");
+        const auto act = tensor(DType::f32, {c.rows}, "act");
+        const auto out = tensor(DType::f32, {c.rows}, "ffn_out");
+        auto s = executor->begin_recorded();
+        s.quantized_matmul_ggml(xn, wg, gate, "blk.0.ffn_gate");
+        s.quantized_matmul_ggml(xn, wu, up, "blk.0.ffn_up");
+        s.silu(gate, act, "blk.0.ffn_act");
+        s.mul(act, up, out, "blk.0.ffn_mul");
+        const FusionResult fused = fuse(s.finish_recording(), ops::fusion_recipes());
+        const std::string what = fmt::format("{} rows of {}", c.rows, c.k);
+        ASSERT_EQ(fused.applied, 1u) << what;
+        EXPECT_EQ(fused.graph.kernels[fused.graph.nodes.at(0).kernel].name, c.kernel) << what;
+    }
+}
 
 // The up projection's output read by another dispatch too: the fused kernel would not write
 // it, so the sibling may not join, and the near miss names the other reader.
