@@ -275,6 +275,90 @@ TEST_F(FusionRecipesTest, GluTwinFollowsThePickAndTheRowLength) {
     }
 }
 
+// A residual stream in a decode step: the attention output's mat-vec, the residual add and
+// the next norm·mul. The mat-vec takes in the add and the norm: the sum stays written bit for
+// bit (later residual adds read it), the normed row matches the unfused one, and the fused
+// graph gains the zeroed word its last workgroup counts arrivals in. Twice over one graph:
+// the kernel leaves the counter at zero.
+TEST_F(FusionRecipesTest, MatvecTakesInTheResidualAddAndTheNextNorm) {
+    for (DType t : {DType::q4_0, DType::q8_0}) {
+        constexpr uint32_t k = 160, rows = 37;
+        const auto attn = input(random(k), {k}, "attn");
+        const auto wo = input_as(t, random(size_t(k) * rows), {k, rows}, "attn_output.weight");
+        const auto resid = input(random(rows), {rows}, "residual0");
+        const auto norm_w = input(random(rows), {rows}, "ffn_norm.weight");
+        const auto o = tensor(DType::f32, {rows}, "attn_out");
+        const auto sum = tensor(DType::f32, {rows}, "residual1");
+        const auto raw = tensor(DType::f32, {rows}, "ffn_norm_raw");
+        const auto normed = tensor(DType::f32, {rows}, "ffn_norm");
+        auto record = [&](GraphSession& s) {
+            s.quantized_matmul_ggml(attn, wo, o, "blk.0.attn_output");
+            s.add(o, resid, sum, "blk.0.attn_residual");
+            s.rms_norm_no_scale_f32(sum, raw, 1e-5f, "blk.0.ffn_norm");
+            s.mul(raw, norm_w, normed, "blk.0.ffn_norm.mul");
+        };
+        run(record);
+        const auto want_sum = read(sum), want_normed = read(normed);
+        auto s = executor->begin_recorded();
+        record(s);
+        const ComputeGraph captured = s.finish_recording();
+        const FusionResult fused = fuse(captured, ops::fusion_recipes());
+        const std::string what(dtype_name(t));
+        ASSERT_EQ(fused.applied, 1u) << what;
+        ASSERT_EQ(fused.graph.dispatch_count(), 1u) << what;
+        const Node& node = fused.graph.nodes.at(0);
+        EXPECT_EQ(node.op, OpKind::matvec_epilogue);
+        EXPECT_TRUE(fused.graph.kernels[node.kernel].name.ends_with("_add_norm")) << what;
+        ASSERT_EQ(fused.graph.allocations.size(), captured.allocations.size() + 1) << what;
+        const AllocationInfo& arrivals = fused.graph.allocations.back();
+        EXPECT_EQ(arrivals.usage, AllocationUsage::scratch);
+        EXPECT_EQ(arrivals.size, 4u);
+        EXPECT_EQ(arrivals.name, "blk.0.attn_output.arrivals");
+        EXPECT_TRUE(fused.graph.validate().empty()) << what;
+        for (int pass = 1; pass <= 2; ++pass) {
+            memory->fill(sum.allocation, 0xFF);
+            memory->fill(normed.allocation, 0xFF);
+            ExecuteOptions options;
+            options.barriers = BarrierSource::recompute;
+            executor->execute(fused.graph, options);
+            EXPECT_TRUE(bitwise_equal(read(sum), want_sum)) << what << ", run " << pass;
+            EXPECT_LE(relative_error(read(normed),
+                                     std::vector<double>(want_normed.begin(), want_normed.end())),
+                      kTolF32)
+                << what << ", run " << pass;
+        }
+    }
+}
+
+// A mat-vec the op runs with a kernel that has no _add_norm variant (the 64-thread pick of
+// 8192 rows and more): the chain is a near miss that says so; the add→norm→mul still fuses.
+TEST_F(FusionRecipesTest, MatvecWithoutAnAddNormVariantIsANearMiss) {
+    constexpr uint32_t k = 64, rows = 8192;
+    const auto attn = tensor(DType::f32, {k}, "attn");
+    const auto wo = tensor(DType::q4_0, {k, rows}, "attn_output.weight");
+    const auto resid = tensor(DType::f32, {rows}, "residual0");
+    const auto norm_w = tensor(DType::f32, {rows}, "ffn_norm.weight");
+    const auto o = tensor(DType::f32, {rows}, "attn_out");
+    const auto sum = tensor(DType::f32, {rows}, "residual1");
+    const auto raw = tensor(DType::f32, {rows}, "ffn_norm_raw");
+    const auto normed = tensor(DType::f32, {rows}, "ffn_norm");
+    auto s = executor->begin_recorded();
+    s.quantized_matmul_ggml(attn, wo, o, "blk.0.attn_output");
+    s.add(o, resid, sum, "blk.0.attn_residual");
+    s.rms_norm_no_scale_f32(sum, raw, 1e-5f, "blk.0.ffn_norm");
+    s.mul(raw, norm_w, normed, "blk.0.ffn_norm.mul");
+    const FusionResult fused = fuse(s.finish_recording(), ops::fusion_recipes());
+    EXPECT_EQ(fused.applied, 1u);
+    EXPECT_EQ(fused.graph.nodes.at(fused.graph.nodes.size() - 1).op, OpKind::add_rms_norm_mul);
+    const auto miss = std::find_if(
+        fused.diagnostics.begin(), fused.diagnostics.end(), [](const FusionDiagnostic& d) {
+            return d.pattern.find("→add→rms_norm") != std::string::npos &&
+                   d.pattern.starts_with("quantized_matmul_ggml");
+        });
+    ASSERT_NE(miss, fused.diagnostics.end());
+    EXPECT_NE(miss->reason.find("no _add_norm variant"), std::string::npos) << miss->reason;
+}
+
 // The up projection's output read by another dispatch too: the fused kernel would not write
 // it, so the sibling may not join, and the near miss names the other reader.
 TEST_F(FusionRecipesTest, GluSiblingWithAnotherReaderIsANearMiss) {
