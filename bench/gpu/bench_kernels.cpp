@@ -371,11 +371,10 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
             std::vector<std::pair<std::string, MatvecRecorder>> cands = {{"(op)", record_op}};
             const std::string prefix = fmt::format("matvec1_{}_", dtype_name(sh.t));
             for (const auto& name : KernelCatalog::embedded().names())
-                // Plain mat-vecs only: the epilogue (_rope…, _f16, _add_norm) and gated
-                // (_glu_…) variants need more bindings.
+                // Plain mat-vecs only: the epilogue (_rope…, _f16) and gated (_glu_…)
+                // variants need more bindings.
                 if (name.rfind(prefix, 0) == 0 && name.find("_rope") == std::string::npos &&
-                    name.find("_glu_") == std::string::npos && !name.ends_with("_f16") &&
-                    !name.ends_with("_add_norm"))
+                    name.find("_glu_") == std::string::npos && !name.ends_with("_f16"))
                     cands.emplace_back(name, record_kernel(name));
             for (const auto& [name, rec] : cands) {
                 warmer.warm(100.0);

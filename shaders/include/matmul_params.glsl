@@ -19,7 +19,4 @@ layout(push_constant) uniform Params {
     float freq_base;
     float freq_scale;
 #endif
-#ifdef ADD_NORM
-    float eps;          // matvec_blocks ADD_NORM: the rms_norm's epsilon
-#endif
 } p;

@@ -21,13 +21,6 @@
 //             and y = act(W x) * (W2 x), act silu or gelu (tanh) as unary.comp computes them:
 //             the fused gate, up and act->mul of a decode FFN. Each workgroup sums NR rows of
 //             both weights, so x is loaded once for both.
-//   ADD_NORM: the fused mat-vec→add→rms_norm→mul of a residual stream (binding 7 the residual
-//             r, 8 the norm weight g, 9 the normed output, 10 a zeroed counter per column):
-//             y = W x + r as add_f32 computes it, bit for bit; then the last workgroup of the
-//             column to finish (an arrival counter, as flash_attn_vec combines its splits, left
-//             at 0 for the next run) normalises the whole of y: xn = (y / sqrt(mean(y^2) +
-//             eps)) * g, as rms_norm_no_scale then mul compute it up to the order of the sum.
-//             One level fewer per residual add: the norm no longer waits behind a barrier.
 // Weights are read as 16-bit words: blocks of 18 and 34 bytes are only 2-byte aligned, and a
 // view of an odd number of blocks ends on a half word. (32-bit words with realignment, one
 // predicated loop instead of main loop + remainder, and exponent-bit nibble decoding measured
@@ -72,18 +65,6 @@ layout(set = 0, binding = 1) readonly buffer X { vec4 x4[]; };
 #ifdef OUT_F16
 layout(set = 0, binding = 2) writeonly buffer Y { float16_t y[]; };
 #define STORE(v) float16_t(v)
-#elif defined(ADD_NORM)
-// Read back by the column's last workgroup: other workgroups' rows must be visible.
-layout(set = 0, binding = 2) coherent buffer Y { float y[]; };
-#define STORE(v) (v)
-layout(set = 0, binding = 7) readonly buffer Res { float res[]; };
-layout(set = 0, binding = 8) readonly buffer NormW { float norm_w[]; };
-layout(set = 0, binding = 9) writeonly buffer XN { float xn[]; };
-layout(set = 0, binding = 10) coherent buffer Counters { uint counters[]; };
-#ifndef NORM_CACHED
-#define NORM_CACHED 32  // values of y per thread held in registers (4096 with 128 threads)
-#endif
-shared bool last_sh;
 #else
 layout(set = 0, binding = 2) writeonly buffer Y { float y[]; };
 #define STORE(v) (v)
@@ -168,39 +149,6 @@ float chunk_dot(const WChunk w, const XChunk x) {
 #endif
 }
 
-#ifdef ADD_NORM
-// The column's last workgroup to arrive normalises all of y (every thread calls this).
-void add_norm_tail(uint col) {
-    memoryBarrierBuffer();  // this workgroup's rows of y, before its arrival
-    barrier();
-    if (gl_LocalInvocationID.x == 0u) {
-        const bool last = atomicAdd(counters[col], 1u) == gl_NumWorkGroups.x - 1u;
-        if (last) counters[col] = 0u;  // every workgroup has arrived: ready for the next run
-        last_sh = last;
-    }
-    barrier();
-    memoryBarrierBuffer();  // the other workgroups' rows, after their arrivals
-    if (!last_sh) return;   // uniform per workgroup
-    const uint base = col * p.y_stride, tid = gl_LocalInvocationID.x;
-    float v[NORM_CACHED];
-    float ss = 0.0;
-    [[unroll]] for (uint c = 0; c < NORM_CACHED; ++c) {
-        const uint i = tid + c * WG_SIZE;
-        v[c] = i < p.n ? y[base + i] : 0.0;
-        ss += v[c] * v[c];
-    }
-    for (uint i = tid + NORM_CACHED * WG_SIZE; i < p.n; i += WG_SIZE) ss += y[base + i] * y[base + i];
-    ss = wg_reduce_add(ss);
-    const float inv = inversesqrt(ss / float(p.n) + p.eps);
-    [[unroll]] for (uint c = 0; c < NORM_CACHED; ++c) {
-        const uint i = tid + c * WG_SIZE;
-        if (i < p.n) xn[base + i] = (v[c] * inv) * norm_w[i];
-    }
-    for (uint i = tid + NORM_CACHED * WG_SIZE; i < p.n; i += WG_SIZE)
-        xn[base + i] = (y[base + i] * inv) * norm_w[i];
-}
-#endif
-
 shared float partials[NM * NR][WG_SIZE / 4];  // subgroups are at least 4 wide (checked by the op)
 
 void main() {
@@ -270,12 +218,6 @@ void main() {
             s = first ? a * c - b * sn : a * sn + b * c;
         }
 #endif
-#ifdef ADD_NORM
-        s += res[col * p.y_stride + row0 + tid];
-#endif
         y[col * p.y_stride + row0 + tid] = STORE(s);
     }
-#ifdef ADD_NORM
-    add_norm_tail(col);
-#endif
 }

@@ -513,62 +513,6 @@ FusionBuildResult build_matvec_epilogue(const ComputeGraph& g, std::span<const s
             {}};
 }
 
-// mat-vec → add → rms_norm → mul (a residual stream: the attention output or FFN down
-// projection, the residual add and the next norm): the split-k mat-vec's ADD_NORM variant adds
-// the residual to its rows (the sum stays written, bit for bit add_f32's) and the last of its
-// workgroups normalises the whole sum, counting arrivals in a zeroed word per column that
-// fuse() allocates (FusionScratch). chain: the mat-vec, the add, the norm, the mul.
-FusionBuildResult build_matvec_add_norm(const ComputeGraph& g, std::span<const size_t> chain) {
-    const Node& matvec = g.nodes[chain[0]];
-    const TensorView* w = binding(matvec, 0);
-    const TensorView* x = binding(matvec, 1);
-    const TensorView* y = binding(matvec, 2);
-    const auto mp = params_of<MatvecParams>(matvec);
-    if (!w || !x || !y || !mp)
-        return decline(fmt::format("{} is not a mat-vec dispatch", matvec.label));
-    const std::string kernel = kernel_name(g, matvec) + "_add_norm";
-    if (!KernelCatalog::embedded().find(kernel))
-        return decline(fmt::format(
-            "{} runs {}, which has no _add_norm variant (the split-k Q4_0 / Q8_0 mat-vecs of "
-            "decode below 8192 rows have one)",
-            matvec.label, kernel_name(g, matvec)));
-    std::string why;
-    const Node& add_node = g.nodes[chain[1]];
-    const auto add = add_member(g, add_node, y, why);
-    if (!add) return decline(why);
-    if (add->b.elements() != y->elements() || add->sum.elements() != y->elements())
-        return decline(fmt::format("{} adds another number of elements than {} writes",
-                                   add_node.label, matvec.label));
-    const Node& norm_node = g.nodes[chain[2]];
-    const auto norm = norm_member(g, norm_node, why);
-    if (!norm) return decline(why);
-    if (norm->weighted)
-        return decline(fmt::format("{} is weighted; the fused kernel multiplies by one weight",
-                                   norm_node.label));
-    if (norm->x->range() != add->sum.range() || norm->params.dim != mp->n ||
-        norm->params.rows != mp->m)
-        return decline(fmt::format("{} does not normalise the columns {} writes", norm_node.label,
-                                   add_node.label));
-    const auto mul = mul_member(g, g.nodes[chain[3]], *norm->y, norm->params, why);
-    if (!mul) return decline(why);
-    if (mul->second != 0)
-        return decline(fmt::format("{} multiplies by a whole tensor, not by one row of weights",
-                                   g.nodes[chain[3]].label));
-    std::vector<uint8_t> push = matvec.push_constants;
-    const auto eps = push_constant_bytes(norm->params.eps);
-    push.insert(push.end(), eps.begin(), eps.end());
-    FusedDispatch f = make(kernel, OpKind::matvec_epilogue,
-                           {{0, *w},
-                            {1, *x},
-                            {2, add->sum},
-                            {7, add->b},
-                            {8, mul->first},
-                            {9, *binding(g.nodes[chain[3]], 2)}},
-                           std::move(push), matvec.workgroups);
-    f.scratch.push_back({10, 4ull * mp->m, matvec.label + ".arrivals"});
-    return {std::move(f), {}};
-}
-
 // The gated twin of each split-k mat-vec the op picks (matmul.cpp: split_k_matvec): half the
 // rows of each weight per workgroup, so a thread keeps as many weight chunks in flight as the
 // pick does. Twins with the pick's rows measured slower on llama-3.1-8b's 14336-row FFN
@@ -709,10 +653,6 @@ std::vector<FusionRecipe> fusion_recipes() {
                 });
         rope_copy.gaps = true;
         rope_copy.converting = {2};
-        add("quantized_matmul_ggml→add→rms_norm_no_scale→mul",
-            {mv, OpKind::add, OpKind::rms_norm_no_scale, OpKind::mul}, OpKind::matvec_epilogue,
-            "matvec1_<format>_<shape>_add_norm", build_matvec_add_norm)
-            .kept_outputs = {1};
         add("quantized_matmul_ggml→rope", {mv, OpKind::rope}, OpKind::matvec_epilogue,
             "matvec1_<format>_<shape>_rope[_ff]",
             [](const ComputeGraph& g, std::span<const size_t> c) {
