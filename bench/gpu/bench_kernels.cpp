@@ -352,7 +352,7 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
 
     if (wanted("variants")) {
         // Candidate matvec_blocks.comp kernels against what the op dispatches, on every shape
-        // of the matvec and llama sections (m = 1).
+        // of the matvec and llama sections and llama-3.1-8b's lm_head (m = 1).
         out("\n## Mat-vec kernel candidates (m = 1), streaming GB/s and single-dispatch us\n");
         out("| weights (n x k) | type | kernel | single us | streaming us | GB/s | % of copy |");
         out("|---|---|---|---|---|---|---|");
@@ -360,10 +360,10 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
             uint32_t n, k;
             DType t;
         } shapes[] = {
-            {4096, 4096, DType::q4_0}, {4096, 14336, DType::q4_0}, {14336, 4096, DType::q4_0},
-            {4096, 4096, DType::q8_0}, {4096, 14336, DType::q8_0}, {14336, 4096, DType::q8_0},
-            {2048, 2048, DType::q4_0}, {512, 2048, DType::q4_0},   {8192, 2048, DType::q4_0},
-            {2048, 8192, DType::q4_0}, {128256, 2048, DType::q4_0}};
+            {4096, 4096, DType::q4_0}, {4096, 14336, DType::q4_0},  {14336, 4096, DType::q4_0},
+            {4096, 4096, DType::q8_0}, {4096, 14336, DType::q8_0},  {14336, 4096, DType::q8_0},
+            {2048, 2048, DType::q4_0}, {512, 2048, DType::q4_0},    {8192, 2048, DType::q4_0},
+            {2048, 8192, DType::q4_0}, {128256, 2048, DType::q4_0}, {128256, 4096, DType::q4_0}};
         for (const auto& sh : shapes) {
             DeviceMemory mem(device);
             GraphExecutor exec(device, mem);

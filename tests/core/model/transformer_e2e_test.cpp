@@ -4,7 +4,10 @@
 //
 // Tolerance: relative L2 error of the logits <= 1e-5 (measured: 2e-7 to 4e-7). Weights are
 // identical on both sides (the reference dequantizes the same blocks), so the only differences are
-// float32 accumulation order on the GPU against double on the CPU, over two layers.
+// float32 accumulation order on the GPU against double on the CPU, over two layers. On a device
+// whose mat-mats run on tensor cores (f16 inputs), a step of more than 8 tokens (the tiled
+// mat-mat) and every later step, which reads the keys and values it wrote, get the tensor-core
+// tolerance instead (measured on an H100: 5e-4 to 6e-4 for a 40-token MoE prefill).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -26,6 +29,8 @@ namespace graphlens {
 namespace {
 
 constexpr double kLogitTolerance = 1e-5;
+constexpr double kLogitToleranceTensorCores = 5e-3;
+constexpr uint32_t kMatvecMaxTokens = 8;  // core/src/ops/matmul.cpp: more take the tiled mat-mat
 
 double relative_error(const std::vector<float>& got, const std::vector<float>& want) {
     if (got.size() != want.size()) return INFINITY;
@@ -132,11 +137,14 @@ class TransformerEndToEndTest : public test::GpuTest {
         CpuReferenceModel reference(*tiny.weights);
         if (kv_length > 0) fill_cache(model, reference, kv_length);
         const auto prompt = random_tokens(n, config.n_vocab);
+        const double tol = device().uses_tensor_cores() && n > kMatvecMaxTokens
+                               ? kLogitToleranceTensorCores
+                               : kLogitTolerance;
         EXPECT_LE(relative_error(run_step(model, prompt, kv_length), reference.forward(prompt)),
-                  kLogitTolerance);
+                  tol);
         const auto next = random_tokens(1, config.n_vocab);
         EXPECT_LE(relative_error(run_step(model, next, kv_length + n), reference.forward(next)),
-                  kLogitTolerance);
+                  tol);
     }
 
     /// A prefill then a decode, each recorded once and run in every execution mode
