@@ -82,11 +82,12 @@ void main() {
     const uint lo = (p.window > 0u && pos0 + 1u > p.window) ? pos0 + 1u - p.window : 0u;
 
     // Scores: thread (si, sj) computes keys sj and sj + 16 of query si. Outputs: thread
-    // (si, sj) accumulates dimensions sj + 16 u of query si.
+    // (si, sj) accumulates dimensions 4 sj .. 4 sj + 3 of each chunk of query si, so a vec4 of
+    // the V tile is one shared load per 4 FMAs (dimensions sj + 16 u took one per FMA).
     const uint si = lid / TPQ, sj = lid % TPQ;
     const uint pos = pos0 + si;
-    float acc[MAX_HD / TPQ];
-    [[unroll]] for (uint u = 0; u < MAX_HD / TPQ; ++u) acc[u] = 0.0;
+    vec4 acc[NCH];
+    [[unroll]] for (uint c = 0; c < NCH; ++c) acc[c] = vec4(0.0);
     // Running max and sum of query si: the 16 threads of a query keep identical copies.
     float m = NEG_INF, l = 0.0;
 
@@ -129,23 +130,20 @@ void main() {
         const float corr = mx == NEG_INF ? 1.0 : exp(m - mx);
         l = l * corr + sum;
         m = mx;
-        [[unroll]] for (uint u = 0; u < MAX_HD / TPQ; ++u) acc[u] *= corr;
+        [[unroll]] for (uint c = 0; c < NCH; ++c) acc[c] *= corr;
         [[unroll]] for (uint c = 0; c < NCH; ++c) {
             if (c * DC >= hd) break;
             barrier();  // kvs free
             LOAD_CHUNK(vc, c)
             barrier();
-            for (uint jj = 0; jj < BKV; ++jj) {
-                const float pj = ps[si][jj];
-                [[unroll]] for (uint u = 0; u < DC / TPQ; ++u)
-                    acc[c * (DC / TPQ) + u] += pj * kvs[jj][(sj + TPQ * u) / 4][sj % 4];
-            }
+            [[unroll]] for (uint jj = 0; jj < BKV; ++jj) acc[c] += ps[si][jj] * kvs[jj][sj];
         }
     }
     if (si < nq) {
-        [[unroll]] for (uint u = 0; u < MAX_HD / TPQ; ++u) {
-            const uint d = (u / (DC / TPQ)) * DC + sj + TPQ * (u % (DC / TPQ));
-            if (d < hd) o[((q0 + si) * p.n_heads + h) * hd + d] = l > 0.0 ? acc[u] / l : 0.0;
-        }
+        [[unroll]] for (uint c = 0; c < NCH; ++c)
+            [[unroll]] for (uint e = 0; e < 4u; ++e) {
+                const uint d = c * DC + 4u * sj + e;
+                if (d < hd) o[((q0 + si) * p.n_heads + h) * hd + d] = l > 0.0 ? acc[c][e] / l : 0.0;
+            }
     }
 }
