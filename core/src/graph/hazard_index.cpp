@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 
 namespace graphlens {
@@ -160,6 +161,159 @@ void for_each_segment(SegmentMap& map, SegmentMap::iterator first, uint64_t end,
     for (auto it = first; it != map.end() && it->first < end; ++it) f(it->first, it->second);
 }
 
+/// Records a write of [begin, end) by `self` in a tree: one segment, this write's.
+void record_write(SegmentMap& map, uint64_t begin, uint64_t end, uint32_t self) {
+    // One segment exactly the range (tensor views): it becomes this write's.
+    auto first = map.lower_bound(begin);
+    if (first != map.end() && first->first == begin && first->second.end == end) {
+        first->second.writer = self;
+        first->second.readers.clear();
+        return;
+    }
+    // cover() made segments tile the range; an earlier write of this node may have merged
+    // across its ends, so cut there again before replacing them by one.
+    first = cut(map, first, begin);
+    const auto last = cut(map, map.lower_bound(end), end);
+    if (first != last && first->first == begin) {
+        // Reuse the first segment's tree node (one allocation less per write).
+        first->second.end = end;
+        first->second.writer = self;
+        first->second.readers.clear();
+        map.erase(std::next(first), last);
+    } else {
+        map.erase(first, last);
+        map.emplace(begin, Segment{end, self, {}});
+    }
+}
+
+/// A segment with its start: an entry of a flat store.
+struct FlatSegment {
+    uint64_t begin = 0;
+    Segment state;
+};
+
+/// The segments of one allocation: a sorted array while there are few (the common case: a
+/// tensor's allocation, or the small allocations of random graphs, whose tree nodes were cache
+/// misses at every level), a tree from kFlatLimit segments on (a weights allocation holding
+/// every layer's tensors), so that a cut never moves more than kFlatLimit entries.
+class AllocationSegments {
+  public:
+    /// The first segment of a covered range, for the walks over it before the node's writes
+    /// are recorded: a tree iterator, or (flat) found again by its start, as inserting into
+    /// the array moves entries.
+    struct First {
+        SegmentMap::iterator tree;
+    };
+
+    /// Makes segments tile [begin, end) exactly (gaps become fresh segments).
+    First cover(std::vector<FlatSegment>& scratch, uint64_t begin, uint64_t end) {
+        if (tree_) return {graphlens::cover(*tree_, begin, end)};
+        const size_t lo = first_ending_after(begin);
+        size_t hi = lo;
+        bool tiled = lo < flat_.size() && flat_[lo].begin == begin;
+        uint64_t pos = begin;
+        for (; hi < flat_.size() && flat_[hi].begin < end; ++hi) {
+            tiled = tiled && flat_[hi].begin == pos;
+            pos = flat_[hi].state.end;
+        }
+        if (!(tiled && pos == end)) {
+            // Cut at both ends and fill the gaps, the pieces built once and moved in.
+            scratch.clear();
+            if (lo < hi && flat_[lo].begin < begin) {
+                scratch.push_back(flat_[lo]);
+                scratch.back().state.end = begin;
+            }
+            pos = begin;
+            for (size_t k = lo; k < hi; ++k) {
+                const FlatSegment& s = flat_[k];
+                if (s.begin > pos) scratch.push_back({pos, Segment{s.begin, kNoWriter, {}}});
+                FlatSegment& piece = scratch.emplace_back(s);
+                piece.begin = std::max(s.begin, begin);
+                piece.state.end = std::min(s.state.end, end);
+                pos = piece.state.end;
+            }
+            if (pos < end) scratch.push_back({pos, Segment{end, kNoWriter, {}}});
+            if (lo < hi && flat_[hi - 1].state.end > end) {
+                scratch.push_back(flat_[hi - 1]);
+                scratch.back().begin = end;
+            }
+            replace(lo, hi, scratch);
+        }
+        return {};
+    }
+
+    /// Calls f(begin, segment) for each segment of a covered range, from its first.
+    template <typename F>
+    void for_each(const First& first, uint64_t begin, uint64_t end, F&& f) {
+        if (tree_) {
+            for_each_segment(*tree_, first.tree, end, f);
+            return;
+        }
+        for (size_t k = first_ending_after(begin); k < flat_.size() && flat_[k].begin < end; ++k)
+            f(flat_[k].begin, flat_[k].state);
+    }
+
+    /// Records a write of [begin, end) by `self`: one segment, this write's.
+    /// A store that outgrew the flat array becomes a tree here, after the node's walks.
+    void write(std::vector<FlatSegment>& scratch, NodePool& pool, uint64_t begin, uint64_t end,
+               uint32_t self) {
+        if (tree_) {
+            record_write(*tree_, begin, end, self);
+            return;
+        }
+        const size_t lo = first_ending_after(begin);
+        if (lo < flat_.size() && flat_[lo].begin == begin && flat_[lo].state.end == end) {
+            flat_[lo].state.writer = self;
+            flat_[lo].state.readers.clear();
+            return;
+        }
+        size_t hi = lo;
+        while (hi < flat_.size() && flat_[hi].begin < end) ++hi;
+        scratch.clear();
+        if (lo < hi && flat_[lo].begin < begin) {
+            scratch.push_back(flat_[lo]);
+            scratch.back().state.end = begin;
+        }
+        scratch.push_back({begin, Segment{end, self, {}}});
+        if (lo < hi && flat_[hi - 1].state.end > end) {
+            scratch.push_back(flat_[hi - 1]);
+            scratch.back().begin = end;
+        }
+        replace(lo, hi, scratch);
+        if (flat_.size() > kFlatLimit) to_tree(pool);
+    }
+
+  private:
+    static constexpr size_t kFlatLimit = 256;
+
+    /// Index of the first segment that ends after pos (segments are sorted and disjoint, so
+    /// their ends are sorted too).
+    size_t first_ending_after(uint64_t pos) const {
+        return static_cast<size_t>(
+            std::upper_bound(flat_.begin(), flat_.end(), pos,
+                             [](uint64_t p, const FlatSegment& s) { return p < s.state.end; }) -
+            flat_.begin());
+    }
+    /// Replaces flat_[lo, hi) by the pieces in scratch.
+    void replace(size_t lo, size_t hi, std::vector<FlatSegment>& scratch) {
+        const size_t old_count = hi - lo, new_count = scratch.size();
+        const auto at = [&](size_t k) { return flat_.begin() + static_cast<ptrdiff_t>(k); };
+        if (new_count > old_count)
+            flat_.insert(at(hi), new_count - old_count, FlatSegment{});
+        else if (new_count < old_count)
+            flat_.erase(at(lo + new_count), at(hi));
+        std::move(scratch.begin(), scratch.end(), at(lo));
+    }
+    void to_tree(NodePool& pool) {
+        tree_.emplace(PoolAllocator<std::pair<const uint64_t, Segment>>(&pool));
+        for (FlatSegment& s : flat_) tree_->emplace_hint(tree_->end(), s.begin, std::move(s.state));
+        flat_ = {};
+    }
+
+    std::vector<FlatSegment> flat_;
+    std::optional<SegmentMap> tree_;
+};
+
 bool hazard_order(const Hazard& a, const Hazard& b) {
     return std::tie(a.later, a.earlier, a.overlap.allocation, a.kind, a.overlap.begin) <
            std::tie(b.later, b.earlier, b.overlap.allocation, b.kind, b.overlap.begin);
@@ -187,15 +341,15 @@ void merge_pieces(std::vector<Hazard>& pieces, std::vector<Hazard>& out) {
 
 HazardIndex::HazardIndex(const ComputeGraph& graph) {
     const size_t n = graph.nodes.size();
-    NodePool pool;  // before the maps: they give their nodes back to it
-    const PoolAllocator<std::pair<const uint64_t, Segment>> allocator(&pool);
-    std::vector<SegmentMap> maps(graph.allocations.size(), SegmentMap(allocator));
-    auto map_of = [&](AllocationId a) -> SegmentMap& {
-        if (a >= maps.size()) maps.resize(size_t{a} + 1, SegmentMap(allocator));
-        return maps[a];
+    NodePool pool;  // before the stores: their trees give their nodes back to it
+    std::vector<AllocationSegments> stores(graph.allocations.size());
+    std::vector<FlatSegment> scratch;  // the pieces of a run of segments being replaced
+    auto store_of = [&](AllocationId a) -> AllocationSegments& {
+        if (a >= stores.size()) stores.resize(size_t{a} + 1);
+        return stores[a];
     };
     std::vector<Hazard> pieces;
-    std::vector<SegmentMap::iterator> firsts;
+    std::vector<AllocationSegments::First> firsts;
     into_begin_.assign(n + 1, 0);
     for (size_t i = 0; i < n; ++i) {
         into_begin_[i] = hazards_.size();
@@ -212,33 +366,36 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
         // The first segment of each non-empty access, reads then writes, from cover().
         firsts.clear();
         for (const ByteRange& r : node.reads)
-            if (!r.empty()) firsts.push_back(cover(map_of(r.allocation), r.begin, r.end));
+            if (!r.empty()) firsts.push_back(store_of(r.allocation).cover(scratch, r.begin, r.end));
         for (const ByteRange& w : node.writes)
-            if (!w.empty()) firsts.push_back(cover(map_of(w.allocation), w.begin, w.end));
+            if (!w.empty()) firsts.push_back(store_of(w.allocation).cover(scratch, w.begin, w.end));
         // Find the hazards against the state before this node...
         size_t a = 0;
         for (const ByteRange& r : node.reads) {
             if (r.empty()) continue;
-            for_each_segment(maps[r.allocation], firsts[a++], r.end, [&](uint64_t b, Segment& s) {
-                if (s.writer != kNoWriter)
-                    pieces.push_back(
-                        {HazardKind::raw,
-                         s.writer,
-                         i,
-                         {r.allocation, std::max(b, r.begin), std::min(s.end, r.end)}});
-            });
+            stores[r.allocation].for_each(
+                firsts[a++], r.begin, r.end, [&](uint64_t b, const Segment& s) {
+                    if (s.writer != kNoWriter)
+                        pieces.push_back(
+                            {HazardKind::raw,
+                             s.writer,
+                             i,
+                             {r.allocation, std::max(b, r.begin), std::min(s.end, r.end)}});
+                });
         }
         for (const ByteRange& w : node.writes) {
             if (w.empty()) continue;
-            for_each_segment(maps[w.allocation], firsts[a++], w.end, [&](uint64_t b, Segment& s) {
-                const ByteRange overlap{w.allocation, std::max(b, w.begin), std::min(s.end, w.end)};
-                if (!s.readers.empty()) {
-                    for (uint32_t reader : s.readers)
-                        pieces.push_back({HazardKind::war, reader, i, overlap});
-                } else if (s.writer != kNoWriter) {
-                    pieces.push_back({HazardKind::waw, s.writer, i, overlap});
-                }
-            });
+            stores[w.allocation].for_each(
+                firsts[a++], w.begin, w.end, [&](uint64_t b, const Segment& s) {
+                    const ByteRange overlap{w.allocation, std::max(b, w.begin),
+                                            std::min(s.end, w.end)};
+                    if (!s.readers.empty()) {
+                        for (uint32_t reader : s.readers)
+                            pieces.push_back({HazardKind::war, reader, i, overlap});
+                    } else if (s.writer != kNoWriter) {
+                        pieces.push_back({HazardKind::waw, s.writer, i, overlap});
+                    }
+                });
         }
         merge_pieces(pieces, hazards_);
         // ...then record this node's accesses: reads first, so that a read-write binding
@@ -246,35 +403,12 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
         a = 0;
         for (const ByteRange& r : node.reads) {
             if (r.empty()) continue;
-            for_each_segment(maps[r.allocation], firsts[a++], r.end, [&](uint64_t, Segment& s) {
+            stores[r.allocation].for_each(firsts[a++], r.begin, r.end, [&](uint64_t, Segment& s) {
                 if (s.readers.empty() || s.readers.back() != self) s.readers.push_back(self);
             });
         }
-        for (const ByteRange& w : node.writes) {
-            if (w.empty()) continue;
-            SegmentMap& map = maps[w.allocation];
-            // One segment exactly the range (tensor views): it becomes this write's.
-            auto first = map.lower_bound(w.begin);
-            if (first != map.end() && first->first == w.begin && first->second.end == w.end) {
-                first->second.writer = self;
-                first->second.readers.clear();
-                continue;
-            }
-            // cover() above made segments tile the range; an earlier write of this node may have
-            // merged across its ends, so cut there again before replacing them by one.
-            first = cut(map, first, w.begin);
-            const auto last = cut(map, map.lower_bound(w.end), w.end);
-            if (first != last && first->first == w.begin) {
-                // Reuse the first segment's tree node (one allocation less per write).
-                first->second.end = w.end;
-                first->second.writer = self;
-                first->second.readers.clear();
-                map.erase(std::next(first), last);
-            } else {
-                map.erase(first, last);
-                map.emplace(w.begin, Segment{w.end, self, {}});
-            }
-        }
+        for (const ByteRange& w : node.writes)
+            if (!w.empty()) stores[w.allocation].write(scratch, pool, w.begin, w.end, self);
     }
     into_begin_[n] = hazards_.size();
 
