@@ -6,7 +6,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <tuple>
 
 namespace graphlens {
 namespace {
@@ -289,53 +288,102 @@ class AllocationSegments {
     /// Index of the first segment that ends after pos (segments are sorted and disjoint, so
     /// their ends are sorted too).
     size_t first_ending_after(uint64_t pos) const {
-        return static_cast<size_t>(
-            std::upper_bound(flat_.begin(), flat_.end(), pos,
-                             [](uint64_t p, const FlatSegment& s) { return p < s.state.end; }) -
-            flat_.begin());
+        return static_cast<size_t>(std::upper_bound(ends_.begin(), ends_.end(), pos) -
+                                   ends_.begin());
     }
     /// Replaces flat_[lo, hi) by the pieces in scratch.
     void replace(size_t lo, size_t hi, std::vector<FlatSegment>& scratch) {
         const size_t old_count = hi - lo, new_count = scratch.size();
         const auto at = [&](size_t k) { return flat_.begin() + static_cast<ptrdiff_t>(k); };
-        if (new_count > old_count)
+        const auto end_at = [&](size_t k) { return ends_.begin() + static_cast<ptrdiff_t>(k); };
+        if (new_count > old_count) {
             flat_.insert(at(hi), new_count - old_count, FlatSegment{});
-        else if (new_count < old_count)
+            ends_.insert(end_at(hi), new_count - old_count, 0);
+        } else if (new_count < old_count) {
             flat_.erase(at(lo + new_count), at(hi));
-        std::move(scratch.begin(), scratch.end(), at(lo));
+            ends_.erase(end_at(lo + new_count), end_at(hi));
+        }
+        for (size_t k = 0; k < new_count; ++k) {
+            ends_[lo + k] = scratch[k].state.end;
+            flat_[lo + k] = std::move(scratch[k]);
+        }
     }
     void to_tree(NodePool& pool) {
         tree_.emplace(PoolAllocator<std::pair<const uint64_t, Segment>>(&pool));
         for (FlatSegment& s : flat_) tree_->emplace_hint(tree_->end(), s.begin, std::move(s.state));
         flat_ = {};
+        ends_ = {};
     }
 
     std::vector<FlatSegment> flat_;
+    /// flat_[k].state.end: the key of the searches, eight to a cache line (a search in
+    /// flat_ itself missed the cache at every step).
+    std::vector<uint64_t> ends_;
     std::optional<SegmentMap> tree_;
 };
 
-bool hazard_order(const Hazard& a, const Hazard& b) {
-    return std::tie(a.later, a.earlier, a.overlap.allocation, a.kind, a.overlap.begin) <
-           std::tie(b.later, b.earlier, b.overlap.allocation, b.kind, b.overlap.begin);
-}
+/// A piece of a hazard of the node being indexed (its later end): who, which bytes, which kind.
+/// 32 bytes where a Hazard has 48, and one key for the earlier end and the allocation.
+struct Piece {
+    uint64_t earlier_and_allocation = 0;  ///< earlier << 32 | allocation
+    HazardKind kind = HazardKind::raw;
+    uint64_t begin = 0;
+    uint64_t end = 0;
+};
 
-/// Sorts one node's hazards and merges adjacent or overlapping pieces of the same pair.
-void merge_pieces(std::vector<Hazard>& pieces, std::vector<Hazard>& out) {
-    std::sort(pieces.begin(), pieces.end(), hazard_order);
-    for (const Hazard& h : pieces) {
-        if (!out.empty()) {
-            Hazard& prev = out.back();
-            if (prev.later == h.later && prev.earlier == h.earlier && prev.kind == h.kind &&
-                prev.overlap.allocation == h.overlap.allocation &&
-                h.overlap.begin <= prev.overlap.end) {
-                prev.overlap.end = std::max(prev.overlap.end, h.overlap.end);
-                continue;
+/// The pieces of one node's hazards as they are found, segment by segment. A piece that
+/// continues the latest piece of the same earlier node, allocation and kind (the next segment
+/// of one range: the common case) extends it instead, which leaves less to sort; the sort and
+/// merge at the end give the same hazards either way.
+class PieceList {
+  public:
+    void add(HazardKind kind, uint32_t earlier, AllocationId allocation, uint64_t begin,
+             uint64_t end) {
+        const uint64_t key = uint64_t{earlier} << 32 | allocation;
+        uint32_t& slot = latest_[(earlier * 4 + static_cast<uint32_t>(kind)) % kSlots];
+        if (slot < pieces_.size()) {
+            Piece& p = pieces_[slot];
+            if (p.earlier_and_allocation == key && p.kind == kind && p.begin <= begin &&
+                begin <= p.end) {
+                p.end = std::max(p.end, end);
+                return;
             }
         }
-        out.push_back(h);
+        slot = static_cast<uint32_t>(pieces_.size());
+        pieces_.push_back({key, kind, begin, end});
     }
-    pieces.clear();
-}
+    /// Sorts the pieces by (earlier, allocation, kind, begin), appends them to `out` as
+    /// hazards with later end `later`, adjacent or overlapping pieces of one pair merged, and
+    /// clears the list.
+    void merge_into(size_t later, std::vector<Hazard>& out) {
+        std::sort(pieces_.begin(), pieces_.end(), [](const Piece& a, const Piece& b) {
+            if (a.earlier_and_allocation != b.earlier_and_allocation)
+                return a.earlier_and_allocation < b.earlier_and_allocation;
+            if (a.kind != b.kind) return a.kind < b.kind;
+            return a.begin < b.begin;
+        });
+        const size_t first = out.size();
+        for (const Piece& p : pieces_) {
+            const auto earlier = static_cast<size_t>(p.earlier_and_allocation >> 32);
+            const auto allocation = static_cast<AllocationId>(p.earlier_and_allocation);
+            if (out.size() > first) {
+                Hazard& prev = out.back();
+                if (prev.earlier == earlier && prev.kind == p.kind &&
+                    prev.overlap.allocation == allocation && p.begin <= prev.overlap.end) {
+                    prev.overlap.end = std::max(prev.overlap.end, p.end);
+                    continue;
+                }
+            }
+            out.push_back({p.kind, earlier, later, {allocation, p.begin, p.end}});
+        }
+        pieces_.clear();
+    }
+
+  private:
+    static constexpr uint32_t kSlots = 16;
+    std::vector<Piece> pieces_;
+    std::array<uint32_t, kSlots> latest_{};  ///< index of a recent piece by earlier and kind
+};
 
 }  // namespace
 
@@ -348,7 +396,7 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
         if (a >= stores.size()) stores.resize(size_t{a} + 1);
         return stores[a];
     };
-    std::vector<Hazard> pieces;
+    PieceList pieces;
     std::vector<AllocationSegments::First> firsts;
     into_begin_.assign(n + 1, 0);
     for (size_t i = 0; i < n; ++i) {
@@ -376,28 +424,24 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
             stores[r.allocation].for_each(
                 firsts[a++], r.begin, r.end, [&](uint64_t b, const Segment& s) {
                     if (s.writer != kNoWriter)
-                        pieces.push_back(
-                            {HazardKind::raw,
-                             s.writer,
-                             i,
-                             {r.allocation, std::max(b, r.begin), std::min(s.end, r.end)}});
+                        pieces.add(HazardKind::raw, s.writer, r.allocation, std::max(b, r.begin),
+                                   std::min(s.end, r.end));
                 });
         }
         for (const ByteRange& w : node.writes) {
             if (w.empty()) continue;
             stores[w.allocation].for_each(
                 firsts[a++], w.begin, w.end, [&](uint64_t b, const Segment& s) {
-                    const ByteRange overlap{w.allocation, std::max(b, w.begin),
-                                            std::min(s.end, w.end)};
+                    const uint64_t begin = std::max(b, w.begin), end = std::min(s.end, w.end);
                     if (!s.readers.empty()) {
                         for (uint32_t reader : s.readers)
-                            pieces.push_back({HazardKind::war, reader, i, overlap});
+                            pieces.add(HazardKind::war, reader, w.allocation, begin, end);
                     } else if (s.writer != kNoWriter) {
-                        pieces.push_back({HazardKind::waw, s.writer, i, overlap});
+                        pieces.add(HazardKind::waw, s.writer, w.allocation, begin, end);
                     }
                 });
         }
-        merge_pieces(pieces, hazards_);
+        pieces.merge_into(i, hazards_);
         // ...then record this node's accesses: reads first, so that a read-write binding
         // leaves the bytes written by this node with no reader since.
         a = 0;
