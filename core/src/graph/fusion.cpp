@@ -368,6 +368,18 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
                 static_cast<uint32_t>(r));
     std::vector<size_t> chain;
     for (size_t p = 0; p < dispatches.size();) {
+        // The matcher reads the members' outputs and bindings, cold at 100k dispatches: ask for
+        // them ahead (compute_graph.h).
+        if (p + kPrefetchAhead < dispatches.size()) {
+            const Node& ahead = graph.nodes[dispatches[p + kPrefetchAhead]];
+            ahead.writes.prefetch();
+            ahead.bindings.prefetch();
+        }
+        if (p + kPrefetchAhead / 2 < dispatches.size()) {
+            const Node& ahead = graph.nodes[dispatches[p + kPrefetchAhead / 2]];
+            ahead.writes.prefetch_items();
+            ahead.bindings.prefetch_items();
+        }
         if (consumed[p]) {  // already inside a fused node
             ++p;
             continue;
@@ -486,7 +498,11 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
     }
     for (size_t p = 1; p < spans.size(); ++p) spans[p] += spans[p - 1];
     size_t p = 0;  // position of the next dispatch
-    for (const Node& node : graph.nodes) {
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+        // Copying a node counts a reference in each of its shared blocks, cold at 100k nodes.
+        if (i + kPrefetchAheadShortWork < graph.nodes.size())
+            prefetch_fields(graph.nodes[i + kPrefetchAheadShortWork]);
+        const Node& node = graph.nodes[i];
         if (node.is_barrier()) {
             if (p < dispatches.size() && spans[p] > 0) {
                 run_lost = true;
