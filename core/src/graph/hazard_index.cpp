@@ -191,10 +191,11 @@ struct FlatSegment {
     Segment state;
 };
 
-/// The segments of one allocation: a sorted array while there are few (the common case: a
-/// tensor's allocation, or the small allocations of random graphs, whose tree nodes were cache
-/// misses at every level), a tree from kFlatLimit segments on (a weights allocation holding
-/// every layer's tensors), so that a cut never moves more than kFlatLimit entries.
+/// The segments of one allocation: a sorted array (the small allocations of random graphs,
+/// whose tree nodes were cache misses at every level; an allocation filled from front to back,
+/// like the weights or KV cache of a transformer, whose accesses land at the array's end) while
+/// no change has to move more than kFlatLimit entries after it; from the first that would, a
+/// tree. So a cut never moves more than kFlatLimit entries.
 class AllocationSegments {
   public:
     /// The first segment of a covered range, for the walks over it before the node's writes
@@ -202,11 +203,12 @@ class AllocationSegments {
     /// the array moves entries.
     struct First {
         SegmentMap::iterator tree;
+        bool in_tree = false;  ///< false: made while the store was flat
     };
 
     /// Makes segments tile [begin, end) exactly (gaps become fresh segments).
-    First cover(std::vector<FlatSegment>& scratch, uint64_t begin, uint64_t end) {
-        if (tree_) return {graphlens::cover(*tree_, begin, end)};
+    First cover(std::vector<FlatSegment>& scratch, NodePool& pool, uint64_t begin, uint64_t end) {
+        if (tree_) return {graphlens::cover(*tree_, begin, end), true};
         const size_t lo = first_ending_after(begin);
         size_t hi = lo;
         bool tiled = lo < flat_.size() && flat_[lo].begin == begin;
@@ -236,7 +238,8 @@ class AllocationSegments {
                 scratch.push_back(flat_[hi - 1]);
                 scratch.back().begin = end;
             }
-            replace(lo, hi, scratch);
+            if (!replace(lo, hi, scratch, pool))
+                return {graphlens::cover(*tree_, begin, end), true};
         }
         return {};
     }
@@ -245,7 +248,8 @@ class AllocationSegments {
     template <typename F>
     void for_each(const First& first, uint64_t begin, uint64_t end, F&& f) {
         if (tree_) {
-            for_each_segment(*tree_, first.tree, end, f);
+            for_each_segment(*tree_, first.in_tree ? first.tree : tree_->lower_bound(begin), end,
+                             f);
             return;
         }
         for (size_t k = first_ending_after(begin); k < flat_.size() && flat_[k].begin < end; ++k)
@@ -253,7 +257,6 @@ class AllocationSegments {
     }
 
     /// Records a write of [begin, end) by `self`: one segment, this write's.
-    /// A store that outgrew the flat array becomes a tree here, after the node's walks.
     void write(std::vector<FlatSegment>& scratch, NodePool& pool, uint64_t begin, uint64_t end,
                uint32_t self) {
         if (tree_) {
@@ -278,8 +281,7 @@ class AllocationSegments {
             scratch.push_back(flat_[hi - 1]);
             scratch.back().begin = end;
         }
-        replace(lo, hi, scratch);
-        if (flat_.size() > kFlatLimit) to_tree(pool);
+        if (!replace(lo, hi, scratch, pool)) record_write(*tree_, begin, end, self);
     }
 
   private:
@@ -288,12 +290,18 @@ class AllocationSegments {
     /// Index of the first segment that ends after pos (segments are sorted and disjoint, so
     /// their ends are sorted too).
     size_t first_ending_after(uint64_t pos) const {
+        if (ends_.empty() || pos >= ends_.back()) return ends_.size();  // an append
         return static_cast<size_t>(std::upper_bound(ends_.begin(), ends_.end(), pos) -
                                    ends_.begin());
     }
-    /// Replaces flat_[lo, hi) by the pieces in scratch.
-    void replace(size_t lo, size_t hi, std::vector<FlatSegment>& scratch) {
+    /// Replaces flat_[lo, hi) by the pieces in scratch; or, when that would move more than
+    /// kFlatLimit entries, makes the store a tree, unchanged, and returns false.
+    bool replace(size_t lo, size_t hi, std::vector<FlatSegment>& scratch, NodePool& pool) {
         const size_t old_count = hi - lo, new_count = scratch.size();
+        if (new_count != old_count && flat_.size() - hi > kFlatLimit) {
+            to_tree(pool);
+            return false;
+        }
         const auto at = [&](size_t k) { return flat_.begin() + static_cast<ptrdiff_t>(k); };
         const auto end_at = [&](size_t k) { return ends_.begin() + static_cast<ptrdiff_t>(k); };
         if (new_count > old_count) {
@@ -307,6 +315,7 @@ class AllocationSegments {
             ends_[lo + k] = scratch[k].state.end;
             flat_[lo + k] = std::move(scratch[k]);
         }
+        return true;
     }
     void to_tree(NodePool& pool) {
         tree_.emplace(PoolAllocator<std::pair<const uint64_t, Segment>>(&pool));
@@ -414,9 +423,11 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
         // The first segment of each non-empty access, reads then writes, from cover().
         firsts.clear();
         for (const ByteRange& r : node.reads)
-            if (!r.empty()) firsts.push_back(store_of(r.allocation).cover(scratch, r.begin, r.end));
+            if (!r.empty())
+                firsts.push_back(store_of(r.allocation).cover(scratch, pool, r.begin, r.end));
         for (const ByteRange& w : node.writes)
-            if (!w.empty()) firsts.push_back(store_of(w.allocation).cover(scratch, w.begin, w.end));
+            if (!w.empty())
+                firsts.push_back(store_of(w.allocation).cover(scratch, pool, w.begin, w.end));
         // Find the hazards against the state before this node...
         size_t a = 0;
         for (const ByteRange& r : node.reads) {
