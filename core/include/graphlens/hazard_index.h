@@ -43,8 +43,13 @@ class HazardIndex {
     /// Number of nodes of the analysed graph (barriers included).
     size_t node_count() const { return into_begin_.empty() ? 0 : into_begin_.size() - 1; }
 
+    /// The ends of every listed hazard: pairs()[k] is {hazards()[k].earlier, .later}.
+    const std::vector<HazardPair>& pairs() const { return pairs_; }
+
     /// Hazards whose later end is `node` (what the node waits for).
     std::span<const Hazard> into(size_t node) const;
+    /// The ends of into(node).
+    std::span<const HazardPair> pairs_into(size_t node) const;
     /// Some of hazards(), by position, without copying them.
     class Selection {
       public:
@@ -81,6 +86,7 @@ class HazardIndex {
     std::span<const uint32_t> out_indices(size_t node) const;
 
     std::vector<Hazard> hazards_;
+    std::vector<HazardPair> pairs_;    ///< the ends of hazards_, in the same order
     std::vector<size_t> into_begin_;   ///< [node] = first hazard with later == node; size n+1
     std::vector<uint32_t> out_order_;  ///< hazard indices sorted by (earlier, later)
     std::vector<size_t> out_begin_;    ///< [node] = first entry of out_order_; size n+1

@@ -362,9 +362,9 @@ class PieceList {
         pieces_.push_back({key, kind, begin, end});
     }
     /// Sorts the pieces by (earlier, allocation, kind, begin), appends them to `out` as
-    /// hazards with later end `later`, adjacent or overlapping pieces of one pair merged, and
-    /// clears the list.
-    void merge_into(size_t later, std::vector<Hazard>& out) {
+    /// hazards with later end `later`, adjacent or overlapping pieces of one pair merged (and
+    /// their ends to `ends`), and clears the list.
+    void merge_into(size_t later, std::vector<Hazard>& out, std::vector<HazardPair>& ends) {
         std::sort(pieces_.begin(), pieces_.end(), [](const Piece& a, const Piece& b) {
             if (a.earlier_and_allocation != b.earlier_and_allocation)
                 return a.earlier_and_allocation < b.earlier_and_allocation;
@@ -384,6 +384,7 @@ class PieceList {
                 }
             }
             out.push_back({p.kind, earlier, later, {allocation, p.begin, p.end}});
+            ends.push_back({static_cast<uint32_t>(earlier), static_cast<uint32_t>(later)});
         }
         pieces_.clear();
     }
@@ -452,7 +453,7 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
                     }
                 });
         }
-        pieces.merge_into(i, hazards_);
+        pieces.merge_into(i, hazards_, pairs_);
         // ...then record this node's accesses: reads first, so that a read-write binding
         // leaves the bytes written by this node with no reader since.
         a = 0;
@@ -481,6 +482,12 @@ std::span<const Hazard> HazardIndex::into(size_t node) const {
     if (node + 1 >= into_begin_.size()) return {};
     return std::span<const Hazard>(hazards_).subspan(into_begin_[node],
                                                      into_begin_[node + 1] - into_begin_[node]);
+}
+
+std::span<const HazardPair> HazardIndex::pairs_into(size_t node) const {
+    if (node + 1 >= into_begin_.size()) return {};
+    return std::span<const HazardPair>(pairs_).subspan(into_begin_[node],
+                                                       into_begin_[node + 1] - into_begin_[node]);
 }
 
 std::span<const uint32_t> HazardIndex::out_indices(size_t node) const {

@@ -49,7 +49,7 @@ bool schedule_is_valid(const ComputeGraph& graph, const HazardIndex& hazards) {
         group_of[i] = barriers;
         if (graph.nodes[i].is_barrier()) ++barriers;
     }
-    for (const Hazard& h : hazards.hazards())
+    for (const HazardPair& h : hazards.pairs())
         if (group_of[h.earlier] == group_of[h.later]) return false;
     for (size_t i = 0; i < n; ++i) {
         if (!graph.nodes[i].is_fence()) continue;
