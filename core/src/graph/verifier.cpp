@@ -370,10 +370,8 @@ const Node& Schedule::node(size_t t) const {
 OriginalTables::OriginalTables(const ComputeGraph& original) {
     if (original.nodes.size() >= kNone32)
         throw std::length_error("verifier: a graph of 2^32 nodes or more");
-    NodeId max_id = 0;
-    for (const Node& n : original.nodes)
-        if (n.is_dispatch()) max_id = std::max(max_id, n.id);
-    index_of_id.assign(size_t{max_id} + 1, kNone32);
+    // index_of_id grows with the ids met (one walk over the nodes, not two).
+    index_of_id.assign(original.nodes.size(), kNone32);
     plain_origin.assign(original.nodes.size(), nullptr);
     BaseMap own;
     own.holder.assign(original.nodes.size(), kNone32);
@@ -391,6 +389,8 @@ OriginalTables::OriginalTables(const ComputeGraph& original) {
             continue;
         }
         ++dispatches;
+        if (n.id >= index_of_id.size())
+            index_of_id.resize(std::max<size_t>(size_t{n.id} + 1, 2 * index_of_id.size()), kNone32);
         all_plain = all_plain && index_of_id[n.id] == kNone32;  // ids unique so far
         index_of_id[n.id] = static_cast<uint32_t>(i);
         own.holder[i] = static_cast<uint32_t>(i);
