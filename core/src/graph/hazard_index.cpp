@@ -12,41 +12,86 @@ namespace {
 
 constexpr uint32_t kNoWriter = UINT32_MAX;
 
-/// Node indices that read a run of bytes since its last write. Usually one to three, so they
-/// live inline: segments are split (copied) and created by the thousand, and a heap block per
-/// reader list was most of the index's allocations.
-class ReaderList {
+/// The state of a run of bytes: who wrote it last and who read it since (node indices,
+/// ascending). Readers are usually one or two, so they live inline, and the whole state is 24
+/// bytes (a flat store's entry 32): segments are split (copied) and created by the thousand,
+/// and the walks over them read every byte. More readers live in a heap block of their own.
+class SegmentState {
   public:
-    bool empty() const { return size_ == 0; }
-    uint32_t back() const { return begin()[size_ - 1]; }
-    void push_back(uint32_t reader) {
-        if (size_ < kInline) {
-            inline_[size_] = reader;
-        } else {
-            if (size_ == kInline) more_.assign(inline_.begin(), inline_.end());
-            more_.push_back(reader);
+    uint32_t writer = kNoWriter;
+
+    SegmentState() = default;
+    explicit SegmentState(uint32_t written_by) : writer(written_by) {}
+    SegmentState(const SegmentState& other)
+        : writer(other.writer), count_(other.count_), inline_(other.inline_) {
+        if (count_ > kInline) {
+            heap_ = allocate(count_);
+            std::copy(other.heap_ + 1, other.heap_ + 1 + count_, heap_ + 1);
         }
-        ++size_;
     }
-    void clear() {
-        size_ = 0;
-        more_.clear();
+    SegmentState(SegmentState&& other) noexcept
+        : writer(other.writer),
+          count_(std::exchange(other.count_, 0)),
+          inline_(other.inline_),
+          heap_(std::exchange(other.heap_, nullptr)) {}
+    SegmentState& operator=(const SegmentState& other) {
+        if (this != &other) *this = SegmentState(other);
+        return *this;
     }
-    const uint32_t* begin() const { return size_ <= kInline ? inline_.data() : more_.data(); }
-    const uint32_t* end() const { return begin() + size_; }
+    SegmentState& operator=(SegmentState&& other) noexcept {
+        std::swap(writer, other.writer);
+        std::swap(count_, other.count_);
+        std::swap(inline_, other.inline_);
+        std::swap(heap_, other.heap_);
+        return *this;
+    }
+    ~SegmentState() { delete[] heap_; }
+
+    bool no_readers() const { return count_ == 0; }
+    uint32_t last_reader() const { return readers_begin()[count_ - 1]; }
+    void add_reader(uint32_t reader) {
+        if (count_ < kInline) {
+            inline_[count_++] = reader;
+            return;
+        }
+        if (count_ == kInline) {  // moving to the heap block (kept from an earlier list)
+            if (!heap_) heap_ = allocate(8);
+            std::copy(inline_.begin(), inline_.end(), heap_ + 1);
+        } else if (count_ == heap_[0]) {
+            uint32_t* bigger = allocate(2 * count_);
+            std::copy(heap_ + 1, heap_ + 1 + count_, bigger + 1);
+            delete[] heap_;
+            heap_ = bigger;
+        }
+        heap_[1 + count_++] = reader;
+    }
+    /// A write: this node's bytes now, read by nobody since.
+    void written_by(uint32_t node) {
+        writer = node;
+        count_ = 0;
+    }
+    const uint32_t* readers_begin() const { return count_ <= kInline ? inline_.data() : heap_ + 1; }
+    const uint32_t* readers_end() const { return readers_begin() + count_; }
 
   private:
-    static constexpr uint32_t kInline = 3;
-    std::array<uint32_t, kInline> inline_{};
-    uint32_t size_ = 0;
-    std::vector<uint32_t> more_;  ///< all of them once there are more than kInline
-};
+    static constexpr uint32_t kInline = 2;
+    /// A block for `capacity` readers after its first word, which holds the capacity.
+    static uint32_t* allocate(uint32_t capacity) {
+        auto* block = new uint32_t[1 + size_t{capacity}];
+        block[0] = capacity;
+        return block;
+    }
 
-/// The state of a run of bytes: who wrote it last and who read it since.
+    uint32_t count_ = 0;
+    std::array<uint32_t, kInline> inline_{};
+    uint32_t* heap_ = nullptr;  ///< the readers while count_ > kInline (may stay as spare)
+};
+static_assert(sizeof(SegmentState) == 24);
+
+/// A run of bytes in a tree: its end (the key is its start) and its state.
 struct Segment {
     uint64_t end = 0;
-    uint32_t writer = kNoWriter;
-    ReaderList readers;  ///< ascending
+    SegmentState state;
 };
 
 /// Fixed-size blocks for the tree nodes of every segment map of one index: segments are cut
@@ -146,7 +191,7 @@ SegmentMap::iterator cover(SegmentMap& map, uint64_t begin, uint64_t end) {
     while (pos < end) {
         if (it == map.end() || it->first > pos) {
             const uint64_t gap_end = (it == map.end()) ? end : std::min(end, it->first);
-            it = map.emplace_hint(it, pos, Segment{gap_end, kNoWriter, {}});
+            it = map.emplace_hint(it, pos, Segment{gap_end, SegmentState()});
         }
         if (pos == begin) first = it;
         pos = it->second.end;
@@ -155,9 +200,11 @@ SegmentMap::iterator cover(SegmentMap& map, uint64_t begin, uint64_t end) {
     return first;
 }
 
+/// Calls f(begin, end, state) for each segment from `first` that starts before `end`.
 template <typename F>
 void for_each_segment(SegmentMap& map, SegmentMap::iterator first, uint64_t end, F&& f) {
-    for (auto it = first; it != map.end() && it->first < end; ++it) f(it->first, it->second);
+    for (auto it = first; it != map.end() && it->first < end; ++it)
+        f(it->first, it->second.end, it->second.state);
 }
 
 /// Records a write of [begin, end) by `self` in a tree: one segment, this write's.
@@ -165,8 +212,7 @@ void record_write(SegmentMap& map, uint64_t begin, uint64_t end, uint32_t self) 
     // One segment exactly the range (tensor views): it becomes this write's.
     auto first = map.lower_bound(begin);
     if (first != map.end() && first->first == begin && first->second.end == end) {
-        first->second.writer = self;
-        first->second.readers.clear();
+        first->second.state.written_by(self);
         return;
     }
     // cover() made segments tile the range; an earlier write of this node may have merged
@@ -176,19 +222,26 @@ void record_write(SegmentMap& map, uint64_t begin, uint64_t end, uint32_t self) 
     if (first != last && first->first == begin) {
         // Reuse the first segment's tree node (one allocation less per write).
         first->second.end = end;
-        first->second.writer = self;
-        first->second.readers.clear();
+        first->second.state.written_by(self);
         map.erase(std::next(first), last);
     } else {
         map.erase(first, last);
-        map.emplace(begin, Segment{end, self, {}});
+        map.emplace(begin, Segment{end, SegmentState(self)});
     }
 }
 
-/// A segment with its start: an entry of a flat store.
+/// An entry of a flat store: a segment's start and state (its end is in a parallel array).
 struct FlatSegment {
     uint64_t begin = 0;
-    Segment state;
+    SegmentState state;
+};
+static_assert(sizeof(FlatSegment) == 32);
+
+/// A segment being built for a flat store: start, end and state.
+struct Run {
+    uint64_t begin = 0;
+    uint64_t end = 0;
+    SegmentState state;
 };
 
 /// The segments of one allocation: a sorted array (the small allocations of random graphs,
@@ -207,44 +260,47 @@ class AllocationSegments {
     };
 
     /// Makes segments tile [begin, end) exactly (gaps become fresh segments).
-    First cover(std::vector<FlatSegment>& scratch, NodePool& pool, uint64_t begin, uint64_t end) {
+    First cover(std::vector<Run>& scratch, NodePool& pool, uint64_t begin, uint64_t end) {
         if (tree_) return {graphlens::cover(*tree_, begin, end), true};
         const size_t lo = first_ending_after(begin);
         size_t hi = lo;
-        bool tiled = lo < flat_.size() && flat_[lo].begin == begin;
+        size_t gaps = 0;
         uint64_t pos = begin;
         for (; hi < flat_.size() && flat_[hi].begin < end; ++hi) {
-            tiled = tiled && flat_[hi].begin == pos;
-            pos = flat_[hi].state.end;
+            gaps += flat_[hi].begin > pos;
+            pos = ends_[hi];
         }
-        if (!(tiled && pos == end)) {
-            // Cut at both ends and fill the gaps, the pieces built once and moved in.
-            scratch.clear();
-            if (lo < hi && flat_[lo].begin < begin) {
-                scratch.push_back(flat_[lo]);
-                scratch.back().state.end = begin;
+        gaps += pos < end;
+        const bool cut_left = lo < hi && flat_[lo].begin < begin;
+        const bool cut_right = lo < hi && ends_[hi - 1] > end;
+        if (gaps + cut_left + cut_right > 0) {
+            const size_t runs = (hi - lo) + gaps + cut_left + cut_right;
+            if (outgrows(hi, lo + runs)) {
+                to_tree(pool);
+                return {graphlens::cover(*tree_, begin, end), true};
             }
+            // Cut at both ends and fill the gaps, the runs built once and moved in. Only the
+            // states of the cut segments are copied (both halves keep them); the others move.
+            scratch.clear();
+            if (cut_left) scratch.push_back({flat_[lo].begin, begin, flat_[lo].state});
+            std::optional<Run> right;
+            if (cut_right) right = Run{end, ends_[hi - 1], flat_[hi - 1].state};
             pos = begin;
             for (size_t k = lo; k < hi; ++k) {
-                const FlatSegment& s = flat_[k];
-                if (s.begin > pos) scratch.push_back({pos, Segment{s.begin, kNoWriter, {}}});
-                FlatSegment& piece = scratch.emplace_back(s);
-                piece.begin = std::max(s.begin, begin);
-                piece.state.end = std::min(s.state.end, end);
-                pos = piece.state.end;
+                const uint64_t b = flat_[k].begin;
+                if (b > pos) scratch.push_back({pos, b, SegmentState()});
+                const Run& piece = scratch.emplace_back(
+                    Run{std::max(b, begin), std::min(ends_[k], end), std::move(flat_[k].state)});
+                pos = piece.end;
             }
-            if (pos < end) scratch.push_back({pos, Segment{end, kNoWriter, {}}});
-            if (lo < hi && flat_[hi - 1].state.end > end) {
-                scratch.push_back(flat_[hi - 1]);
-                scratch.back().begin = end;
-            }
-            if (!replace(lo, hi, scratch, pool))
-                return {graphlens::cover(*tree_, begin, end), true};
+            if (pos < end) scratch.push_back({pos, end, SegmentState()});
+            if (right) scratch.push_back(std::move(*right));
+            replace(lo, hi, scratch);
         }
         return {};
     }
 
-    /// Calls f(begin, segment) for each segment of a covered range, from its first.
+    /// Calls f(begin, end, state) for each segment of a covered range, from its first.
     template <typename F>
     void for_each(const First& first, uint64_t begin, uint64_t end, F&& f) {
         if (tree_) {
@@ -253,35 +309,35 @@ class AllocationSegments {
             return;
         }
         for (size_t k = first_ending_after(begin); k < flat_.size() && flat_[k].begin < end; ++k)
-            f(flat_[k].begin, flat_[k].state);
+            f(flat_[k].begin, ends_[k], flat_[k].state);
     }
 
     /// Records a write of [begin, end) by `self`: one segment, this write's.
-    void write(std::vector<FlatSegment>& scratch, NodePool& pool, uint64_t begin, uint64_t end,
+    void write(std::vector<Run>& scratch, NodePool& pool, uint64_t begin, uint64_t end,
                uint32_t self) {
         if (tree_) {
             record_write(*tree_, begin, end, self);
             return;
         }
         const size_t lo = first_ending_after(begin);
-        if (lo < flat_.size() && flat_[lo].begin == begin && flat_[lo].state.end == end) {
-            flat_[lo].state.writer = self;
-            flat_[lo].state.readers.clear();
+        if (lo < flat_.size() && flat_[lo].begin == begin && ends_[lo] == end) {
+            flat_[lo].state.written_by(self);
             return;
         }
         size_t hi = lo;
         while (hi < flat_.size() && flat_[hi].begin < end) ++hi;
         scratch.clear();
-        if (lo < hi && flat_[lo].begin < begin) {
-            scratch.push_back(flat_[lo]);
-            scratch.back().state.end = begin;
+        if (lo < hi && flat_[lo].begin < begin)
+            scratch.push_back({flat_[lo].begin, begin, flat_[lo].state});
+        scratch.push_back({begin, end, SegmentState(self)});
+        if (lo < hi && ends_[hi - 1] > end)
+            scratch.push_back({end, ends_[hi - 1], flat_[hi - 1].state});
+        if (outgrows(hi, scratch.size() + lo)) {
+            to_tree(pool);
+            record_write(*tree_, begin, end, self);
+            return;
         }
-        scratch.push_back({begin, Segment{end, self, {}}});
-        if (lo < hi && flat_[hi - 1].state.end > end) {
-            scratch.push_back(flat_[hi - 1]);
-            scratch.back().begin = end;
-        }
-        if (!replace(lo, hi, scratch, pool)) record_write(*tree_, begin, end, self);
+        replace(lo, hi, scratch);
     }
 
   private:
@@ -294,14 +350,14 @@ class AllocationSegments {
         return static_cast<size_t>(std::upper_bound(ends_.begin(), ends_.end(), pos) -
                                    ends_.begin());
     }
-    /// Replaces flat_[lo, hi) by the pieces in scratch; or, when that would move more than
-    /// kFlatLimit entries, makes the store a tree, unchanged, and returns false.
-    bool replace(size_t lo, size_t hi, std::vector<FlatSegment>& scratch, NodePool& pool) {
+    /// Whether replacing flat_[lo, hi) by runs ending at index `new_hi` (lo + their count)
+    /// would move more than kFlatLimit entries: then the store becomes a tree instead.
+    bool outgrows(size_t hi, size_t new_hi) const {
+        return new_hi != hi && flat_.size() - hi > kFlatLimit;
+    }
+    /// Replaces flat_[lo, hi) by the runs in scratch.
+    void replace(size_t lo, size_t hi, std::vector<Run>& scratch) {
         const size_t old_count = hi - lo, new_count = scratch.size();
-        if (new_count != old_count && flat_.size() - hi > kFlatLimit) {
-            to_tree(pool);
-            return false;
-        }
         const auto at = [&](size_t k) { return flat_.begin() + static_cast<ptrdiff_t>(k); };
         const auto end_at = [&](size_t k) { return ends_.begin() + static_cast<ptrdiff_t>(k); };
         if (new_count > old_count) {
@@ -312,21 +368,22 @@ class AllocationSegments {
             ends_.erase(end_at(lo + new_count), end_at(hi));
         }
         for (size_t k = 0; k < new_count; ++k) {
-            ends_[lo + k] = scratch[k].state.end;
-            flat_[lo + k] = std::move(scratch[k]);
+            ends_[lo + k] = scratch[k].end;
+            flat_[lo + k] = {scratch[k].begin, std::move(scratch[k].state)};
         }
-        return true;
     }
     void to_tree(NodePool& pool) {
         tree_.emplace(PoolAllocator<std::pair<const uint64_t, Segment>>(&pool));
-        for (FlatSegment& s : flat_) tree_->emplace_hint(tree_->end(), s.begin, std::move(s.state));
+        for (size_t k = 0; k < flat_.size(); ++k)
+            tree_->emplace_hint(tree_->end(), flat_[k].begin,
+                                Segment{ends_[k], std::move(flat_[k].state)});
         flat_ = {};
         ends_ = {};
     }
 
     std::vector<FlatSegment> flat_;
-    /// flat_[k].state.end: the key of the searches, eight to a cache line (a search in
-    /// flat_ itself missed the cache at every step).
+    /// The end of each segment of flat_: the key of the searches, eight to a cache line (a
+    /// search in flat_ itself missed the cache at every step).
     std::vector<uint64_t> ends_;
     std::optional<SegmentMap> tree_;
 };
@@ -401,7 +458,7 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
     const size_t n = graph.nodes.size();
     NodePool pool;  // before the stores: their trees give their nodes back to it
     std::vector<AllocationSegments> stores(graph.allocations.size());
-    std::vector<FlatSegment> scratch;  // the pieces of a run of segments being replaced
+    std::vector<Run> scratch;  // the segments replacing a run of a flat store
     auto store_of = [&](AllocationId a) -> AllocationSegments& {
         if (a >= stores.size()) stores.resize(size_t{a} + 1);
         return stores[a];
@@ -434,20 +491,21 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
         for (const ByteRange& r : node.reads) {
             if (r.empty()) continue;
             stores[r.allocation].for_each(
-                firsts[a++], r.begin, r.end, [&](uint64_t b, const Segment& s) {
+                firsts[a++], r.begin, r.end, [&](uint64_t b, uint64_t e, const SegmentState& s) {
                     if (s.writer != kNoWriter)
                         pieces.add(HazardKind::raw, s.writer, r.allocation, std::max(b, r.begin),
-                                   std::min(s.end, r.end));
+                                   std::min(e, r.end));
                 });
         }
         for (const ByteRange& w : node.writes) {
             if (w.empty()) continue;
             stores[w.allocation].for_each(
-                firsts[a++], w.begin, w.end, [&](uint64_t b, const Segment& s) {
-                    const uint64_t begin = std::max(b, w.begin), end = std::min(s.end, w.end);
-                    if (!s.readers.empty()) {
-                        for (uint32_t reader : s.readers)
-                            pieces.add(HazardKind::war, reader, w.allocation, begin, end);
+                firsts[a++], w.begin, w.end, [&](uint64_t b, uint64_t e, const SegmentState& s) {
+                    const uint64_t begin = std::max(b, w.begin), end = std::min(e, w.end);
+                    if (!s.no_readers()) {
+                        for (const uint32_t* reader = s.readers_begin(); reader != s.readers_end();
+                             ++reader)
+                            pieces.add(HazardKind::war, *reader, w.allocation, begin, end);
                     } else if (s.writer != kNoWriter) {
                         pieces.add(HazardKind::waw, s.writer, w.allocation, begin, end);
                     }
@@ -459,9 +517,11 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
         a = 0;
         for (const ByteRange& r : node.reads) {
             if (r.empty()) continue;
-            stores[r.allocation].for_each(firsts[a++], r.begin, r.end, [&](uint64_t, Segment& s) {
-                if (s.readers.empty() || s.readers.back() != self) s.readers.push_back(self);
-            });
+            stores[r.allocation].for_each(firsts[a++], r.begin, r.end,
+                                          [&](uint64_t, uint64_t, SegmentState& s) {
+                                              if (s.no_readers() || s.last_reader() != self)
+                                                  s.add_reader(self);
+                                          });
         }
         for (const ByteRange& w : node.writes)
             if (!w.empty()) stores[w.allocation].write(scratch, pool, w.begin, w.end, self);
