@@ -340,6 +340,15 @@ class AllocationSegments {
         replace(lo, hi, scratch);
     }
 
+    /// Cache hints for an access to come: the arrays' blocks (their first lines and the
+    /// middle, where a search starts). At 100k dispatches the stores of thousands of small
+    /// allocations are no longer in cache.
+    void prefetch() const {
+        if (ends_.empty()) return;
+        graphlens::prefetch(ends_.data() + ends_.size() / 2);
+        graphlens::prefetch(flat_.data() + flat_.size() / 2);
+    }
+
   private:
     static constexpr size_t kFlatLimit = 256;
 
@@ -475,6 +484,18 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
             graph.nodes[i + kPrefetchAhead].writes.prefetch();
         }
         if (i + kPrefetchAhead / 2 < n) prefetch_ranges(graph.nodes[i + kPrefetchAhead / 2]);
+        // The stores those ranges touch: the store objects two nodes ahead, their arrays one.
+        for (size_t ahead = 1; ahead <= 2 && i + ahead < n; ++ahead) {
+            const Node& next = graph.nodes[i + ahead];
+            for (const SharedVector<ByteRange>* ranges : {&next.reads, &next.writes})
+                for (const ByteRange& r : *ranges) {
+                    if (r.allocation >= stores.size()) continue;
+                    if (ahead == 2)
+                        graphlens::prefetch(&stores[r.allocation]);
+                    else
+                        stores[r.allocation].prefetch();
+                }
+        }
         const Node& node = graph.nodes[i];
         if (!node.is_dispatch()) continue;
         const auto self = static_cast<uint32_t>(i);
@@ -530,12 +551,13 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
 
     out_order_.resize(hazards_.size());
     out_begin_.assign(n + 1, 0);
-    for (const Hazard& h : hazards_) ++out_begin_[h.earlier + 1];
+    // From the 8-byte ends, not the hazards.
+    for (const HazardPair& h : pairs_) ++out_begin_[h.earlier + 1];
     for (size_t i = 0; i < n; ++i) out_begin_[i + 1] += out_begin_[i];
-    std::vector<size_t> fill(out_begin_.begin(), out_begin_.end() - 1);
+    std::vector<uint32_t> fill(out_begin_.begin(), out_begin_.end() - 1);
     // hazards_ is sorted by later, so each node's out-list comes out sorted by later.
-    for (size_t k = 0; k < hazards_.size(); ++k)
-        out_order_[fill[hazards_[k].earlier]++] = static_cast<uint32_t>(k);
+    for (size_t k = 0; k < pairs_.size(); ++k)
+        out_order_[fill[pairs_[k].earlier]++] = static_cast<uint32_t>(k);
 }
 
 std::span<const Hazard> HazardIndex::into(size_t node) const {
