@@ -32,14 +32,12 @@ void GroupTracker::add(const Node& dispatch) {
     const size_t added = dispatch.reads.size() + dispatch.writes.size();
     if (!in_tracker_ && reads_.size() + writes_.size() + added > kFlatRanges) {
         tracker_.add(reads_, writes_);
-        ranges_since_fresh_ += reads_.size() + writes_.size();
         reads_.clear();
         writes_.clear();
         in_tracker_ = true;
     }
     if (in_tracker_) {
         tracker_.add(dispatch.reads, dispatch.writes);
-        ranges_since_fresh_ += added;
         return;
     }
     for (const ByteRange& r : dispatch.reads)
@@ -52,13 +50,7 @@ void GroupTracker::reset() {
     reads_.clear();
     writes_.clear();
     if (in_tracker_) {
-        constexpr size_t kFreshAfter = 256;
-        if (ranges_since_fresh_ > kFreshAfter) {
-            tracker_ = ConflictTracker();
-            ranges_since_fresh_ = 0;
-        } else {
-            tracker_.reset();
-        }
+        tracker_.reset();
         in_tracker_ = false;
     }
     has_fence_ = false;

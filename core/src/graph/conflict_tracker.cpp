@@ -22,16 +22,21 @@ bool ConflictTracker::conflicts(std::span<const ByteRange> reads,
 }
 
 void ConflictTracker::add(std::span<const ByteRange> reads, std::span<const ByteRange> writes) {
+    auto push = [&](std::unordered_map<AllocationId, RangeList>& set, const ByteRange& r) {
+        RangeList& list = set[r.allocation];
+        if (list.empty()) touched_.push_back(&list);
+        list.push_back(r);
+    };
     for (const auto& r : reads)
-        if (!r.empty()) reads_[r.allocation].push_back(r);
+        if (!r.empty()) push(reads_, r);
     for (const auto& w : writes)
-        if (!w.empty()) writes_[w.allocation].push_back(w);
+        if (!w.empty()) push(writes_, w);
 }
 
 void ConflictTracker::reset() {
-    // Keep the buckets' capacity: groups are small and reset often.
-    for (auto& [id, list] : reads_) list.clear();
-    for (auto& [id, list] : writes_) list.clear();
+    // Keep the lists' capacity: groups are small and reset often.
+    for (RangeList* list : touched_) list->clear();
+    touched_.clear();
 }
 
 }  // namespace graphlens

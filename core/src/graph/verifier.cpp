@@ -305,21 +305,14 @@ class Checker {
     /// same bytes with at least one write (ranges only: fences play no part, as in the index).
     bool conflict_inside_a_group() const {
         ConflictTracker group;
-        size_t ranges = 0;
         for (size_t t = 0; t < t_.size(); ++t) {
             const Node& n = t_.node(t);
             if (n.is_barrier()) {
-                // Keep the buckets of small groups; start afresh after large ones.
-                if (ranges > 256)
-                    group = ConflictTracker();
-                else
-                    group.reset();
-                ranges = 0;
+                group.reset();
                 continue;
             }
             if (group.conflicts(n.reads, n.writes)) return true;
             group.add(n.reads, n.writes);
-            ranges += n.reads.size() + n.writes.size();
         }
         return false;
     }
