@@ -292,7 +292,7 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
         const auto t0 = Clock::now();
         Snapshot s;
         s.stage = "barriers planned";
-        s.graph = StageGraph(base, detail::planned_order(*base, latest_order));
+        s.graph = StageGraph(base, detail::planned_order(*base, latest_order, *stage_hazards));
         StageScan planned_scan = scan_stage(s.graph);
         s.stats = stats_of(planned_scan, dependency_part);
         push_stage(std::move(s), std::move(planned_scan), t0);
