@@ -76,6 +76,11 @@ class HazardIndex {
     /// Hazards whose earlier end is `node` (who waits for the node), sorted by later; a view
     /// into hazards() (the fusion pass walks it for every candidate chain).
     Selection out_of(size_t node) const { return {hazards_, out_indices(node)}; }
+    /// Cache hints for a walk that reads out_of() of the nodes ahead (the fusion pass; at 100k
+    /// nodes the hazards are no longer in cache): the list of a node (prefetch_out_list), and
+    /// a few steps later its first hazards (prefetch_out_hazards, which reads the list).
+    void prefetch_out_list(size_t node) const;
+    void prefetch_out_hazards(size_t node) const;
     /// Listed hazards between two nodes, in either order argument.
     std::vector<Hazard> between(size_t a, size_t b) const;
     /// True when the listed hazards contain a hazard between the two nodes.

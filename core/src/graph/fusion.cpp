@@ -373,6 +373,11 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
     for (size_t p = 0; p < dispatches.size();) {
         // The matcher reads the members' outputs and bindings, cold at 100k dispatches: ask for
         // them ahead (compute_graph.h).
+        // So does it the hazards out of them.
+        if (p + 2 * kPrefetchAhead < dispatches.size())
+            hazards.prefetch_out_list(dispatches[p + 2 * kPrefetchAhead]);
+        if (p + kPrefetchAhead < dispatches.size())
+            hazards.prefetch_out_hazards(dispatches[p + kPrefetchAhead]);
         if (p + kPrefetchAhead < dispatches.size()) {
             const Node& ahead = graph.nodes[dispatches[p + kPrefetchAhead]];
             ahead.writes.prefetch();

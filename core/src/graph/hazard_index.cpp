@@ -591,6 +591,16 @@ std::span<const uint32_t> HazardIndex::out_indices(size_t node) const {
         .subspan(out_begin_[node], out_begin_[node + 1] - out_begin_[node]);
 }
 
+void HazardIndex::prefetch_out_list(size_t node) const {
+    if (node + 1 < out_begin_.size() && out_begin_[node] < out_order_.size())
+        prefetch(&out_order_[out_begin_[node]]);
+}
+
+void HazardIndex::prefetch_out_hazards(size_t node) const {
+    const auto list = out_indices(node);
+    for (size_t k = 0; k < list.size() && k < 2; ++k) prefetch(&hazards_[list[k]]);
+}
+
 std::vector<Hazard> HazardIndex::between(size_t a, size_t b) const {
     if (a > b) std::swap(a, b);
     std::vector<Hazard> out;
