@@ -257,6 +257,8 @@ class AllocationSegments {
     struct First {
         SegmentMap::iterator tree;
         bool in_tree = false;  ///< false: made while the store was flat
+        /// Flat: where the segment stood after the cover; checked by its start before use.
+        size_t flat = SIZE_MAX;
     };
 
     /// Makes segments tile [begin, end) exactly (gaps become fresh segments).
@@ -297,7 +299,7 @@ class AllocationSegments {
             if (right) scratch.push_back(std::move(*right));
             replace(lo, hi, scratch);
         }
-        return {};
+        return {{}, false, lo + (cut_left ? 1 : 0)};
     }
 
     /// Calls f(begin, end, state) for each segment of a covered range, from its first.
@@ -308,7 +310,9 @@ class AllocationSegments {
                              f);
             return;
         }
-        for (size_t k = first_ending_after(begin); k < flat_.size() && flat_[k].begin < end; ++k)
+        size_t k = first.flat;
+        if (k >= flat_.size() || flat_[k].begin != begin) k = first_ending_after(begin);
+        for (; k < flat_.size() && flat_[k].begin < end; ++k)
             f(flat_[k].begin, ends_[k], flat_[k].state);
     }
 
@@ -353,11 +357,23 @@ class AllocationSegments {
     static constexpr size_t kFlatLimit = 256;
 
     /// Index of the first segment that ends after pos (segments are sorted and disjoint, so
-    /// their ends are sorted too).
+    /// their ends are sorted too). Searched from the back, in steps that double, then by
+    /// halves: allocations filled front to back are accessed near their end, and a search
+    /// from the middle of a long array missed the cache at every step.
     size_t first_ending_after(uint64_t pos) const {
-        if (ends_.empty() || pos >= ends_.back()) return ends_.size();  // an append
-        return static_cast<size_t>(std::upper_bound(ends_.begin(), ends_.end(), pos) -
-                                   ends_.begin());
+        const size_t n = ends_.size();
+        if (n == 0 || pos >= ends_[n - 1]) return n;  // an append
+        size_t lo = n - 1;                            // ends_[lo] > pos
+        for (size_t step = 1; lo > 0; step *= 2) {
+            const size_t probe = lo > step ? lo - step : 0;
+            if (ends_[probe] <= pos)  // the answer lies in (probe, lo]
+                return static_cast<size_t>(
+                    std::upper_bound(ends_.begin() + static_cast<ptrdiff_t>(probe) + 1,
+                                     ends_.begin() + static_cast<ptrdiff_t>(lo), pos) -
+                    ends_.begin());
+            lo = probe;
+        }
+        return 0;
     }
     /// Whether replacing flat_[lo, hi) by runs ending at index `new_hi` (lo + their count)
     /// would move more than kFlatLimit entries: then the store becomes a tree instead.
