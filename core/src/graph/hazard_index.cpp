@@ -489,7 +489,6 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
         return stores[a];
     };
     PieceList pieces;
-    std::vector<AllocationSegments::First> firsts;
     into_begin_.assign(n + 1, 0);
     size_t listed_at_sixteenth = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -528,51 +527,42 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
         const Node& node = graph.nodes[i];
         if (!node.is_dispatch()) continue;
         const auto self = static_cast<uint32_t>(i);
-        // The first segment of each non-empty access, reads then writes, from cover().
-        firsts.clear();
-        for (const ByteRange& r : node.reads)
-            if (!r.empty())
-                firsts.push_back(store_of(r.allocation).cover(scratch, pool, r.begin, r.end));
-        for (const ByteRange& w : node.writes)
-            if (!w.empty())
-                firsts.push_back(store_of(w.allocation).cover(scratch, pool, w.begin, w.end));
-        // Find the hazards against the state before this node...
-        size_t a = 0;
+        // Each read in one walk: its RAW hazards (the writers, which no read changes) and
+        // this node recorded as a reader of its bytes.
         for (const ByteRange& r : node.reads) {
             if (r.empty()) continue;
-            stores[r.allocation].for_each(
-                firsts[a++], r.begin, r.end, [&](uint64_t b, uint64_t e, const SegmentState& s) {
-                    if (s.writer != kNoWriter)
-                        pieces.add(HazardKind::raw, s.writer, r.allocation, std::max(b, r.begin),
-                                   std::min(e, r.end));
-                });
+            AllocationSegments& store = store_of(r.allocation);
+            store.for_each(store.cover(scratch, pool, r.begin, r.end), r.begin, r.end,
+                           [&](uint64_t b, uint64_t e, SegmentState& s) {
+                               if (s.writer != kNoWriter)
+                                   pieces.add(HazardKind::raw, s.writer, r.allocation,
+                                              std::max(b, r.begin), std::min(e, r.end));
+                               if (s.no_readers() || s.last_reader() != self) s.add_reader(self);
+                           });
         }
+        // The writes' WAR / WAW hazards against the state before this node: the readers since
+        // the last write, but for this node itself (recorded just above, always the last).
         for (const ByteRange& w : node.writes) {
             if (w.empty()) continue;
-            stores[w.allocation].for_each(
-                firsts[a++], w.begin, w.end, [&](uint64_t b, uint64_t e, const SegmentState& s) {
+            AllocationSegments& store = store_of(w.allocation);
+            store.for_each(
+                store.cover(scratch, pool, w.begin, w.end), w.begin, w.end,
+                [&](uint64_t b, uint64_t e, const SegmentState& s) {
                     const uint64_t begin = std::max(b, w.begin), end = std::min(e, w.end);
-                    if (!s.no_readers()) {
-                        for (const uint32_t* reader = s.readers_begin(); reader != s.readers_end();
-                             ++reader)
-                            pieces.add(HazardKind::war, *reader, w.allocation, begin, end);
+                    const uint32_t* readers = s.readers_begin();
+                    const uint32_t* readers_end = s.readers_end();
+                    if (readers != readers_end && readers_end[-1] == self) --readers_end;
+                    if (readers != readers_end) {
+                        for (; readers != readers_end; ++readers)
+                            pieces.add(HazardKind::war, *readers, w.allocation, begin, end);
                     } else if (s.writer != kNoWriter) {
                         pieces.add(HazardKind::waw, s.writer, w.allocation, begin, end);
                     }
                 });
         }
         pieces.merge_into(i, hazards_, pairs_);
-        // ...then record this node's accesses: reads first, so that a read-write binding
-        // leaves the bytes written by this node with no reader since.
-        a = 0;
-        for (const ByteRange& r : node.reads) {
-            if (r.empty()) continue;
-            stores[r.allocation].for_each(firsts[a++], r.begin, r.end,
-                                          [&](uint64_t, uint64_t, SegmentState& s) {
-                                              if (s.no_readers() || s.last_reader() != self)
-                                                  s.add_reader(self);
-                                          });
-        }
+        // Then the writes: a read-write binding leaves the bytes written by this node with no
+        // reader since.
         for (const ByteRange& w : node.writes)
             if (!w.empty()) stores[w.allocation].write(scratch, pool, w.begin, w.end, self);
     }
