@@ -490,7 +490,6 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
     };
     PieceList pieces;
     into_begin_.assign(n + 1, 0);
-    size_t listed_at_sixteenth = 0;
     for (size_t i = 0; i < n; ++i) {
         into_begin_[i] = hazards_.size();
         // The ranges of the nodes ahead, which at 100k nodes are no longer in cache: their
@@ -513,16 +512,14 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
                 }
         }
         // Growing the hazard list by doubling moved it again and again (48 bytes a hazard):
-        // at an eighth of a large graph, room for the rest at the rate of the second sixteenth
-        // (past the first accesses to untouched bytes), and a tenth more.
-        if (n >= 4096 && i == n / 16) listed_at_sixteenth = hazards_.size();
-        if (n >= 4096 && i == n / 8) {
-            const size_t rate_nodes = n / 8 - n / 16;
-            const size_t expected =
-                hazards_.size() +
-                (hazards_.size() - listed_at_sixteenth) * (n - i) / rate_nodes * 11 / 10 + 1024;
-            hazards_.reserve(expected);
-            pairs_.reserve(expected);
+        // at a 64th and again at an 8th of a large graph, room for all at the rate so far.
+        if (n >= 4096 && i > 0 && (i == n / 64 || i == n / 8)) {
+            const size_t margin_eighths = i == n / 64 ? 10 : 9;  // a quarter, then an eighth
+            const size_t expected = hazards_.size() * n / i * margin_eighths / 8 + 1024;
+            if (expected > hazards_.capacity()) {
+                hazards_.reserve(expected);
+                pairs_.reserve(expected);
+            }
         }
         const Node& node = graph.nodes[i];
         if (!node.is_dispatch()) continue;
