@@ -22,7 +22,7 @@ class ConflictTracker {
     /// touched; the lists keep their capacity for the next groups.
     void reset();
     /// True when the current group holds no range.
-    bool empty() const { return touched_.empty(); }
+    bool empty() const { return touched_reads_.empty() && touched_writes_.empty(); }
 
   private:
     using RangeList = std::vector<ByteRange>;
@@ -30,9 +30,8 @@ class ConflictTracker {
                              const ByteRange& r);
     std::unordered_map<AllocationId, RangeList> reads_;
     std::unordered_map<AllocationId, RangeList> writes_;
-    /// The lists of reads_ and writes_ that hold ranges of the current group (map values
-    /// stay where they are when the maps grow).
-    std::vector<RangeList*> touched_;
+    /// The allocations whose lists in reads_ / writes_ hold ranges of the current group.
+    std::vector<AllocationId> touched_reads_, touched_writes_;
 };
 
 }  // namespace graphlens

@@ -25,23 +25,13 @@ constexpr std::array<DTypeFacts, 10> kFacts{{
     {DType::q4_k, "q4_k", 256, 144},
     {DType::q6_k, "q6_k", 256, 210},
 }};
-const DTypeFacts& facts(DType t) {
-    return kFacts.at(static_cast<size_t>(t));
-}
+const DTypeFacts& facts(DType t) { return kFacts.at(static_cast<size_t>(t)); }
 }  // namespace
 
-uint32_t dtype_block_elements(DType t) {
-    return facts(t).block_elements;
-}
-uint32_t dtype_block_bytes(DType t) {
-    return facts(t).block_bytes;
-}
-bool dtype_is_quantized(DType t) {
-    return facts(t).block_elements > 1;
-}
-std::string_view dtype_name(DType t) {
-    return facts(t).name;
-}
+uint32_t dtype_block_elements(DType t) { return facts(t).block_elements; }
+uint32_t dtype_block_bytes(DType t) { return facts(t).block_bytes; }
+bool dtype_is_quantized(DType t) { return facts(t).block_elements > 1; }
+std::string_view dtype_name(DType t) { return facts(t).name; }
 
 uint64_t dtype_bytes_for(DType t, uint64_t n_elements) {
     const auto& f = facts(t);
