@@ -33,10 +33,6 @@ class GroupTracker {
     std::vector<ByteRange> reads_, writes_;  ///< the group's non-empty ranges while flat
     bool in_tracker_ = false;
     ConflictTracker tracker_;
-    /// Ranges added since tracker_ was made: ConflictTracker::reset() visits every allocation
-    /// it ever saw, so after many a fresh tracker is cheaper (graphs with thousands of
-    /// allocations).
-    size_t ranges_since_fresh_ = 0;
     bool has_fence_ = false;
     bool empty_ = true;
 };

@@ -13,21 +13,25 @@
 namespace graphlens {
 
 class ConflictTracker {
-public:
+  public:
     /// True when a dispatch with these ranges may not join the current group.
     bool conflicts(std::span<const ByteRange> reads, std::span<const ByteRange> writes) const;
     /// Adds a dispatch's ranges to the current group.
     void add(std::span<const ByteRange> reads, std::span<const ByteRange> writes);
-    /// Starts a new group (a barrier was emitted).
+    /// Starts a new group (a barrier was emitted). Visits only the allocations the group
+    /// touched; the lists keep their capacity for the next groups.
     void reset();
-    bool empty() const { return reads_.empty() && writes_.empty(); }
+    /// True when the current group holds no range.
+    bool empty() const { return touched_reads_.empty() && touched_writes_.empty(); }
 
-private:
+  private:
     using RangeList = std::vector<ByteRange>;
     static bool overlaps_any(const std::unordered_map<AllocationId, RangeList>& set,
                              const ByteRange& r);
     std::unordered_map<AllocationId, RangeList> reads_;
     std::unordered_map<AllocationId, RangeList> writes_;
+    /// The allocations whose lists in reads_ / writes_ hold ranges of the current group.
+    std::vector<AllocationId> touched_reads_, touched_writes_;
 };
 
 }  // namespace graphlens

@@ -97,6 +97,8 @@ struct FusionRecipe {
 std::vector<FusionRecipe> default_fusion_recipes();
 
 struct FusionResult {
+    /// When nothing applied (applied == 0): a copy of the input graph, the same nodes sharing
+    /// their payloads, and the same allocations, kernels and metadata.
     ComputeGraph graph;
     std::vector<FusionDiagnostic> diagnostics;  ///< applied fusions and near misses
     size_t applied = 0;

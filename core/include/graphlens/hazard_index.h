@@ -43,8 +43,13 @@ class HazardIndex {
     /// Number of nodes of the analysed graph (barriers included).
     size_t node_count() const { return into_begin_.empty() ? 0 : into_begin_.size() - 1; }
 
+    /// The ends of every listed hazard: pairs()[k] is {hazards()[k].earlier, .later}.
+    const std::vector<HazardPair>& pairs() const { return pairs_; }
+
     /// Hazards whose later end is `node` (what the node waits for).
     std::span<const Hazard> into(size_t node) const;
+    /// The ends of into(node).
+    std::span<const HazardPair> pairs_into(size_t node) const;
     /// Some of hazards(), by position, without copying them.
     class Selection {
       public:
@@ -71,6 +76,11 @@ class HazardIndex {
     /// Hazards whose earlier end is `node` (who waits for the node), sorted by later; a view
     /// into hazards() (the fusion pass walks it for every candidate chain).
     Selection out_of(size_t node) const { return {hazards_, out_indices(node)}; }
+    /// Cache hints for a walk that reads out_of() of the nodes ahead (the fusion pass; at 100k
+    /// nodes the hazards are no longer in cache): the list of a node (prefetch_out_list), and
+    /// a few steps later its first hazards (prefetch_out_hazards, which reads the list).
+    void prefetch_out_list(size_t node) const;
+    void prefetch_out_hazards(size_t node) const;
     /// Listed hazards between two nodes, in either order argument.
     std::vector<Hazard> between(size_t a, size_t b) const;
     /// True when the listed hazards contain a hazard between the two nodes.
@@ -81,6 +91,7 @@ class HazardIndex {
     std::span<const uint32_t> out_indices(size_t node) const;
 
     std::vector<Hazard> hazards_;
+    std::vector<HazardPair> pairs_;    ///< the ends of hazards_, in the same order
     std::vector<size_t> into_begin_;   ///< [node] = first hazard with later == node; size n+1
     std::vector<uint32_t> out_order_;  ///< hazard indices sorted by (earlier, later)
     std::vector<size_t> out_begin_;    ///< [node] = first entry of out_order_; size n+1

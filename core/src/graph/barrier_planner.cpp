@@ -32,14 +32,12 @@ void GroupTracker::add(const Node& dispatch) {
     const size_t added = dispatch.reads.size() + dispatch.writes.size();
     if (!in_tracker_ && reads_.size() + writes_.size() + added > kFlatRanges) {
         tracker_.add(reads_, writes_);
-        ranges_since_fresh_ += reads_.size() + writes_.size();
         reads_.clear();
         writes_.clear();
         in_tracker_ = true;
     }
     if (in_tracker_) {
         tracker_.add(dispatch.reads, dispatch.writes);
-        ranges_since_fresh_ += added;
         return;
     }
     for (const ByteRange& r : dispatch.reads)
@@ -52,13 +50,7 @@ void GroupTracker::reset() {
     reads_.clear();
     writes_.clear();
     if (in_tracker_) {
-        constexpr size_t kFreshAfter = 256;
-        if (ranges_since_fresh_ > kFreshAfter) {
-            tracker_ = ConflictTracker();
-            ranges_since_fresh_ = 0;
-        } else {
-            tracker_.reset();
-        }
+        tracker_.reset();
         in_tracker_ = false;
     }
     has_fence_ = false;
@@ -101,6 +93,44 @@ std::vector<uint32_t> planned_order(const ComputeGraph& graph, std::span<const u
         ahead(k, kPrefetchAheadShortWork / 2, [](const Node& a) { prefetch_ranges(a); });
         const uint32_t i = order.empty() ? static_cast<uint32_t>(k) : order[k];
         if (i != StageGraph::kBarrier) visit(i);
+    }
+    return out;
+}
+
+std::vector<uint32_t> planned_order(const ComputeGraph& graph, std::span<const uint32_t> order,
+                                    const HazardIndex& hazards) {
+    const size_t nodes = graph.nodes.size();
+    if (hazards.node_count() != nodes) return planned_order(graph, order);
+    constexpr uint32_t kUnplaced = UINT32_MAX;
+    std::vector<uint32_t> group_of(nodes, kUnplaced);  // [node] = its group once placed
+    std::vector<uint32_t> out;
+    out.reserve(nodes);
+    uint32_t group = 0;
+    bool group_empty = true;
+    bool group_has_fence = false;
+    const size_t n = order.empty() ? nodes : order.size();
+    for (size_t k = 0; k < n; ++k) {
+        const uint32_t i = order.empty() ? static_cast<uint32_t>(k) : order[k];
+        if (i == StageGraph::kBarrier) continue;
+        if (i >= nodes) return planned_order(graph, order);
+        const Node& node = graph.nodes[i];
+        if (!node.is_dispatch()) continue;
+        if (group_of[i] != kUnplaced) return planned_order(graph, order);  // taken twice
+        bool cut = !group_empty && (group_has_fence || node.is_fence());
+        for (const HazardPair& h : hazards.pairs_into(i)) {
+            const uint32_t g = group_of[h.earlier];
+            if (g == kUnplaced) return planned_order(graph, order);  // the order breaks it
+            cut = cut || g == group;
+        }
+        if (cut) {
+            out.push_back(StageGraph::kBarrier);
+            ++group;
+            group_has_fence = false;
+        }
+        group_of[i] = group;
+        group_empty = false;
+        group_has_fence = group_has_fence || node.is_fence();
+        out.push_back(i);
     }
     return out;
 }

@@ -83,16 +83,17 @@ std::vector<std::string> ComputeGraph::validate() const {
         if (allocations[i].id != i)
             errors.push_back("allocation " + std::to_string(i) + " has id " +
                              std::to_string(allocations[i].id));
-    // Ids are dense in captures and passes: a table by id then replaces a hash set (one heap
-    // block per id). Sparse foreign ids keep the set.
-    NodeId max_id = 0;
-    for (const Node& n : nodes)
-        if (n.is_dispatch()) max_id = std::max(max_id, n.id);
-    const bool dense = size_t{max_id} <= 4 * nodes.size() + 1024;
-    std::vector<char> id_seen(dense ? size_t{max_id} + 1 : 0, 0);
+    // Ids are dense in captures and passes: a table by id (grown as ids are met, one walk)
+    // replaces a hash set (one heap block per id) for ids up to 4 per node; sparse foreign ids
+    // above that go to the set. Each id has one home, so a second use is found either way.
+    const size_t dense_limit = 4 * nodes.size() + 1024;
+    std::vector<char> id_seen(nodes.size(), 0);
     std::unordered_set<NodeId> ids;
     auto first_use = [&](NodeId id) {
-        if (!dense) return ids.insert(id).second;
+        if (id > dense_limit) return ids.insert(id).second;
+        if (id >= id_seen.size())
+            id_seen.resize(
+                std::min(dense_limit + 1, std::max<size_t>(size_t{id} + 1, 2 * id_seen.size())), 0);
         const bool first = !id_seen[id];
         id_seen[id] = 1;
         return first;

@@ -22,16 +22,24 @@ bool ConflictTracker::conflicts(std::span<const ByteRange> reads,
 }
 
 void ConflictTracker::add(std::span<const ByteRange> reads, std::span<const ByteRange> writes) {
+    auto push = [](std::unordered_map<AllocationId, RangeList>& set,
+                   std::vector<AllocationId>& touched, const ByteRange& r) {
+        RangeList& list = set[r.allocation];
+        if (list.empty()) touched.push_back(r.allocation);
+        list.push_back(r);
+    };
     for (const auto& r : reads)
-        if (!r.empty()) reads_[r.allocation].push_back(r);
+        if (!r.empty()) push(reads_, touched_reads_, r);
     for (const auto& w : writes)
-        if (!w.empty()) writes_[w.allocation].push_back(w);
+        if (!w.empty()) push(writes_, touched_writes_, w);
 }
 
 void ConflictTracker::reset() {
-    // Keep the buckets' capacity: groups are small and reset often.
-    for (auto& [id, list] : reads_) list.clear();
-    for (auto& [id, list] : writes_) list.clear();
+    // Keep the lists' capacity: groups are small and reset often.
+    for (AllocationId a : touched_reads_) reads_[a].clear();
+    for (AllocationId a : touched_writes_) writes_[a].clear();
+    touched_reads_.clear();
+    touched_writes_.clear();
 }
 
 }  // namespace graphlens

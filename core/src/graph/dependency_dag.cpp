@@ -29,7 +29,7 @@ void DependencyDag::build(const ComputeGraph& graph, const HazardIndex& hazards)
         if (!node.is_dispatch()) continue;
         scratch.clear();
         // into() lists hazards by earlier end: ascending already, only fence edges unsort it.
-        for (const Hazard& h : hazards.into(i)) scratch.push_back(static_cast<uint32_t>(h.earlier));
+        for (const HazardPair& h : hazards.pairs_into(i)) scratch.push_back(h.earlier);
         bool sorted = true;
         if (last_fence != kNone) {
             scratch.push_back(last_fence);

@@ -315,6 +315,7 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
                             recipe.pattern));
 
     std::vector<size_t> dispatches;  // node indices of the dispatches
+    dispatches.reserve(graph.nodes.size());
     for (size_t i = 0; i < graph.nodes.size(); ++i)
         if (graph.nodes[i].is_dispatch()) dispatches.push_back(i);
 
@@ -325,8 +326,10 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
         Node node;
     };
     std::vector<Applied> applied;
-    std::vector<size_t> position_of(graph.nodes.size(), SIZE_MAX);
-    for (size_t p = 0; p < dispatches.size(); ++p) position_of[dispatches[p]] = p;
+    // [node index] = its dispatch position (32 bits: half the table to fill at 100k nodes).
+    std::vector<uint32_t> position_of(graph.nodes.size(), UINT32_MAX);
+    for (size_t p = 0; p < dispatches.size(); ++p)
+        position_of[dispatches[p]] = static_cast<uint32_t>(p);
     std::vector<char> consumed(dispatches.size(), 0);  // a member of an applied chain
     // The members of `recipe` starting at position p: consecutive dispatches, or with gaps
     // each member's first reader; empty when the ops do not match.
@@ -368,6 +371,23 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
                 static_cast<uint32_t>(r));
     std::vector<size_t> chain;
     for (size_t p = 0; p < dispatches.size();) {
+        // The matcher reads the members' outputs and bindings, cold at 100k dispatches: ask for
+        // them ahead (compute_graph.h).
+        // So does it the hazards out of them.
+        if (p + 2 * kPrefetchAhead < dispatches.size())
+            hazards.prefetch_out_list(dispatches[p + 2 * kPrefetchAhead]);
+        if (p + kPrefetchAhead < dispatches.size())
+            hazards.prefetch_out_hazards(dispatches[p + kPrefetchAhead]);
+        if (p + kPrefetchAhead < dispatches.size()) {
+            const Node& ahead = graph.nodes[dispatches[p + kPrefetchAhead]];
+            ahead.writes.prefetch();
+            ahead.bindings.prefetch();
+        }
+        if (p + kPrefetchAhead / 2 < dispatches.size()) {
+            const Node& ahead = graph.nodes[dispatches[p + kPrefetchAhead / 2]];
+            ahead.writes.prefetch_items();
+            ahead.bindings.prefetch_items();
+        }
         if (consumed[p]) {  // already inside a fused node
             ++p;
             continue;
@@ -452,6 +472,17 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
     // that lost one is re-planned from its ranges; the rest of the schedule is untouched.
     std::vector<Node>& out = result.graph.nodes;
     out.reserve(graph.nodes.size());
+    if (applied.empty()) {
+        // Nothing fused: every node as it is.
+        for (size_t i = 0; i < graph.nodes.size(); ++i) {
+            // Copying a node counts a reference in each of its shared blocks, cold at 100k
+            // nodes.
+            if (i + kPrefetchAheadShortWork < graph.nodes.size())
+                prefetch_fields(graph.nodes[i + kPrefetchAheadShortWork]);
+            out.push_back(graph.nodes[i]);
+        }
+        return result;
+    }
     size_t run_begin = 0;   // index in out of the first dispatch after the last kept barrier
     bool run_lost = false;  // a barrier inside the current run was dropped
     auto close_run = [&] {
@@ -486,7 +517,11 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
     }
     for (size_t p = 1; p < spans.size(); ++p) spans[p] += spans[p - 1];
     size_t p = 0;  // position of the next dispatch
-    for (const Node& node : graph.nodes) {
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+        // Copying a node counts a reference in each of its shared blocks, cold at 100k nodes.
+        if (i + kPrefetchAheadShortWork < graph.nodes.size())
+            prefetch_fields(graph.nodes[i + kPrefetchAheadShortWork]);
+        const Node& node = graph.nodes[i];
         if (node.is_barrier()) {
             if (p < dispatches.size() && spans[p] > 0) {
                 run_lost = true;

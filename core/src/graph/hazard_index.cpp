@@ -5,48 +5,94 @@
 #include <cstddef>
 #include <map>
 #include <memory>
-#include <tuple>
+#include <optional>
+#include <utility>
 
 namespace graphlens {
 namespace {
 
 constexpr uint32_t kNoWriter = UINT32_MAX;
 
-/// Node indices that read a run of bytes since its last write. Usually one to three, so they
-/// live inline: segments are split (copied) and created by the thousand, and a heap block per
-/// reader list was most of the index's allocations.
-class ReaderList {
+/// The state of a run of bytes: who wrote it last and who read it since (node indices,
+/// ascending). Readers are usually one or two, so they live inline, and the whole state is 24
+/// bytes (a flat store's entry 32): segments are split (copied) and created by the thousand,
+/// and the walks over them read every byte. More readers live in a heap block of their own.
+class SegmentState {
   public:
-    bool empty() const { return size_ == 0; }
-    uint32_t back() const { return begin()[size_ - 1]; }
-    void push_back(uint32_t reader) {
-        if (size_ < kInline) {
-            inline_[size_] = reader;
-        } else {
-            if (size_ == kInline) more_.assign(inline_.begin(), inline_.end());
-            more_.push_back(reader);
+    uint32_t writer = kNoWriter;
+
+    SegmentState() = default;
+    explicit SegmentState(uint32_t written_by) : writer(written_by) {}
+    SegmentState(const SegmentState& other)
+        : writer(other.writer), count_(other.count_), inline_(other.inline_) {
+        if (count_ > kInline) {
+            heap_ = allocate(count_);
+            std::copy(other.heap_ + 1, other.heap_ + 1 + count_, heap_ + 1);
         }
-        ++size_;
     }
-    void clear() {
-        size_ = 0;
-        more_.clear();
+    SegmentState(SegmentState&& other) noexcept
+        : writer(other.writer),
+          count_(std::exchange(other.count_, 0)),
+          inline_(other.inline_),
+          heap_(std::exchange(other.heap_, nullptr)) {}
+    SegmentState& operator=(const SegmentState& other) {
+        if (this != &other) *this = SegmentState(other);
+        return *this;
     }
-    const uint32_t* begin() const { return size_ <= kInline ? inline_.data() : more_.data(); }
-    const uint32_t* end() const { return begin() + size_; }
+    SegmentState& operator=(SegmentState&& other) noexcept {
+        std::swap(writer, other.writer);
+        std::swap(count_, other.count_);
+        std::swap(inline_, other.inline_);
+        std::swap(heap_, other.heap_);
+        return *this;
+    }
+    ~SegmentState() { delete[] heap_; }
+
+    bool no_readers() const { return count_ == 0; }
+    uint32_t last_reader() const { return readers_begin()[count_ - 1]; }
+    void add_reader(uint32_t reader) {
+        if (count_ < kInline) {
+            inline_[count_++] = reader;
+            return;
+        }
+        if (count_ == kInline) {  // moving to the heap block (kept from an earlier list)
+            if (!heap_) heap_ = allocate(8);
+            std::copy(inline_.begin(), inline_.end(), heap_ + 1);
+        } else if (count_ == heap_[0]) {
+            uint32_t* bigger = allocate(2 * count_);
+            std::copy(heap_ + 1, heap_ + 1 + count_, bigger + 1);
+            delete[] heap_;
+            heap_ = bigger;
+        }
+        heap_[1 + count_++] = reader;
+    }
+    /// A write: this node's bytes now, read by nobody since.
+    void written_by(uint32_t node) {
+        writer = node;
+        count_ = 0;
+    }
+    const uint32_t* readers_begin() const { return count_ <= kInline ? inline_.data() : heap_ + 1; }
+    const uint32_t* readers_end() const { return readers_begin() + count_; }
 
   private:
-    static constexpr uint32_t kInline = 3;
-    std::array<uint32_t, kInline> inline_{};
-    uint32_t size_ = 0;
-    std::vector<uint32_t> more_;  ///< all of them once there are more than kInline
-};
+    static constexpr uint32_t kInline = 2;
+    /// A block for `capacity` readers after its first word, which holds the capacity.
+    static uint32_t* allocate(uint32_t capacity) {
+        auto* block = new uint32_t[1 + size_t{capacity}];
+        block[0] = capacity;
+        return block;
+    }
 
-/// The state of a run of bytes: who wrote it last and who read it since.
+    uint32_t count_ = 0;
+    std::array<uint32_t, kInline> inline_{};
+    uint32_t* heap_ = nullptr;  ///< the readers while count_ > kInline (may stay as spare)
+};
+static_assert(sizeof(SegmentState) == 24);
+
+/// A run of bytes in a tree: its end (the key is its start) and its state.
 struct Segment {
     uint64_t end = 0;
-    uint32_t writer = kNoWriter;
-    ReaderList readers;  ///< ascending
+    SegmentState state;
 };
 
 /// Fixed-size blocks for the tree nodes of every segment map of one index: segments are cut
@@ -146,7 +192,7 @@ SegmentMap::iterator cover(SegmentMap& map, uint64_t begin, uint64_t end) {
     while (pos < end) {
         if (it == map.end() || it->first > pos) {
             const uint64_t gap_end = (it == map.end()) ? end : std::min(end, it->first);
-            it = map.emplace_hint(it, pos, Segment{gap_end, kNoWriter, {}});
+            it = map.emplace_hint(it, pos, Segment{gap_end, SegmentState()});
         }
         if (pos == begin) first = it;
         pos = it->second.end;
@@ -155,47 +201,295 @@ SegmentMap::iterator cover(SegmentMap& map, uint64_t begin, uint64_t end) {
     return first;
 }
 
+/// Calls f(begin, end, state) for each segment from `first` that starts before `end`.
 template <typename F>
 void for_each_segment(SegmentMap& map, SegmentMap::iterator first, uint64_t end, F&& f) {
-    for (auto it = first; it != map.end() && it->first < end; ++it) f(it->first, it->second);
+    for (auto it = first; it != map.end() && it->first < end; ++it)
+        f(it->first, it->second.end, it->second.state);
 }
 
-bool hazard_order(const Hazard& a, const Hazard& b) {
-    return std::tie(a.later, a.earlier, a.overlap.allocation, a.kind, a.overlap.begin) <
-           std::tie(b.later, b.earlier, b.overlap.allocation, b.kind, b.overlap.begin);
+/// Records a write of [begin, end) by `self` in a tree: one segment, this write's.
+void record_write(SegmentMap& map, uint64_t begin, uint64_t end, uint32_t self) {
+    // One segment exactly the range (tensor views): it becomes this write's.
+    auto first = map.lower_bound(begin);
+    if (first != map.end() && first->first == begin && first->second.end == end) {
+        first->second.state.written_by(self);
+        return;
+    }
+    // cover() made segments tile the range; an earlier write of this node may have merged
+    // across its ends, so cut there again before replacing them by one.
+    first = cut(map, first, begin);
+    const auto last = cut(map, map.lower_bound(end), end);
+    if (first != last && first->first == begin) {
+        // Reuse the first segment's tree node (one allocation less per write).
+        first->second.end = end;
+        first->second.state.written_by(self);
+        map.erase(std::next(first), last);
+    } else {
+        map.erase(first, last);
+        map.emplace(begin, Segment{end, SegmentState(self)});
+    }
 }
 
-/// Sorts one node's hazards and merges adjacent or overlapping pieces of the same pair.
-void merge_pieces(std::vector<Hazard>& pieces, std::vector<Hazard>& out) {
-    std::sort(pieces.begin(), pieces.end(), hazard_order);
-    for (const Hazard& h : pieces) {
-        if (!out.empty()) {
-            Hazard& prev = out.back();
-            if (prev.later == h.later && prev.earlier == h.earlier && prev.kind == h.kind &&
-                prev.overlap.allocation == h.overlap.allocation &&
-                h.overlap.begin <= prev.overlap.end) {
-                prev.overlap.end = std::max(prev.overlap.end, h.overlap.end);
-                continue;
+/// An entry of a flat store: a segment's start and state (its end is in a parallel array).
+struct FlatSegment {
+    uint64_t begin = 0;
+    SegmentState state;
+};
+static_assert(sizeof(FlatSegment) == 32);
+
+/// A segment being built for a flat store: start, end and state.
+struct Run {
+    uint64_t begin = 0;
+    uint64_t end = 0;
+    SegmentState state;
+};
+
+/// The segments of one allocation: a sorted array (the small allocations of random graphs,
+/// whose tree nodes were cache misses at every level; an allocation filled from front to back,
+/// like the weights or KV cache of a transformer, whose accesses land at the array's end) while
+/// no change has to move more than kFlatLimit entries after it; from the first that would, a
+/// tree. So a cut never moves more than kFlatLimit entries.
+class AllocationSegments {
+  public:
+    /// The first segment of a covered range, for the walks over it before the node's writes
+    /// are recorded: a tree iterator, or (flat) found again by its start, as inserting into
+    /// the array moves entries.
+    struct First {
+        SegmentMap::iterator tree;
+        bool in_tree = false;  ///< false: made while the store was flat
+        /// Flat: where the segment stood after the cover; checked by its start before use.
+        size_t flat = SIZE_MAX;
+    };
+
+    /// Makes segments tile [begin, end) exactly (gaps become fresh segments).
+    First cover(std::vector<Run>& scratch, NodePool& pool, uint64_t begin, uint64_t end) {
+        if (tree_) return {graphlens::cover(*tree_, begin, end), true};
+        const size_t lo = first_ending_after(begin);
+        size_t hi = lo;
+        size_t gaps = 0;
+        uint64_t pos = begin;
+        for (; hi < flat_.size() && flat_[hi].begin < end; ++hi) {
+            gaps += flat_[hi].begin > pos;
+            pos = ends_[hi];
+        }
+        gaps += pos < end;
+        const bool cut_left = lo < hi && flat_[lo].begin < begin;
+        const bool cut_right = lo < hi && ends_[hi - 1] > end;
+        if (gaps + cut_left + cut_right > 0) {
+            const size_t runs = (hi - lo) + gaps + cut_left + cut_right;
+            if (outgrows(hi, lo + runs)) {
+                to_tree(pool);
+                return {graphlens::cover(*tree_, begin, end), true};
+            }
+            // Cut at both ends and fill the gaps, the runs built once and moved in. Only the
+            // states of the cut segments are copied (both halves keep them); the others move.
+            scratch.clear();
+            if (cut_left) scratch.push_back({flat_[lo].begin, begin, flat_[lo].state});
+            std::optional<Run> right;
+            if (cut_right) right = Run{end, ends_[hi - 1], flat_[hi - 1].state};
+            pos = begin;
+            for (size_t k = lo; k < hi; ++k) {
+                const uint64_t b = flat_[k].begin;
+                if (b > pos) scratch.push_back({pos, b, SegmentState()});
+                const Run& piece = scratch.emplace_back(
+                    Run{std::max(b, begin), std::min(ends_[k], end), std::move(flat_[k].state)});
+                pos = piece.end;
+            }
+            if (pos < end) scratch.push_back({pos, end, SegmentState()});
+            if (right) scratch.push_back(std::move(*right));
+            replace(lo, hi, scratch);
+        }
+        return {{}, false, lo + (cut_left ? 1 : 0)};
+    }
+
+    /// Calls f(begin, end, state) for each segment of a covered range, from its first.
+    template <typename F>
+    void for_each(const First& first, uint64_t begin, uint64_t end, F&& f) {
+        if (tree_) {
+            for_each_segment(*tree_, first.in_tree ? first.tree : tree_->lower_bound(begin), end,
+                             f);
+            return;
+        }
+        size_t k = first.flat;
+        if (k >= flat_.size() || flat_[k].begin != begin) k = first_ending_after(begin);
+        for (; k < flat_.size() && flat_[k].begin < end; ++k)
+            f(flat_[k].begin, ends_[k], flat_[k].state);
+    }
+
+    /// Records a write of [begin, end) by `self`: one segment, this write's.
+    void write(std::vector<Run>& scratch, NodePool& pool, uint64_t begin, uint64_t end,
+               uint32_t self) {
+        if (tree_) {
+            record_write(*tree_, begin, end, self);
+            return;
+        }
+        const size_t lo = first_ending_after(begin);
+        if (lo < flat_.size() && flat_[lo].begin == begin && ends_[lo] == end) {
+            flat_[lo].state.written_by(self);
+            return;
+        }
+        size_t hi = lo;
+        while (hi < flat_.size() && flat_[hi].begin < end) ++hi;
+        scratch.clear();
+        if (lo < hi && flat_[lo].begin < begin)
+            scratch.push_back({flat_[lo].begin, begin, flat_[lo].state});
+        scratch.push_back({begin, end, SegmentState(self)});
+        if (lo < hi && ends_[hi - 1] > end)
+            scratch.push_back({end, ends_[hi - 1], flat_[hi - 1].state});
+        if (outgrows(hi, scratch.size() + lo)) {
+            to_tree(pool);
+            record_write(*tree_, begin, end, self);
+            return;
+        }
+        replace(lo, hi, scratch);
+    }
+
+    /// Cache hints for an access to come: the arrays' blocks (their first lines and the
+    /// middle, where a search starts). At 100k dispatches the stores of thousands of small
+    /// allocations are no longer in cache.
+    void prefetch() const {
+        if (ends_.empty()) return;
+        graphlens::prefetch(ends_.data() + ends_.size() / 2);
+        graphlens::prefetch(flat_.data() + flat_.size() / 2);
+    }
+
+  private:
+    static constexpr size_t kFlatLimit = 256;
+
+    /// Index of the first segment that ends after pos (segments are sorted and disjoint, so
+    /// their ends are sorted too). Searched from the back, in steps that double, then by
+    /// halves: allocations filled front to back are accessed near their end, and a search
+    /// from the middle of a long array missed the cache at every step.
+    size_t first_ending_after(uint64_t pos) const {
+        const size_t n = ends_.size();
+        if (n == 0 || pos >= ends_[n - 1]) return n;  // an append
+        size_t lo = n - 1;                            // ends_[lo] > pos
+        for (size_t step = 1; lo > 0; step *= 2) {
+            const size_t probe = lo > step ? lo - step : 0;
+            if (ends_[probe] <= pos)  // the answer lies in (probe, lo]
+                return static_cast<size_t>(
+                    std::upper_bound(ends_.begin() + static_cast<ptrdiff_t>(probe) + 1,
+                                     ends_.begin() + static_cast<ptrdiff_t>(lo), pos) -
+                    ends_.begin());
+            lo = probe;
+        }
+        return 0;
+    }
+    /// Whether replacing flat_[lo, hi) by runs ending at index `new_hi` (lo + their count)
+    /// would move more than kFlatLimit entries: then the store becomes a tree instead.
+    bool outgrows(size_t hi, size_t new_hi) const {
+        return new_hi != hi && flat_.size() - hi > kFlatLimit;
+    }
+    /// Replaces flat_[lo, hi) by the runs in scratch.
+    void replace(size_t lo, size_t hi, std::vector<Run>& scratch) {
+        const size_t old_count = hi - lo, new_count = scratch.size();
+        const auto at = [&](size_t k) { return flat_.begin() + static_cast<ptrdiff_t>(k); };
+        const auto end_at = [&](size_t k) { return ends_.begin() + static_cast<ptrdiff_t>(k); };
+        if (new_count > old_count) {
+            flat_.insert(at(hi), new_count - old_count, FlatSegment{});
+            ends_.insert(end_at(hi), new_count - old_count, 0);
+        } else if (new_count < old_count) {
+            flat_.erase(at(lo + new_count), at(hi));
+            ends_.erase(end_at(lo + new_count), end_at(hi));
+        }
+        for (size_t k = 0; k < new_count; ++k) {
+            ends_[lo + k] = scratch[k].end;
+            flat_[lo + k] = {scratch[k].begin, std::move(scratch[k].state)};
+        }
+    }
+    void to_tree(NodePool& pool) {
+        tree_.emplace(PoolAllocator<std::pair<const uint64_t, Segment>>(&pool));
+        for (size_t k = 0; k < flat_.size(); ++k)
+            tree_->emplace_hint(tree_->end(), flat_[k].begin,
+                                Segment{ends_[k], std::move(flat_[k].state)});
+        flat_ = {};
+        ends_ = {};
+    }
+
+    std::vector<FlatSegment> flat_;
+    /// The end of each segment of flat_: the key of the searches, eight to a cache line (a
+    /// search in flat_ itself missed the cache at every step).
+    std::vector<uint64_t> ends_;
+    std::optional<SegmentMap> tree_;
+};
+
+/// A piece of a hazard of the node being indexed (its later end): who, which bytes, which kind.
+/// 32 bytes where a Hazard has 48, and one key for the earlier end and the allocation.
+struct Piece {
+    uint64_t earlier_and_allocation = 0;  ///< earlier << 32 | allocation
+    HazardKind kind = HazardKind::raw;
+    uint64_t begin = 0;
+    uint64_t end = 0;
+};
+
+/// The pieces of one node's hazards as they are found, segment by segment. A piece that
+/// continues the latest piece of the same earlier node, allocation and kind (the next segment
+/// of one range: the common case) extends it instead, which leaves less to sort; the sort and
+/// merge at the end give the same hazards either way.
+class PieceList {
+  public:
+    void add(HazardKind kind, uint32_t earlier, AllocationId allocation, uint64_t begin,
+             uint64_t end) {
+        const uint64_t key = uint64_t{earlier} << 32 | allocation;
+        uint32_t& slot = latest_[(earlier * 4 + static_cast<uint32_t>(kind)) % kSlots];
+        if (slot < pieces_.size()) {
+            Piece& p = pieces_[slot];
+            if (p.earlier_and_allocation == key && p.kind == kind && p.begin <= begin &&
+                begin <= p.end) {
+                p.end = std::max(p.end, end);
+                return;
             }
         }
-        out.push_back(h);
+        slot = static_cast<uint32_t>(pieces_.size());
+        pieces_.push_back({key, kind, begin, end});
     }
-    pieces.clear();
-}
+    /// Sorts the pieces by (earlier, allocation, kind, begin), appends them to `out` as
+    /// hazards with later end `later`, adjacent or overlapping pieces of one pair merged (and
+    /// their ends to `ends`), and clears the list.
+    void merge_into(size_t later, std::vector<Hazard>& out, std::vector<HazardPair>& ends) {
+        std::sort(pieces_.begin(), pieces_.end(), [](const Piece& a, const Piece& b) {
+            if (a.earlier_and_allocation != b.earlier_and_allocation)
+                return a.earlier_and_allocation < b.earlier_and_allocation;
+            if (a.kind != b.kind) return a.kind < b.kind;
+            return a.begin < b.begin;
+        });
+        const size_t first = out.size();
+        for (const Piece& p : pieces_) {
+            const auto earlier = static_cast<size_t>(p.earlier_and_allocation >> 32);
+            const auto allocation = static_cast<AllocationId>(p.earlier_and_allocation);
+            if (out.size() > first) {
+                Hazard& prev = out.back();
+                if (prev.earlier == earlier && prev.kind == p.kind &&
+                    prev.overlap.allocation == allocation && p.begin <= prev.overlap.end) {
+                    prev.overlap.end = std::max(prev.overlap.end, p.end);
+                    continue;
+                }
+            }
+            out.push_back({p.kind, earlier, later, {allocation, p.begin, p.end}});
+            ends.push_back({static_cast<uint32_t>(earlier), static_cast<uint32_t>(later)});
+        }
+        pieces_.clear();
+    }
+
+  private:
+    static constexpr uint32_t kSlots = 16;
+    std::vector<Piece> pieces_;
+    std::array<uint32_t, kSlots> latest_{};  ///< index of a recent piece by earlier and kind
+};
 
 }  // namespace
 
 HazardIndex::HazardIndex(const ComputeGraph& graph) {
     const size_t n = graph.nodes.size();
-    NodePool pool;  // before the maps: they give their nodes back to it
-    const PoolAllocator<std::pair<const uint64_t, Segment>> allocator(&pool);
-    std::vector<SegmentMap> maps(graph.allocations.size(), SegmentMap(allocator));
-    auto map_of = [&](AllocationId a) -> SegmentMap& {
-        if (a >= maps.size()) maps.resize(size_t{a} + 1, SegmentMap(allocator));
-        return maps[a];
+    NodePool pool;  // before the stores: their trees give their nodes back to it
+    std::vector<AllocationSegments> stores(graph.allocations.size());
+    std::vector<Run> scratch;  // the segments replacing a run of a flat store
+    auto store_of = [&](AllocationId a) -> AllocationSegments& {
+        if (a >= stores.size()) stores.resize(size_t{a} + 1);
+        return stores[a];
     };
-    std::vector<Hazard> pieces;
-    std::vector<SegmentMap::iterator> firsts;
+    PieceList pieces;
     into_begin_.assign(n + 1, 0);
     for (size_t i = 0; i < n; ++i) {
         into_begin_[i] = hazards_.size();
@@ -206,86 +500,81 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
             graph.nodes[i + kPrefetchAhead].writes.prefetch();
         }
         if (i + kPrefetchAhead / 2 < n) prefetch_ranges(graph.nodes[i + kPrefetchAhead / 2]);
+        // The stores those ranges touch: the store objects two nodes ahead, their arrays one.
+        for (size_t ahead = 1; ahead <= 2 && i + ahead < n; ++ahead) {
+            const Node& next = graph.nodes[i + ahead];
+            for (const SharedVector<ByteRange>* ranges : {&next.reads, &next.writes})
+                for (const ByteRange& r : *ranges) {
+                    if (r.allocation >= stores.size()) continue;
+                    if (ahead == 2)
+                        graphlens::prefetch(&stores[r.allocation]);
+                    else
+                        stores[r.allocation].prefetch();
+                }
+        }
+        // Growing the hazard list by doubling moved it again and again (48 bytes a hazard):
+        // at a 64th and again at an 8th of a large graph, room for all at the rate so far.
+        if (n >= 4096 && i > 0 && (i == n / 64 || i == n / 8)) {
+            const size_t margin_eighths = i == n / 64 ? 10 : 9;  // a quarter, then an eighth
+            const size_t expected = hazards_.size() * n / i * margin_eighths / 8 + 1024;
+            if (expected > hazards_.capacity()) {
+                hazards_.reserve(expected);
+                pairs_.reserve(expected);
+            }
+        }
         const Node& node = graph.nodes[i];
         if (!node.is_dispatch()) continue;
         const auto self = static_cast<uint32_t>(i);
-        // The first segment of each non-empty access, reads then writes, from cover().
-        firsts.clear();
-        for (const ByteRange& r : node.reads)
-            if (!r.empty()) firsts.push_back(cover(map_of(r.allocation), r.begin, r.end));
+        // Each read in one walk: its RAW hazards (the writers, which no read changes) and
+        // this node recorded as a reader of its bytes.
+        for (const ByteRange& r : node.reads) {
+            if (r.empty()) continue;
+            AllocationSegments& store = store_of(r.allocation);
+            store.for_each(store.cover(scratch, pool, r.begin, r.end), r.begin, r.end,
+                           [&](uint64_t b, uint64_t e, SegmentState& s) {
+                               if (s.writer != kNoWriter)
+                                   pieces.add(HazardKind::raw, s.writer, r.allocation,
+                                              std::max(b, r.begin), std::min(e, r.end));
+                               if (s.no_readers() || s.last_reader() != self) s.add_reader(self);
+                           });
+        }
+        // The writes' WAR / WAW hazards against the state before this node: the readers since
+        // the last write, but for this node itself (recorded just above, always the last).
+        for (const ByteRange& w : node.writes) {
+            if (w.empty()) continue;
+            AllocationSegments& store = store_of(w.allocation);
+            store.for_each(
+                store.cover(scratch, pool, w.begin, w.end), w.begin, w.end,
+                [&](uint64_t b, uint64_t e, const SegmentState& s) {
+                    const uint64_t begin = std::max(b, w.begin), end = std::min(e, w.end);
+                    const uint32_t* readers = s.readers_begin();
+                    const uint32_t* readers_end = s.readers_end();
+                    if (readers != readers_end && readers_end[-1] == self) --readers_end;
+                    if (readers != readers_end) {
+                        for (; readers != readers_end; ++readers)
+                            pieces.add(HazardKind::war, *readers, w.allocation, begin, end);
+                    } else if (s.writer != kNoWriter) {
+                        pieces.add(HazardKind::waw, s.writer, w.allocation, begin, end);
+                    }
+                });
+        }
+        pieces.merge_into(i, hazards_, pairs_);
+        // Then the writes: a read-write binding leaves the bytes written by this node with no
+        // reader since.
         for (const ByteRange& w : node.writes)
-            if (!w.empty()) firsts.push_back(cover(map_of(w.allocation), w.begin, w.end));
-        // Find the hazards against the state before this node...
-        size_t a = 0;
-        for (const ByteRange& r : node.reads) {
-            if (r.empty()) continue;
-            for_each_segment(maps[r.allocation], firsts[a++], r.end, [&](uint64_t b, Segment& s) {
-                if (s.writer != kNoWriter)
-                    pieces.push_back(
-                        {HazardKind::raw,
-                         s.writer,
-                         i,
-                         {r.allocation, std::max(b, r.begin), std::min(s.end, r.end)}});
-            });
-        }
-        for (const ByteRange& w : node.writes) {
-            if (w.empty()) continue;
-            for_each_segment(maps[w.allocation], firsts[a++], w.end, [&](uint64_t b, Segment& s) {
-                const ByteRange overlap{w.allocation, std::max(b, w.begin), std::min(s.end, w.end)};
-                if (!s.readers.empty()) {
-                    for (uint32_t reader : s.readers)
-                        pieces.push_back({HazardKind::war, reader, i, overlap});
-                } else if (s.writer != kNoWriter) {
-                    pieces.push_back({HazardKind::waw, s.writer, i, overlap});
-                }
-            });
-        }
-        merge_pieces(pieces, hazards_);
-        // ...then record this node's accesses: reads first, so that a read-write binding
-        // leaves the bytes written by this node with no reader since.
-        a = 0;
-        for (const ByteRange& r : node.reads) {
-            if (r.empty()) continue;
-            for_each_segment(maps[r.allocation], firsts[a++], r.end, [&](uint64_t, Segment& s) {
-                if (s.readers.empty() || s.readers.back() != self) s.readers.push_back(self);
-            });
-        }
-        for (const ByteRange& w : node.writes) {
-            if (w.empty()) continue;
-            SegmentMap& map = maps[w.allocation];
-            // One segment exactly the range (tensor views): it becomes this write's.
-            auto first = map.lower_bound(w.begin);
-            if (first != map.end() && first->first == w.begin && first->second.end == w.end) {
-                first->second.writer = self;
-                first->second.readers.clear();
-                continue;
-            }
-            // cover() above made segments tile the range; an earlier write of this node may have
-            // merged across its ends, so cut there again before replacing them by one.
-            first = cut(map, first, w.begin);
-            const auto last = cut(map, map.lower_bound(w.end), w.end);
-            if (first != last && first->first == w.begin) {
-                // Reuse the first segment's tree node (one allocation less per write).
-                first->second.end = w.end;
-                first->second.writer = self;
-                first->second.readers.clear();
-                map.erase(std::next(first), last);
-            } else {
-                map.erase(first, last);
-                map.emplace(w.begin, Segment{w.end, self, {}});
-            }
-        }
+            if (!w.empty()) stores[w.allocation].write(scratch, pool, w.begin, w.end, self);
     }
     into_begin_[n] = hazards_.size();
 
     out_order_.resize(hazards_.size());
     out_begin_.assign(n + 1, 0);
-    for (const Hazard& h : hazards_) ++out_begin_[h.earlier + 1];
+    // From the 8-byte ends, not the hazards.
+    for (const HazardPair& h : pairs_) ++out_begin_[h.earlier + 1];
     for (size_t i = 0; i < n; ++i) out_begin_[i + 1] += out_begin_[i];
-    std::vector<size_t> fill(out_begin_.begin(), out_begin_.end() - 1);
+    std::vector<uint32_t> fill(out_begin_.begin(), out_begin_.end() - 1);
     // hazards_ is sorted by later, so each node's out-list comes out sorted by later.
-    for (size_t k = 0; k < hazards_.size(); ++k)
-        out_order_[fill[hazards_[k].earlier]++] = static_cast<uint32_t>(k);
+    for (size_t k = 0; k < pairs_.size(); ++k)
+        out_order_[fill[pairs_[k].earlier]++] = static_cast<uint32_t>(k);
 }
 
 std::span<const Hazard> HazardIndex::into(size_t node) const {
@@ -294,10 +583,26 @@ std::span<const Hazard> HazardIndex::into(size_t node) const {
                                                      into_begin_[node + 1] - into_begin_[node]);
 }
 
+std::span<const HazardPair> HazardIndex::pairs_into(size_t node) const {
+    if (node + 1 >= into_begin_.size()) return {};
+    return std::span<const HazardPair>(pairs_).subspan(into_begin_[node],
+                                                       into_begin_[node + 1] - into_begin_[node]);
+}
+
 std::span<const uint32_t> HazardIndex::out_indices(size_t node) const {
     if (node + 1 >= out_begin_.size()) return {};
     return std::span<const uint32_t>(out_order_)
         .subspan(out_begin_[node], out_begin_[node + 1] - out_begin_[node]);
+}
+
+void HazardIndex::prefetch_out_list(size_t node) const {
+    if (node + 1 < out_begin_.size() && out_begin_[node] < out_order_.size())
+        prefetch(&out_order_[out_begin_[node]]);
+}
+
+void HazardIndex::prefetch_out_hazards(size_t node) const {
+    const auto list = out_indices(node);
+    for (size_t k = 0; k < list.size() && k < 2; ++k) prefetch(&hazards_[list[k]]);
 }
 
 std::vector<Hazard> HazardIndex::between(size_t a, size_t b) const {

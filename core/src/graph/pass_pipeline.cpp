@@ -97,27 +97,6 @@ ScheduleStats dependency_stats(const HazardIndex& hazards, const DependencyDag& 
     return s;
 }
 
-/// Whether `copy` holds exactly the nodes of `graph`: every plain field equal and every shared
-/// field the very same payload (copies nobody changed since), with equal allocations, kernels
-/// and metadata. Reads no payload: a walk over the two node arrays.
-bool unchanged_copy(const ComputeGraph& graph, const ComputeGraph& copy) {
-    if (graph.nodes.size() != copy.nodes.size() || graph.allocations != copy.allocations ||
-        graph.kernels != copy.kernels || graph.metadata != copy.metadata)
-        return false;
-    for (size_t i = 0; i < graph.nodes.size(); ++i) {
-        const Node& a = graph.nodes[i];
-        const Node& b = copy.nodes[i];
-        if (a.kind != b.kind || a.id != b.id || a.kernel != b.kernel || a.op != b.op ||
-            a.workgroups != b.workgroups || a.ranges_known != b.ranges_known ||
-            a.fence != b.fence || !a.label.shares_with(b.label) ||
-            !a.bindings.shares_with(b.bindings) ||
-            !a.push_constants.shares_with(b.push_constants) || !a.reads.shares_with(b.reads) ||
-            !a.writes.shares_with(b.writes) || !a.origin.shares_with(b.origin))
-            return false;
-    }
-    return true;
-}
-
 StageDiff diff_scans(const StageScan& before, const StageScan& after) {
     StageDiff d;
     const std::vector<NodeId>& ids_before = before.ids;
@@ -259,9 +238,9 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
         FusionResult fused = fuse(captured, *stage_hazards, options.recipes);
         Snapshot s;
         s.stage = "fused";
-        // A graph of its own when something fused; otherwise the pass kept every node and
-        // barrier of the capture as they were (checked: the guard costs no payload read).
-        const bool changed = fused.applied || !unchanged_copy(captured, fused.graph);
+        // A graph of its own when something fused; otherwise the pass's graph is a copy of
+        // the capture (fusion.h: the same nodes, sharing their payloads).
+        const bool changed = fused.applied != 0;
         if (!changed) {
             base = std::make_shared<const ComputeGraph>(std::move(fused.graph));
             out.front().graph = StageGraph(base);
@@ -273,7 +252,8 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
         s.fusions = std::move(fused.diagnostics);
         s.diagnostics.push_back(fmt::format("{} fusion(s) applied, {} near miss(es)", fused.applied,
                                             s.fusions.size() - fused.applied));
-        StageScan fused_scan = scan_stage(*base);
+        // An unchanged copy walks as the capture did.
+        StageScan fused_scan = changed ? scan_stage(*base) : scan;
         if (changed) {
             base_map = nullptr;
             if (options.verify) {
@@ -312,7 +292,7 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
         const auto t0 = Clock::now();
         Snapshot s;
         s.stage = "barriers planned";
-        s.graph = StageGraph(base, detail::planned_order(*base, latest_order));
+        s.graph = StageGraph(base, detail::planned_order(*base, latest_order, *stage_hazards));
         StageScan planned_scan = scan_stage(s.graph);
         s.stats = stats_of(planned_scan, dependency_part);
         push_stage(std::move(s), std::move(planned_scan), t0);

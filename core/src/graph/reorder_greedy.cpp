@@ -25,9 +25,14 @@ namespace detail {
 StageOrder greedy_order(const ComputeGraph& graph, const DependencyDag& dag,
                         const GreedyReorderOptions& options) {
     std::vector<uint32_t> nodes;  // node indices of the dispatches, in order
+    std::vector<char> fence;      // by dispatch position: a fence (the same walk)
     nodes.reserve(graph.nodes.size());
-    for (size_t i = 0; i < graph.nodes.size(); ++i)
-        if (graph.nodes[i].is_dispatch()) nodes.push_back(static_cast<uint32_t>(i));
+    fence.reserve(graph.nodes.size());
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+        if (!graph.nodes[i].is_dispatch()) continue;
+        nodes.push_back(static_cast<uint32_t>(i));
+        fence.push_back(graph.nodes[i].is_fence());
+    }
     const size_t n = nodes.size();
 
     StageOrder result;
@@ -39,7 +44,6 @@ StageOrder greedy_order(const ComputeGraph& graph, const DependencyDag& dag,
     constexpr uint32_t kNone = UINT32_MAX;
     std::vector<uint32_t> position_of(graph.nodes.size(), kNone);
     for (size_t k = 0; k < n; ++k) position_of[nodes[k]] = static_cast<uint32_t>(k);
-    std::vector<char> fence(n, 0);
     std::vector<uint32_t> waiting(n, 0);
     // ready: one bit per position, set while the dispatch is unplaced with waiting == 0, so a
     // lookahead visits only those (64 positions a word) instead of every position it passes.
@@ -48,7 +52,6 @@ StageOrder greedy_order(const ComputeGraph& graph, const DependencyDag& dag,
     auto clear_ready = [&](size_t k) { ready[k / 64] &= ~(uint64_t{1} << (k % 64)); };
     std::vector<uint32_t> next_fence(n + 1, static_cast<uint32_t>(n));  // first fence at >= k
     for (size_t k = 0; k < n; ++k) {
-        fence[k] = graph.nodes[nodes[k]].is_fence();
         waiting[k] = static_cast<uint32_t>(dag.predecessors(nodes[k]).size());
         if (waiting[k] == 0) set_ready(k);
     }

@@ -45,18 +45,18 @@ bool schedule_is_valid(const ComputeGraph& graph, const HazardIndex& hazards) {
     const size_t n = graph.nodes.size();
     std::vector<uint32_t> group_of(n, 0);
     uint32_t barriers = 0;
+    bool fences_fenced = true;  // every fence has barriers (or the graph's ends) on both sides
     for (size_t i = 0; i < n; ++i) {
+        const Node& node = graph.nodes[i];
         group_of[i] = barriers;
-        if (graph.nodes[i].is_barrier()) ++barriers;
+        if (node.is_barrier()) ++barriers;
+        if (node.is_fence() && ((i > 0 && graph.nodes[i - 1].is_dispatch()) ||
+                                (i + 1 < n && graph.nodes[i + 1].is_dispatch())))
+            fences_fenced = false;
     }
-    for (const Hazard& h : hazards.hazards())
+    for (const HazardPair& h : hazards.pairs())
         if (group_of[h.earlier] == group_of[h.later]) return false;
-    for (size_t i = 0; i < n; ++i) {
-        if (!graph.nodes[i].is_fence()) continue;
-        if (i > 0 && graph.nodes[i - 1].is_dispatch()) return false;
-        if (i + 1 < n && graph.nodes[i + 1].is_dispatch()) return false;
-    }
-    return true;
+    return fences_fenced;
 }
 
 std::vector<BarrierExplanation> explain_barriers(const ComputeGraph& graph,

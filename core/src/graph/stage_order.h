@@ -11,6 +11,7 @@
 
 #include "graphlens/compute_graph.h"
 #include "graphlens/dependency_dag.h"
+#include "graphlens/hazard_index.h"
 #include "graphlens/reorder_greedy.h"
 #include "graphlens/snapshot.h"
 #include "graphlens/split.h"
@@ -29,6 +30,15 @@ StageOrder levels_order(const ComputeGraph& graph, const DependencyDag& dag);
 /// The dispatches of `order` (node indices of graph, its barriers skipped) in that order with
 /// planned barriers; an empty order means graph's own node order.
 std::vector<uint32_t> planned_order(const ComputeGraph& graph, std::span<const uint32_t> order);
+/// The same result from `hazards` (graph's HazardIndex) instead of the nodes' ranges: a
+/// dispatch is cut from the current group when a listed hazard into it comes from the group.
+/// While the group has no conflict inside, that is exactly when its ranges conflict with the
+/// group: a conflicting pair has a chain of listed hazards, and in an order that keeps every
+/// listed hazard in order the chain's nodes lie between its ends, so in the group, where a
+/// first hazard inside would already have cut it. An order that does not keep them (or takes
+/// a node twice) is planned from the ranges.
+std::vector<uint32_t> planned_order(const ComputeGraph& graph, std::span<const uint32_t> order,
+                                    const HazardIndex& hazards);
 
 /// The graph whose nodes are graph.nodes[order[k]] (kBarrier: a barrier node), with graph's
 /// allocations, kernels and metadata.

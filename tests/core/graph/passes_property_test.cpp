@@ -4,6 +4,9 @@
 // redundant barrier.
 #include <gtest/gtest.h>
 
+#include <random>
+
+#include "graph/stage_order.h"
 #include "graph_test_support.h"
 #include "graphlens/barrier_planner.h"
 #include "graphlens/dependency_dag.h"
@@ -222,6 +225,38 @@ TEST(GroupTrackerProperty, DecidesLikeTheEncodersConflictTrackerForSmallAndLarge
         }
     }
     EXPECT_GT(large_groups, 50u);  // groups past the flat lists were exercised
+}
+
+// The pipeline plans from the hazard index; every order must get exactly the barriers the
+// range-tracking planner gives: orders that keep the hazards (the capture's, greedy, levels)
+// and orders that do not or take a node twice (planned from the ranges).
+TEST(PlannerProperty, PlanningFromTheHazardsEqualsPlanningFromTheRanges) {
+    for (uint64_t seed = 1; seed <= 400; ++seed) {
+        const ComputeGraph g = random_graph({.seed = seed,
+                                             .dispatches = 10 + seed % 90,
+                                             .allocations = 1 + seed % 12,
+                                             .allocation_size = 1024,
+                                             .fence_probability = seed % 4 == 0 ? 0.05 : 0.0,
+                                             .barrier_probability = 0.1});
+        const HazardIndex hazards(g);
+        const DependencyDag dag(g, hazards);
+        std::vector<std::vector<uint32_t>> orders{
+            {},
+            detail::greedy_order(g, dag, {}).order,
+            detail::levels_order(g, dag).order,
+        };
+        std::vector<uint32_t> shuffled(g.nodes.size());
+        for (uint32_t i = 0; i < shuffled.size(); ++i) shuffled[i] = i;
+        std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937_64(seed));
+        orders.push_back(shuffled);
+        std::vector<uint32_t> twice = orders[1];
+        twice.push_back(twice.front() == StageGraph::kBarrier ? twice.back() : twice.front());
+        orders.push_back(twice);
+        for (size_t o = 0; o < orders.size(); ++o)
+            ASSERT_EQ(detail::planned_order(g, orders[o], hazards),
+                      detail::planned_order(g, orders[o]))
+                << "seed " << seed << " order " << o;
+    }
 }
 
 }  // namespace
