@@ -158,11 +158,13 @@ struct MatmulParams {
 };
 
 /// A named matvec_blocks.comp kernel dispatched directly (rows per workgroup from its name,
-/// "matvec1_<format>_<threads>x<rows>_c<chunk>[_u<unroll>]").
-MatvecRecorder record_kernel(const std::string& kernel) {
+/// "matvec1_<format>_<threads>x<rows>_c<chunk>[_u<unroll>][_glu_<act>]"). A gated kernel
+/// (`gated`: act(W x) * (U x), the fused FFN of a decode step) takes weight copy i as the gate
+/// and copy i + 1 as the up projection.
+MatvecRecorder record_kernel(const std::string& kernel, bool gated = false) {
     const size_t x = kernel.rfind('x'), c = kernel.rfind("_c");
     const auto rows = uint32_t(std::stoul(kernel.substr(x + 1, c - x - 1)));
-    return [kernel, rows](GraphSession& s, const MatvecSetup& m, uint32_t i) {
+    return [kernel, rows, gated](GraphSession& s, const MatvecSetup& m, uint32_t i) {
         MatmulParams p;
         p.n = m.n;
         p.k = m.k;
@@ -173,33 +175,10 @@ MatvecRecorder record_kernel(const std::string& kernel) {
         DispatchDesc d;
         d.kernel = kernel;
         d.bindings = {{0, m.w[i]}, {1, m.x}, {2, m.y[i]}};
+        if (gated) d.bindings.push_back({6, m.w[(i + 1) % m.w.size()]});
         d.push_constants = push_constant_bytes(p);
         d.workgroups = {(m.n + rows - 1) / rows, 1, 1};
-        d.op = OpKind::quantized_matmul_ggml;
-        d.label = "bench";
-        s.dispatch(d);
-    };
-}
-
-/// A gated split-k kernel ("matvec1_<format>_<threads>x<rows>_c<chunk>…_glu_<act>") over weight
-/// copies i (gate) and i + 1 (up): act(W_i x) * (W_{i+1} x), as the fused FFN of a decode step.
-MatvecRecorder record_glu_kernel(const std::string& kernel) {
-    const size_t x = kernel.find('x', 8), c = kernel.find("_c", x);
-    const auto rows = uint32_t(std::stoul(kernel.substr(x + 1, c - x - 1)));
-    return [kernel, rows](GraphSession& s, const MatvecSetup& m, uint32_t i) {
-        MatmulParams p;
-        p.n = m.n;
-        p.k = m.k;
-        p.m = 1;
-        p.row_bytes = uint32_t(m.bytes / m.n);
-        p.x_stride = m.k;
-        p.y_stride = m.n;
-        DispatchDesc d;
-        d.kernel = kernel;
-        d.bindings = {{0, m.w[i]}, {1, m.x}, {2, m.y[i]}, {6, m.w[(i + 1) % m.w.size()]}};
-        d.push_constants = push_constant_bytes(p);
-        d.workgroups = {(m.n + rows - 1) / rows, 1, 1};
-        d.op = OpKind::matvec_glu;
+        d.op = gated ? OpKind::matvec_glu : OpKind::quantized_matmul_ggml;
         d.label = "bench";
         s.dispatch(d);
     };
@@ -402,7 +381,7 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
             for (const auto& name : KernelCatalog::embedded().names()) {
                 if (name.rfind("matvec1_q4_0_", 0) != 0 || !name.ends_with("_glu_silu")) continue;
                 warmer.warm(100.0);
-                auto r = time_matvec(exec, m, o, record_glu_kernel(name));
+                auto r = time_matvec(exec, m, o, record_kernel(name, true));
                 r.gbps *= 2.0;
                 out(fmt::format("| {} x {} | {} | {:.2f} | {:.2f} | {:.0f} | {:.0f}% |", n, k, name,
                                 r.single_us, r.per_dispatch_us, r.gbps,
