@@ -11,8 +11,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -161,10 +163,11 @@ struct MatmulParams {
 /// "matvec1_<format>_<threads>x<rows>_c<chunk>[_u<unroll>][_glu_<act>]"). A gated kernel
 /// (`gated`: act(W x) * (U x), the fused FFN of a decode step) takes weight copy i as the gate
 /// and copy i + 1 as the up projection.
-MatvecRecorder record_kernel(const std::string& kernel, bool gated = false) {
-    const size_t x = kernel.rfind('x'), c = kernel.rfind("_c");
+MatvecRecorder record_kernel(const std::string& kernel, bool gated = false,
+                             std::optional<TensorView> x_override = std::nullopt) {
+    const size_t x = kernel.find('x', 8), c = kernel.find("_c", x);
     const auto rows = uint32_t(std::stoul(kernel.substr(x + 1, c - x - 1)));
-    return [kernel, rows, gated](GraphSession& s, const MatvecSetup& m, uint32_t i) {
+    return [kernel, rows, gated, x_override](GraphSession& s, const MatvecSetup& m, uint32_t i) {
         MatmulParams p;
         p.n = m.n;
         p.k = m.k;
@@ -174,7 +177,7 @@ MatvecRecorder record_kernel(const std::string& kernel, bool gated = false) {
         p.y_stride = m.n;
         DispatchDesc d;
         d.kernel = kernel;
-        d.bindings = {{0, m.w[i]}, {1, m.x}, {2, m.y[i]}};
+        d.bindings = {{0, m.w[i]}, {1, x_override ? *x_override : m.x}, {2, m.y[i]}};
         if (gated) d.bindings.push_back({6, m.w[(i + 1) % m.w.size()]});
         d.push_constants = push_constant_bytes(p);
         d.workgroups = {(m.n + rows - 1) / rows, 1, 1};
@@ -243,7 +246,8 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
     GpuWarmer warmer(device);
     warmer.warm(300.0);
     double copy_gbps = 0;
-    if (wanted("copy") || wanted("matvec") || wanted("variants") || wanted("glu")) {
+    if (wanted("copy") || wanted("matvec") || wanted("variants") || wanted("glu") ||
+        wanted("xq8")) {
         DeviceMemory mem(device);
         GraphExecutor exec(device, mem);
         const uint64_t bytes = o.copy_mb << 20;
@@ -329,6 +333,18 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
         }
     }
 
+    // One table row per candidate kernel of a mat-vec shape: single and streaming time.
+    auto time_candidates = [&](GraphExecutor& exec, const MatvecSetup& m,
+                               const std::vector<std::pair<std::string, MatvecRecorder>>& cands) {
+        for (const auto& [name, rec] : cands) {
+            warmer.warm(100.0);
+            const auto r = time_matvec(exec, m, o, rec);
+            out(fmt::format("| {} x {} | {} | {} | {:.2f} | {:.2f} | {:.0f} | {:.0f}% |", m.n, m.k,
+                            dtype_name(m.type), name, r.single_us, r.per_dispatch_us, r.gbps,
+                            100.0 * r.gbps / copy_gbps));
+        }
+    };
+
     if (wanted("variants")) {
         // Candidate matvec_blocks.comp kernels against what the op dispatches, on every shape
         // of the matvec and llama sections and llama-3.1-8b's lm_head (m = 1).
@@ -353,15 +369,10 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
                 // Plain mat-vecs only: the epilogue (_rope…, _f16) and gated (_glu_…)
                 // variants need more bindings.
                 if (name.rfind(prefix, 0) == 0 && name.find("_rope") == std::string::npos &&
-                    name.find("_glu_") == std::string::npos && !name.ends_with("_f16"))
+                    name.find("_glu_") == std::string::npos && !name.ends_with("_f16") &&
+                    !name.ends_with("_xq8"))
                     cands.emplace_back(name, record_kernel(name));
-            for (const auto& [name, rec] : cands) {
-                warmer.warm(100.0);
-                const auto r = time_matvec(exec, m, o, rec);
-                out(fmt::format("| {} x {} | {} | {} | {:.2f} | {:.2f} | {:.0f} | {:.0f}% |", sh.n,
-                                sh.k, dtype_name(sh.t), name, r.single_us, r.per_dispatch_us,
-                                r.gbps, 100.0 * r.gbps / copy_gbps));
-            }
+            time_candidates(exec, m, cands);
         }
     }
 
@@ -387,6 +398,46 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
                                 r.single_us, r.per_dispatch_us, r.gbps,
                                 copy_gbps > 0 ? 100.0 * r.gbps / copy_gbps : 0.0));
             }
+        }
+    }
+
+    if (wanted("xq8") && !device.facts().integer_dot_product) {
+        out("\n(xq8: the device has no shaderIntegerDotProduct; skipped)\n");
+    } else if (wanted("xq8")) {
+        // The mat-vec twins over x given quantised to 8 bits (10 words per 32 elements, X_Q8 in
+        // matvec_blocks.comp) with integer dot products, against the op's f32-x kernel. The x
+        // is 0.01 everywhere (timing does not depend on the values).
+        out("\n## Mat-vec with x quantised to 8 bits (integer dot products), streaming\n");
+        out("| weights (n x k) | type | kernel | single us | streaming us | GB/s | % of copy |");
+        out("|---|---|---|---|---|---|---|");
+        const struct {
+            uint32_t n, k;
+            DType t;
+        } shapes[] = {{4096, 4096, DType::q4_0},   {4096, 14336, DType::q4_0},
+                      {14336, 4096, DType::q4_0},  {2048, 2048, DType::q4_0},
+                      {8192, 2048, DType::q4_0},   {2048, 8192, DType::q4_0},
+                      {128256, 2048, DType::q4_0}, {4096, 4096, DType::q8_0}};
+        for (const auto& sh : shapes) {
+            DeviceMemory mem(device);
+            GraphExecutor exec(device, mem);
+            const MatvecSetup m = setup_matvec(mem, sh.t, sh.n, sh.k, true);
+            std::vector<uint32_t> words(size_t(sh.k / 32) * 10, 0);
+            for (uint32_t b = 0; b < sh.k / 32; ++b) {  // x = 0.01: q = 127, d = 0.01 / 127
+                for (uint32_t j = 0; j < 8; ++j) words[b * 10 + j] = 0x7F7F7F7Fu;
+                const float d = 0.01f / 127.0f;
+                std::memcpy(&words[b * 10 + 8], &d, 4);
+            }
+            const AllocationId xa =
+                mem.allocate("xq8", words.size() * 4, AllocationUsage::activations);
+            const TensorView xq = mem.view(xa, DType::u32, {int64_t(words.size())});
+            mem.upload(xq, words);
+            std::vector<std::pair<std::string, MatvecRecorder>> cands = {
+                {"(op, f32 x)", record_op}};
+            const std::string prefix = fmt::format("matvec1_{}_", dtype_name(sh.t));
+            for (const auto& name : KernelCatalog::embedded().names())
+                if (name.rfind(prefix, 0) == 0 && name.ends_with("_xq8"))
+                    cands.emplace_back(name, record_kernel(name, false, xq));
+            time_candidates(exec, m, cands);
         }
     }
 

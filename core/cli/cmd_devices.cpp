@@ -25,6 +25,9 @@ void print_device(const DeviceFacts& f, bool chosen) {
     else
         fmt::print("    timestamps      no (GPU times unavailable)\n");
     fmt::print("    subgroup size   {}\n", f.subgroup_size);
+    fmt::print("    int8 dot        {}\n", !f.integer_dot_product              ? "no"
+                                           : f.integer_dot_product_accelerated ? "yes, in hardware"
+                                                                               : "yes, emulated");
     fmt::print("    shared memory   {}\n", bytes_text(f.max_shared_memory));
     fmt::print("    device memory   {}{}\n", bytes_text(f.device_local_bytes),
                f.unified_memory ? " (unified with host: no staging)" : "");

@@ -21,6 +21,12 @@
 //             and y = act(W x) * (W2 x), act silu or gelu (tanh) as unary.comp computes them:
 //             the fused gate, up and act->mul of a decode FFN. Each workgroup sums NR rows of
 //             both weights, so x is loaded once for both.
+//   X_Q8:     x given quantised to 8 bits (binding 1, 10 words per 32 elements: 8 words of 4
+//             signed bytes q, the scale d as float bits, a spare word; x ~ q d with ggml's q8
+//             rule d = max|x| / 127), and the chunk dots are packed 4x8-bit integer dot
+//             products (SPV_KHR_integer_dot_product, Vulkan 1.3's shaderIntegerDotProduct: one
+//             dp4a on NVIDIA) instead of a nibble extraction, conversion and FMA per weight.
+//             The x column is x_stride / 32 blocks from the previous one.
 // Weights are read as 16-bit words: blocks of 18 and 34 bytes are only 2-byte aligned, and a
 // view of an odd number of blocks ends on a half word. (32-bit words with realignment, one
 // predicated loop instead of main loop + remainder, and exponent-bit nibble decoding measured
@@ -28,6 +34,16 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
+
+#ifdef X_Q8
+#extension GL_EXT_spirv_intrinsics : require
+// OpSUDot (4452) / OpSDot (4450) on words of 4 packed 8-bit components (literal 0:
+// PackedVectorFormat4x8Bit); glslang 12 has no GL_EXT_integer_dot_product.
+spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018],
+                  id = 4452) int sudot4x8(uint a_signed, uint b_unsigned, spirv_literal int fmt);
+spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018],
+                  id = 4450) int sdot4x8(uint a_signed, uint b_signed, spirv_literal int fmt);
+#endif
 
 #ifndef NR
 #define NR 4
@@ -61,7 +77,11 @@ layout(set = 0, binding = 6) readonly buffer W2 { uint16_t uq16[]; };
 #else
 #define NM 1
 #endif
+#ifdef X_Q8
+layout(set = 0, binding = 1) readonly buffer X { uint xq[]; };
+#else
 layout(set = 0, binding = 1) readonly buffer X { vec4 x4[]; };
+#endif
 #ifdef OUT_F16
 layout(set = 0, binding = 2) writeonly buffer Y { float16_t y[]; };
 #define STORE(v) float16_t(v)
@@ -76,6 +96,31 @@ layout(set = 0, binding = 5) readonly buffer FF { float ff[]; };
 #endif
 #endif
 
+#ifdef X_Q8
+struct XChunk {
+    uint w[2 * NW];  // Q4_0: NW low-half words, then NW high-half words; Q8_0: the first NW
+    float d;
+    int sum;  // Q4_0: the chunk's quantised x summed (the offset of 8)
+};
+
+XChunk load_x(uint xb4, uint c) {
+    const uint b = c / PARTS, part = c % PARTS;
+    const uint base = (xb4 >> 3) * 10u + b * 10u;  // xb4 = column start in vec4s: 8 per block
+    XChunk x;
+    x.sum = 0;
+    [[unroll]] for (uint j = 0; j < NW; ++j) {
+        x.w[j] = xq[base + NW * part + j];
+#if defined(W_Q4_0)
+        x.w[NW + j] = xq[base + 4u + NW * part + j];
+#endif
+    }
+    x.d = uintBitsToFloat(xq[base + 8u]);
+#if defined(W_Q4_0)
+    [[unroll]] for (uint j = 0; j < 2u * NW; ++j) x.sum = sdot4x8(x.w[j], 0x01010101u, 0) + x.sum;
+#endif
+    return x;
+}
+#else
 // One chunk of x: the vec4s the chunk's weights multiply, and (Q4_0) their sum, so that the
 // nibbles' offset of 8 is one multiply per row: sum (q - 8) x = sum q x - 8 sum x.
 struct XChunk {
@@ -104,6 +149,7 @@ XChunk load_x(uint xb4, uint c) {
 #endif
     return x;
 }
+#endif  // X_Q8
 
 // The chunk's weight words of one row (row byte offset rb), and the block's scale.
 struct WChunk {
@@ -130,6 +176,21 @@ WChunk load_w(uint mat, uint rb, uint c) {
     return w;
 }
 
+#ifdef X_Q8
+float chunk_dot(const WChunk w, const XChunk x) {
+    int s = 0;
+#if defined(W_Q4_0)
+    [[unroll]] for (uint j = 0; j < NW; ++j) {
+        s = sudot4x8(x.w[j], w.q[j] & 0x0F0F0F0Fu, 0) + s;
+        s = sudot4x8(x.w[NW + j], (w.q[j] >> 4) & 0x0F0F0F0Fu, 0) + s;
+    }
+    return (w.d * x.d) * float(s - 8 * x.sum);
+#else
+    [[unroll]] for (uint j = 0; j < NW; ++j) s = sdot4x8(x.w[j], w.q[j], 0) + s;
+    return (w.d * x.d) * float(s);
+#endif
+}
+#else
 float chunk_dot(const WChunk w, const XChunk x) {
     float s = 0.0;
 #if defined(W_Q4_0)
@@ -148,6 +209,7 @@ float chunk_dot(const WChunk w, const XChunk x) {
     return w.d * s;
 #endif
 }
+#endif  // X_Q8
 
 shared float partials[NM * NR][WG_SIZE / 4];  // subgroups are at least 4 wide (checked by the op)
 

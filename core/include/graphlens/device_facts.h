@@ -57,6 +57,12 @@ struct DeviceFacts {
     /// VK_NV_cooperative_matrix with its feature bit and the 16x16x16 f16*f16+f32->f32 subgroup
     /// shape, the Vulkan memory model, shaderFloat16 and subgroups of 32.
     bool tensor_cores = false;
+    /// shaderIntegerDotProduct (Vulkan 1.3 core): OpSDot/OpSUDot on packed 4x8-bit integers,
+    /// what the 8-bit-x mat-vecs (shaders/templates/matvec_blocks.comp, X_Q8) use.
+    bool integer_dot_product = false;
+    /// integerDotProduct4x8BitPackedMixedSignednessAccelerated: the driver maps those dot
+    /// products to one instruction (NVIDIA: dp4a). Software devices (lavapipe) emulate them.
+    bool integer_dot_product_accelerated = false;
     /// Names of the extensions above that the device exposes (for printing).
     std::vector<std::string> extensions;
 };

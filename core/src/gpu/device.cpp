@@ -233,6 +233,13 @@ void gather_cooperative_matrix_nv(VkInstance instance, VkPhysicalDevice pd, Devi
     }
 }
 
+// Vulkan 1.3 when the loader has it (core synchronization2), else 1.2.
+uint32_t instance_api_version() {
+    uint32_t v = VK_API_VERSION_1_0;
+    if (vkEnumerateInstanceVersion(&v) != VK_SUCCESS) v = VK_API_VERSION_1_0;
+    return v >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : VK_API_VERSION_1_2;
+}
+
 DeviceFacts gather_facts(VkInstance instance, VkPhysicalDevice pd, uint32_t index) {
     DeviceFacts f;
     f.index = index;
@@ -324,20 +331,33 @@ DeviceFacts gather_facts(VkInstance instance, VkPhysicalDevice pd, uint32_t inde
         *tail = &coop;
         coop.pNext = &v12;
     }
+    VkPhysicalDeviceVulkan13Features v13 = vk_struct<VkPhysicalDeviceVulkan13Features>(
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
+    const bool v13_ok =
+        p.apiVersion >= VK_API_VERSION_1_3 && instance_api_version() >= VK_API_VERSION_1_3;
+    if (v13_ok) {
+        v13.pNext = feats.pNext;
+        feats.pNext = &v13;
+    }
     vkGetPhysicalDeviceFeatures2(pd, &feats);
+    f.integer_dot_product = v13_ok && v13.shaderIntegerDotProduct;
+    if (f.integer_dot_product) {
+        VkPhysicalDeviceShaderIntegerDotProductProperties idp =
+            vk_struct<VkPhysicalDeviceShaderIntegerDotProductProperties>(
+                VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES);
+        VkPhysicalDeviceProperties2 props_idp =
+            vk_struct<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
+        props_idp.pNext = &idp;
+        vkGetPhysicalDeviceProperties2(pd, &props_idp);
+        f.integer_dot_product_accelerated =
+            idp.integerDotProduct4x8BitPackedMixedSignednessAccelerated;
+    }
     f.synchronization2 =
         (sync2_ext || p.apiVersion >= VK_API_VERSION_1_3) && sync2.synchronization2;
     f.tensor_cores = f.cooperative_matrix_nv && p.apiVersion >= VK_API_VERSION_1_2 &&
                      coop.cooperativeMatrix && tc_shape && v12.vulkanMemoryModel &&
                      v12.shaderFloat16 && f.subgroup_size == 32;
     return f;
-}
-
-// Vulkan 1.3 when the loader has it (core synchronization2), else 1.2.
-uint32_t instance_api_version() {
-    uint32_t v = VK_API_VERSION_1_0;
-    if (vkEnumerateInstanceVersion(&v) != VK_SUCCESS) v = VK_API_VERSION_1_0;
-    return v >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : VK_API_VERSION_1_2;
 }
 
 VkInstance make_instance(bool validation, bool debug_utils,
@@ -570,7 +590,16 @@ void Device::pick_and_create_device(const Options& options) {
         e11.pNext = &e12;
         tail = &e12.pNext;
     }
-    if (use_sync2) {
+    // Integer dot products (the 8-bit-x mat-vecs), core in Vulkan 1.3.
+    VkPhysicalDeviceVulkan13Features e13 = vk_struct<VkPhysicalDeviceVulkan13Features>(
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
+    if (facts_.integer_dot_product && sync2_core) {
+        e13.shaderIntegerDotProduct = VK_TRUE;
+        if (use_sync2) e13.synchronization2 = VK_TRUE;  // one struct: 1.3 forbids both
+        *tail = &e13;
+        tail = &e13.pNext;
+    }
+    if (use_sync2 && !e13.synchronization2) {
         sync2.synchronization2 = VK_TRUE;
         *tail = &sync2;
         tail = &sync2.pNext;

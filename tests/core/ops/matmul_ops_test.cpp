@@ -1,6 +1,8 @@
 // Matrix products (f32/f16, MLX affine, ggml blocks, expert-routed), top-k routing and
 // get_rows against references computed on the weights as stored (dequantised on the CPU).
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 
 #include "graphlens/kernel_catalog.h"
 #include "graphlens/op_reference.h"
@@ -158,8 +160,14 @@ bool is_epilogue(const std::string& name) {
     return name.find("_rope") != std::string::npos || name.ends_with("_f16");
 }
 
+/// The variants over x given quantised to 8 bits (_xq8).
+bool is_xq8(const std::string& name) {
+    return name.ends_with("_xq8");
+}
+
 std::vector<std::string> split_k_matvec_kernels() {
-    return matvec1_kernels([](const std::string& n) { return !is_glu(n) && !is_epilogue(n); });
+    return matvec1_kernels(
+        [](const std::string& n) { return !is_glu(n) && !is_epilogue(n) && !is_xq8(n); });
 }
 /// The gated variants: act(W x) * (U x) (_glu_silu, _glu_gelu).
 std::vector<std::string> glu_matvec_kernels() {
@@ -310,6 +318,64 @@ TEST_P(EpilogueSplitKMatvec, MatchesReferenceOfTheProductRotatedAndRounded) {
 
 INSTANTIATE_TEST_SUITE_P(Kernels, EpilogueSplitKMatvec,
                          ::testing::ValuesIn(epilogue_matvec_kernels()),
+                         [](const auto& info) { return info.param; });
+
+// The variants over x given quantised to 8 bits (10 words per 32 elements: 8 words of signed
+// bytes q, the scale d as float bits, a spare word) with integer dot products: against the
+// product with the x they stand for (q d), for rows not a multiple of the rows per workgroup,
+// a short and a long k, and several columns.
+class Q8xSplitKMatvec : public OpsTest, public ::testing::WithParamInterface<std::string> {};
+
+/// x quantised per 32 elements as the _xq8 kernels read it (ggml's q8 rule: d = max|x| / 127,
+/// q = x / d rounded to nearest even), and the values it stands for.
+struct QuantisedX {
+    std::vector<uint32_t> words;
+    std::vector<float> values;
+};
+QuantisedX quantise_x8(const std::vector<float>& x) {
+    QuantisedX r;
+    r.values.resize(x.size());
+    for (size_t b = 0; b < x.size() / 32; ++b) {
+        float amax = 0;
+        for (size_t i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(x[32 * b + i]));
+        const float d = amax / 127.0f, id = d != 0 ? 1.0f / d : 0.0f;
+        uint32_t w[8] = {};
+        for (size_t i = 0; i < 32; ++i) {
+            const auto q = int32_t(std::nearbyint(x[32 * b + i] * id));
+            w[i / 4] |= uint32_t(q & 255) << (8 * (i % 4));
+            r.values[32 * b + i] = float(q) * d;
+        }
+        r.words.insert(r.words.end(), std::begin(w), std::end(w));
+        uint32_t bits = 0;
+        std::memcpy(&bits, &d, 4);
+        r.words.push_back(bits);
+        r.words.push_back(0);
+    }
+    return r;
+}
+
+TEST_P(Q8xSplitKMatvec, MatchesTheProductWithTheXItStandsFor) {
+    if (!device().facts().integer_dot_product)
+        GTEST_SKIP() << "the device has no shaderIntegerDotProduct";
+    const std::string& kernel = GetParam();
+    const DType t = split_k_kernel(kernel).format;
+    const uint32_t n = 37, m = 3;
+    for (uint32_t k : {5u * 32, 293u * 32}) {
+        const auto w = random(size_t(n) * k);
+        const QuantisedX xq = quantise_x8(random(size_t(k) * m));
+        auto tw = input_as(t, w, {k, n}, "w");
+        auto tx = tensor(DType::u32, {int64_t(xq.words.size())}, "x_q8");
+        memory->upload(tx, xq.words);
+        auto out = tensor(DType::f32, {n, m}, "out");
+        const DispatchDesc d = split_k_dispatch(kernel, n, k, m, {{0, tw}, {1, tx}, {2, out}},
+                                                OpKind::quantized_matmul_ggml);
+        run([&](GraphSession& s) { s.dispatch(d); });
+        expect_close(out, ref::matmul(as_stored(t, w), xq.values, n, k, m), kTolF32,
+                     "k = " + std::to_string(k));
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, Q8xSplitKMatvec, ::testing::ValuesIn(matvec1_kernels(is_xq8)),
                          [](const auto& info) { return info.param; });
 
 struct AffineCase {
