@@ -6,6 +6,8 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 namespace graphlens {
@@ -13,81 +15,71 @@ namespace {
 
 constexpr uint32_t kNoWriter = UINT32_MAX;
 
-/// The state of a run of bytes: who wrote it last and who read it since (node indices,
-/// ascending). Readers are usually one or two, so they live inline, and the whole state is 24
-/// bytes (a flat store's entry 32): segments are split (copied) and created by the thousand,
-/// and the walks over them read every byte. More readers live in a heap block of their own.
-class SegmentState {
+constexpr uint32_t kNoReaders = UINT32_MAX;
+
+/// The older readers since the last write of every segment of one index (all but the two
+/// latest, which the segment keeps inline), as persistent singly linked lists in one
+/// append-only array, latest first. A segment holds only the head of its list, so a cut copies
+/// the head and both halves share the list; a write drops its segment's list. A list per
+/// segment in a heap block of its own was copied (malloc'd) at every cut of a segment with more
+/// than two readers.
+class ReaderLists {
   public:
+    /// The list `head` with `reader` in front; returns the new head.
+    uint32_t push(uint32_t head, uint32_t reader) {
+        if (links_.size() >= kNoReaders) throw std::length_error("HazardIndex: too many reads");
+        links_.push_back({reader, head});
+        return static_cast<uint32_t>(links_.size() - 1);
+    }
+    uint32_t reader(uint32_t link) const { return links_[link].reader; }
+    uint32_t next(uint32_t link) const { return links_[link].next; }
+
+  private:
+    struct Link {
+        uint32_t reader;
+        uint32_t next;  ///< kNoReaders at the list's end
+    };
+    std::vector<Link> links_;
+};
+
+/// The state of a run of bytes: who wrote it last and who read it since. The two latest
+/// readers are inline (most segments have one or two, and a list link read at every visit was a
+/// cache miss at 100k dispatches), the ones before them in a list of ReaderLists (latest
+/// first). Trivially copyable: segments are split (copied) and moved by the thousand.
+struct SegmentState {
     uint32_t writer = kNoWriter;
+    uint32_t latest = kNoReaders;  ///< the latest reader since the write, if any
+    uint32_t second = kNoReaders;  ///< the one before it, if any
+    uint32_t older = kNoReaders;   ///< the head of the list of those before `second`
 
     SegmentState() = default;
     explicit SegmentState(uint32_t written_by) : writer(written_by) {}
-    SegmentState(const SegmentState& other)
-        : writer(other.writer), count_(other.count_), inline_(other.inline_) {
-        if (count_ > kInline) {
-            heap_ = allocate(count_);
-            std::copy(other.heap_ + 1, other.heap_ + 1 + count_, heap_ + 1);
-        }
+    /// A read by `node`, the latest node so far (recorded once however often it reads).
+    void read_by(uint32_t node, ReaderLists& lists) {
+        if (latest == node) return;
+        if (second != kNoReaders) older = lists.push(older, second);
+        second = latest;
+        latest = node;
     }
-    SegmentState(SegmentState&& other) noexcept
-        : writer(other.writer),
-          count_(std::exchange(other.count_, 0)),
-          inline_(other.inline_),
-          heap_(std::exchange(other.heap_, nullptr)) {}
-    SegmentState& operator=(const SegmentState& other) {
-        if (this != &other) *this = SegmentState(other);
-        return *this;
-    }
-    SegmentState& operator=(SegmentState&& other) noexcept {
-        std::swap(writer, other.writer);
-        std::swap(count_, other.count_);
-        std::swap(inline_, other.inline_);
-        std::swap(heap_, other.heap_);
-        return *this;
-    }
-    ~SegmentState() { delete[] heap_; }
-
-    bool no_readers() const { return count_ == 0; }
-    uint32_t last_reader() const { return readers_begin()[count_ - 1]; }
-    void add_reader(uint32_t reader) {
-        if (count_ < kInline) {
-            inline_[count_++] = reader;
-            return;
-        }
-        if (count_ == kInline) {  // moving to the heap block (kept from an earlier list)
-            if (!heap_) heap_ = allocate(8);
-            std::copy(inline_.begin(), inline_.end(), heap_ + 1);
-        } else if (count_ == heap_[0]) {
-            uint32_t* bigger = allocate(2 * count_);
-            std::copy(heap_ + 1, heap_ + 1 + count_, bigger + 1);
-            delete[] heap_;
-            heap_ = bigger;
-        }
-        heap_[1 + count_++] = reader;
+    /// Calls f(reader) for each reader since the last write but `self` (which, read or not,
+    /// is the latest node so far: at most the latest reader); returns whether there was one.
+    template <typename F>
+    bool for_each_reader_but(uint32_t self, const ReaderLists& lists, F&& f) const {
+        if (latest == kNoReaders || (latest == self && second == kNoReaders)) return false;
+        if (latest != self) f(latest);
+        if (second == kNoReaders) return true;
+        f(second);
+        for (uint32_t link = older; link != kNoReaders; link = lists.next(link))
+            f(lists.reader(link));
+        return true;
     }
     /// A write: this node's bytes now, read by nobody since.
     void written_by(uint32_t node) {
         writer = node;
-        count_ = 0;
+        latest = second = older = kNoReaders;
     }
-    const uint32_t* readers_begin() const { return count_ <= kInline ? inline_.data() : heap_ + 1; }
-    const uint32_t* readers_end() const { return readers_begin() + count_; }
-
-  private:
-    static constexpr uint32_t kInline = 2;
-    /// A block for `capacity` readers after its first word, which holds the capacity.
-    static uint32_t* allocate(uint32_t capacity) {
-        auto* block = new uint32_t[1 + size_t{capacity}];
-        block[0] = capacity;
-        return block;
-    }
-
-    uint32_t count_ = 0;
-    std::array<uint32_t, kInline> inline_{};
-    uint32_t* heap_ = nullptr;  ///< the readers while count_ > kInline (may stay as spare)
 };
-static_assert(sizeof(SegmentState) == 24);
+static_assert(sizeof(SegmentState) == 16 && std::is_trivially_copyable_v<SegmentState>);
 
 /// A run of bytes in a tree: its end (the key is its start) and its state.
 struct Segment {
@@ -236,7 +228,7 @@ struct FlatSegment {
     uint64_t begin = 0;
     SegmentState state;
 };
-static_assert(sizeof(FlatSegment) == 32);
+static_assert(sizeof(FlatSegment) == 24);
 
 /// A segment being built for a flat store: start, end and state.
 struct Run {
@@ -490,6 +482,7 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
         return stores[a];
     };
     PieceList pieces;
+    ReaderLists reader_lists;
     into_begin_.assign(n + 1, 0);
     for (size_t i = 0; i < n; ++i) {
         into_begin_[i] = hazards_.size();
@@ -535,7 +528,7 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
                                if (s.writer != kNoWriter)
                                    pieces.add(HazardKind::raw, s.writer, r.allocation,
                                               std::max(b, r.begin), std::min(e, r.end));
-                               if (s.no_readers() || s.last_reader() != self) s.add_reader(self);
+                               s.read_by(self, reader_lists);
                            });
         }
         // The writes' WAR / WAW hazards against the state before this node: the readers since
@@ -547,13 +540,11 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
                 store.cover(scratch, pool, w.begin, w.end), w.begin, w.end,
                 [&](uint64_t b, uint64_t e, const SegmentState& s) {
                     const uint64_t begin = std::max(b, w.begin), end = std::min(e, w.end);
-                    const uint32_t* readers = s.readers_begin();
-                    const uint32_t* readers_end = s.readers_end();
-                    if (readers != readers_end && readers_end[-1] == self) --readers_end;
-                    if (readers != readers_end) {
-                        for (; readers != readers_end; ++readers)
-                            pieces.add(HazardKind::war, *readers, w.allocation, begin, end);
-                    } else if (s.writer != kNoWriter) {
+                    const bool read_since =
+                        s.for_each_reader_but(self, reader_lists, [&](uint32_t reader) {
+                            pieces.add(HazardKind::war, reader, w.allocation, begin, end);
+                        });
+                    if (!read_since && s.writer != kNoWriter) {
                         pieces.add(HazardKind::waw, s.writer, w.allocation, begin, end);
                     }
                 });
