@@ -230,13 +230,6 @@ struct FlatSegment {
 };
 static_assert(sizeof(FlatSegment) == 24);
 
-/// A segment being built for a flat store: start, end and state.
-struct Run {
-    uint64_t begin = 0;
-    uint64_t end = 0;
-    SegmentState state;
-};
-
 /// The segments of one allocation: a sorted array (the small allocations of random graphs,
 /// whose tree nodes were cache misses at every level; an allocation filled from front to back,
 /// like the weights or KV cache of a transformer, whose accesses land at the array's end) while
@@ -255,7 +248,7 @@ class AllocationSegments {
     };
 
     /// Makes segments tile [begin, end) exactly (gaps become fresh segments).
-    First cover(std::vector<Run>& scratch, NodePool& pool, uint64_t begin, uint64_t end) {
+    First cover(NodePool& pool, uint64_t begin, uint64_t end) {
         if (tree_) return {graphlens::cover(*tree_, begin, end), true};
         const size_t lo = first_ending_after(begin);
         size_t hi = lo;
@@ -274,23 +267,23 @@ class AllocationSegments {
                 to_tree(pool);
                 return {graphlens::cover(*tree_, begin, end), true};
             }
-            // Cut at both ends and fill the gaps, the runs built once and moved in. Only the
-            // states of the cut segments are copied (both halves keep them); the others move.
-            scratch.clear();
-            if (cut_left) scratch.push_back({flat_[lo].begin, begin, flat_[lo].state});
-            std::optional<Run> right;
-            if (cut_right) right = Run{end, ends_[hi - 1], flat_[hi - 1].state};
-            pos = begin;
-            for (size_t k = lo; k < hi; ++k) {
-                const uint64_t b = flat_[k].begin;
-                if (b > pos) scratch.push_back({pos, b, SegmentState()});
-                const Run& piece = scratch.emplace_back(
-                    Run{std::max(b, begin), std::min(ends_[k], end), std::move(flat_[k].state)});
-                pos = piece.end;
+            // Room for the new segments after the run, then the run rewritten from its back:
+            // each segment's pieces land at or after its own index, so it is read before
+            // anything overwrites it. The cut segments' states go to both halves.
+            resize_run(lo, hi, runs);
+            size_t out = lo + runs;
+            uint64_t done = end;  // [done, end) is written
+            for (size_t k = hi; k-- > lo;) {
+                const uint64_t b = flat_[k].begin, e = ends_[k];
+                const SegmentState state = flat_[k].state;
+                if (e > end) set(--out, end, e, state);  // the right cut
+                const uint64_t piece_end = std::min(e, end), piece_begin = std::max(b, begin);
+                if (piece_end < done) set(--out, piece_end, done, SegmentState());
+                set(--out, piece_begin, piece_end, state);
+                if (b < begin) set(--out, b, begin, state);  // the left cut
+                done = piece_begin;
             }
-            if (pos < end) scratch.push_back({pos, end, SegmentState()});
-            if (right) scratch.push_back(std::move(*right));
-            replace(lo, hi, scratch);
+            if (begin < done) set(--out, begin, done, SegmentState());
         }
         return {{}, false, lo + (cut_left ? 1 : 0)};
     }
@@ -310,8 +303,7 @@ class AllocationSegments {
     }
 
     /// Records a write of [begin, end) by `self`: one segment, this write's.
-    void write(std::vector<Run>& scratch, NodePool& pool, uint64_t begin, uint64_t end,
-               uint32_t self) {
+    void write(NodePool& pool, uint64_t begin, uint64_t end, uint32_t self) {
         if (tree_) {
             record_write(*tree_, begin, end, self);
             return;
@@ -323,18 +315,25 @@ class AllocationSegments {
         }
         size_t hi = lo;
         while (hi < flat_.size() && flat_[hi].begin < end) ++hi;
-        scratch.clear();
-        if (lo < hi && flat_[lo].begin < begin)
-            scratch.push_back({flat_[lo].begin, begin, flat_[lo].state});
-        scratch.push_back({begin, end, SegmentState(self)});
-        if (lo < hi && ends_[hi - 1] > end)
-            scratch.push_back({end, ends_[hi - 1], flat_[hi - 1].state});
-        if (outgrows(hi, scratch.size() + lo)) {
+        // The run becomes: the left rest of its first segment, this write, the right rest of
+        // its last (both keep their states).
+        const bool cut_left = lo < hi && flat_[lo].begin < begin;
+        const bool cut_right = lo < hi && ends_[hi - 1] > end;
+        const uint64_t left_begin = cut_left ? flat_[lo].begin : 0;
+        const uint64_t right_end = cut_right ? ends_[hi - 1] : 0;
+        const SegmentState left = cut_left ? flat_[lo].state : SegmentState();
+        const SegmentState right = cut_right ? flat_[hi - 1].state : SegmentState();
+        const size_t runs = 1 + size_t{cut_left} + size_t{cut_right};
+        if (outgrows(hi, lo + runs)) {
             to_tree(pool);
             record_write(*tree_, begin, end, self);
             return;
         }
-        replace(lo, hi, scratch);
+        resize_run(lo, hi, runs);
+        size_t out = lo;
+        if (cut_left) set(out++, left_begin, begin, left);
+        set(out++, begin, end, SegmentState(self));
+        if (cut_right) set(out, end, right_end, right);
     }
 
     /// Cache hints for an access to come: the arrays' blocks (their first lines and the
@@ -348,6 +347,7 @@ class AllocationSegments {
 
   private:
     static constexpr size_t kFlatLimit = 256;
+    static constexpr size_t kFirstCapacity = 16;
 
     /// Index of the first segment that ends after pos (segments are sorted and disjoint, so
     /// their ends are sorted too). Searched from the back, in steps that double, then by
@@ -373,22 +373,27 @@ class AllocationSegments {
     bool outgrows(size_t hi, size_t new_hi) const {
         return new_hi != hi && flat_.size() - hi > kFlatLimit;
     }
-    /// Replaces flat_[lo, hi) by the runs in scratch.
-    void replace(size_t lo, size_t hi, std::vector<Run>& scratch) {
-        const size_t old_count = hi - lo, new_count = scratch.size();
+    /// Makes the run flat_[lo, hi) `count` entries long: inserts (unset) or erases entries
+    /// at its end, moving those after it.
+    void resize_run(size_t lo, size_t hi, size_t count) {
+        const size_t old_count = hi - lo;
         const auto at = [&](size_t k) { return flat_.begin() + static_cast<ptrdiff_t>(k); };
         const auto end_at = [&](size_t k) { return ends_.begin() + static_cast<ptrdiff_t>(k); };
-        if (new_count > old_count) {
-            flat_.insert(at(hi), new_count - old_count, FlatSegment{});
-            ends_.insert(end_at(hi), new_count - old_count, 0);
-        } else if (new_count < old_count) {
-            flat_.erase(at(lo + new_count), at(hi));
-            ends_.erase(end_at(lo + new_count), end_at(hi));
+        if (count > old_count) {
+            if (flat_.capacity() == 0) {  // most stores grow to a dozen segments or more
+                flat_.reserve(kFirstCapacity);
+                ends_.reserve(kFirstCapacity);
+            }
+            flat_.insert(at(hi), count - old_count, FlatSegment{});
+            ends_.insert(end_at(hi), count - old_count, 0);
+        } else if (count < old_count) {
+            flat_.erase(at(lo + count), at(hi));
+            ends_.erase(end_at(lo + count), end_at(hi));
         }
-        for (size_t k = 0; k < new_count; ++k) {
-            ends_[lo + k] = scratch[k].end;
-            flat_[lo + k] = {scratch[k].begin, std::move(scratch[k].state)};
-        }
+    }
+    void set(size_t k, uint64_t begin, uint64_t end, SegmentState state) {
+        flat_[k] = {begin, state};
+        ends_[k] = end;
     }
     void to_tree(NodePool& pool) {
         tree_.emplace(PoolAllocator<std::pair<const uint64_t, Segment>>(&pool));
@@ -476,7 +481,6 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
     const size_t n = graph.nodes.size();
     NodePool pool;  // before the stores: their trees give their nodes back to it
     std::vector<AllocationSegments> stores(graph.allocations.size());
-    std::vector<Run> scratch;  // the segments replacing a run of a flat store
     auto store_of = [&](AllocationId a) -> AllocationSegments& {
         if (a >= stores.size()) stores.resize(size_t{a} + 1);
         return stores[a];
@@ -523,7 +527,7 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
         for (const ByteRange& r : node.reads) {
             if (r.empty()) continue;
             AllocationSegments& store = store_of(r.allocation);
-            store.for_each(store.cover(scratch, pool, r.begin, r.end), r.begin, r.end,
+            store.for_each(store.cover(pool, r.begin, r.end), r.begin, r.end,
                            [&](uint64_t b, uint64_t e, SegmentState& s) {
                                if (s.writer != kNoWriter)
                                    pieces.add(HazardKind::raw, s.writer, r.allocation,
@@ -537,7 +541,7 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
             if (w.empty()) continue;
             AllocationSegments& store = store_of(w.allocation);
             store.for_each(
-                store.cover(scratch, pool, w.begin, w.end), w.begin, w.end,
+                store.cover(pool, w.begin, w.end), w.begin, w.end,
                 [&](uint64_t b, uint64_t e, const SegmentState& s) {
                     const uint64_t begin = std::max(b, w.begin), end = std::min(e, w.end);
                     const bool read_since =
@@ -553,7 +557,7 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
         // Then the writes: a read-write binding leaves the bytes written by this node with no
         // reader since.
         for (const ByteRange& w : node.writes)
-            if (!w.empty()) stores[w.allocation].write(scratch, pool, w.begin, w.end, self);
+            if (!w.empty()) stores[w.allocation].write(pool, w.begin, w.end, self);
     }
     into_begin_[n] = hazards_.size();
 
