@@ -302,6 +302,21 @@ class AllocationSegments {
             f(flat_[k].begin, ends_[k], flat_[k].state);
     }
 
+    /// Calls f(begin, end, state) for each segment that overlaps [begin, end), as it is (not
+    /// cut: the callers clip). Bytes without a segment were never accessed.
+    template <typename F>
+    void for_each_overlapping(uint64_t begin, uint64_t end, F&& f) const {
+        if (tree_) {
+            auto it = tree_->upper_bound(begin);
+            if (it != tree_->begin() && std::prev(it)->second.end > begin) --it;
+            for (; it != tree_->end() && it->first < end; ++it)
+                f(it->first, it->second.end, it->second.state);
+            return;
+        }
+        for (size_t k = first_ending_after(begin); k < flat_.size() && flat_[k].begin < end; ++k)
+            f(flat_[k].begin, ends_[k], flat_[k].state);
+    }
+
     /// Records a write of [begin, end) by `self`: one segment, this write's.
     void write(NodePool& pool, uint64_t begin, uint64_t end, uint32_t self) {
         if (tree_) {
@@ -540,9 +555,10 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
         for (const ByteRange& w : node.writes) {
             if (w.empty()) continue;
             AllocationSegments& store = store_of(w.allocation);
-            store.for_each(
-                store.cover(pool, w.begin, w.end), w.begin, w.end,
-                [&](uint64_t b, uint64_t e, const SegmentState& s) {
+            // Read only: cutting the segments at the write's ends (and filling its gaps, which
+            // hold no accesses) would only be undone by the write itself below.
+            store.for_each_overlapping(
+                w.begin, w.end, [&](uint64_t b, uint64_t e, const SegmentState& s) {
                     const uint64_t begin = std::max(b, w.begin), end = std::min(e, w.end);
                     const bool read_since =
                         s.for_each_reader_but(self, reader_lists, [&](uint32_t reader) {
