@@ -223,12 +223,13 @@ void record_write(SegmentMap& map, uint64_t begin, uint64_t end, uint32_t self) 
     }
 }
 
-/// An entry of a flat store: a segment's start and state (its end is in a parallel array).
+/// An entry of a flat store: a segment's bytes and state, half a cache line.
 struct FlatSegment {
     uint64_t begin = 0;
+    uint64_t end = 0;
     SegmentState state;
 };
-static_assert(sizeof(FlatSegment) == 24);
+static_assert(sizeof(FlatSegment) == 32);
 
 /// The segments of one allocation: a sorted array (the small allocations of random graphs,
 /// whose tree nodes were cache misses at every level; an allocation filled from front to back,
@@ -256,11 +257,11 @@ class AllocationSegments {
         uint64_t pos = begin;
         for (; hi < flat_.size() && flat_[hi].begin < end; ++hi) {
             gaps += flat_[hi].begin > pos;
-            pos = ends_[hi];
+            pos = flat_[hi].end;
         }
         gaps += pos < end;
         const bool cut_left = lo < hi && flat_[lo].begin < begin;
-        const bool cut_right = lo < hi && ends_[hi - 1] > end;
+        const bool cut_right = lo < hi && flat_[hi - 1].end > end;
         if (gaps + cut_left + cut_right > 0) {
             const size_t runs = (hi - lo) + gaps + cut_left + cut_right;
             if (outgrows(hi, lo + runs)) {
@@ -274,7 +275,7 @@ class AllocationSegments {
             size_t out = lo + runs;
             uint64_t done = end;  // [done, end) is written
             for (size_t k = hi; k-- > lo;) {
-                const uint64_t b = flat_[k].begin, e = ends_[k];
+                const uint64_t b = flat_[k].begin, e = flat_[k].end;
                 const SegmentState state = flat_[k].state;
                 if (e > end) set(--out, end, e, state);  // the right cut
                 const uint64_t piece_end = std::min(e, end), piece_begin = std::max(b, begin);
@@ -299,7 +300,7 @@ class AllocationSegments {
         size_t k = first.flat;
         if (k >= flat_.size() || flat_[k].begin != begin) k = first_ending_after(begin);
         for (; k < flat_.size() && flat_[k].begin < end; ++k)
-            f(flat_[k].begin, ends_[k], flat_[k].state);
+            f(flat_[k].begin, flat_[k].end, flat_[k].state);
     }
 
     /// Calls f(begin, end, state) for each segment that overlaps [begin, end), as it is (not
@@ -314,7 +315,7 @@ class AllocationSegments {
             return;
         }
         for (size_t k = first_ending_after(begin); k < flat_.size() && flat_[k].begin < end; ++k)
-            f(flat_[k].begin, ends_[k], flat_[k].state);
+            f(flat_[k].begin, flat_[k].end, flat_[k].state);
     }
 
     /// Records a write of [begin, end) by `self`: one segment, this write's.
@@ -324,7 +325,7 @@ class AllocationSegments {
             return;
         }
         const size_t lo = first_ending_after(begin);
-        if (lo < flat_.size() && flat_[lo].begin == begin && ends_[lo] == end) {
+        if (lo < flat_.size() && flat_[lo].begin == begin && flat_[lo].end == end) {
             flat_[lo].state.written_by(self);
             return;
         }
@@ -333,9 +334,9 @@ class AllocationSegments {
         // The run becomes: the left rest of its first segment, this write, the right rest of
         // its last (both keep their states).
         const bool cut_left = lo < hi && flat_[lo].begin < begin;
-        const bool cut_right = lo < hi && ends_[hi - 1] > end;
+        const bool cut_right = lo < hi && flat_[hi - 1].end > end;
         const uint64_t left_begin = cut_left ? flat_[lo].begin : 0;
-        const uint64_t right_end = cut_right ? ends_[hi - 1] : 0;
+        const uint64_t right_end = cut_right ? flat_[hi - 1].end : 0;
         const SegmentState left = cut_left ? flat_[lo].state : SegmentState();
         const SegmentState right = cut_right ? flat_[hi - 1].state : SegmentState();
         const size_t runs = 1 + size_t{cut_left} + size_t{cut_right};
@@ -351,12 +352,12 @@ class AllocationSegments {
         if (cut_right) set(out, end, right_end, right);
     }
 
-    /// Cache hints for an access to come: the arrays' blocks (their first lines and the
-    /// middle, where a search starts). At 100k dispatches the stores of thousands of small
+    /// Cache hints for an access to come: the array's last line (where a search starts) and its
+    /// middle. At 100k dispatches the stores of thousands of small
     /// allocations are no longer in cache.
     void prefetch() const {
-        if (ends_.empty()) return;
-        graphlens::prefetch(ends_.data() + ends_.size() / 2);
+        if (flat_.empty()) return;
+        graphlens::prefetch(&flat_.back());
         graphlens::prefetch(flat_.data() + flat_.size() / 2);
     }
 
@@ -369,16 +370,17 @@ class AllocationSegments {
     /// halves: allocations filled front to back are accessed near their end, and a search
     /// from the middle of a long array missed the cache at every step.
     size_t first_ending_after(uint64_t pos) const {
-        const size_t n = ends_.size();
-        if (n == 0 || pos >= ends_[n - 1]) return n;  // an append
-        size_t lo = n - 1;                            // ends_[lo] > pos
+        const size_t n = flat_.size();
+        if (n == 0 || pos >= flat_[n - 1].end) return n;  // an append
+        size_t lo = n - 1;                                // flat_[lo].end > pos
         for (size_t step = 1; lo > 0; step *= 2) {
             const size_t probe = lo > step ? lo - step : 0;
-            if (ends_[probe] <= pos)  // the answer lies in (probe, lo]
+            if (flat_[probe].end <= pos)  // the answer lies in (probe, lo]
                 return static_cast<size_t>(
-                    std::upper_bound(ends_.begin() + static_cast<ptrdiff_t>(probe) + 1,
-                                     ends_.begin() + static_cast<ptrdiff_t>(lo), pos) -
-                    ends_.begin());
+                    std::upper_bound(flat_.begin() + static_cast<ptrdiff_t>(probe) + 1,
+                                     flat_.begin() + static_cast<ptrdiff_t>(lo), pos,
+                                     [](uint64_t p, const FlatSegment& f) { return p < f.end; }) -
+                    flat_.begin());
             lo = probe;
         }
         return 0;
@@ -393,36 +395,29 @@ class AllocationSegments {
     void resize_run(size_t lo, size_t hi, size_t count) {
         const size_t old_count = hi - lo;
         const auto at = [&](size_t k) { return flat_.begin() + static_cast<ptrdiff_t>(k); };
-        const auto end_at = [&](size_t k) { return ends_.begin() + static_cast<ptrdiff_t>(k); };
         if (count > old_count) {
             if (flat_.capacity() == 0) {  // most stores grow to a dozen segments or more
                 flat_.reserve(kFirstCapacity);
-                ends_.reserve(kFirstCapacity);
             }
             flat_.insert(at(hi), count - old_count, FlatSegment{});
-            ends_.insert(end_at(hi), count - old_count, 0);
         } else if (count < old_count) {
             flat_.erase(at(lo + count), at(hi));
-            ends_.erase(end_at(lo + count), end_at(hi));
         }
     }
     void set(size_t k, uint64_t begin, uint64_t end, SegmentState state) {
-        flat_[k] = {begin, state};
-        ends_[k] = end;
+        flat_[k] = {begin, end, state};
     }
     void to_tree(NodePool& pool) {
         tree_.emplace(PoolAllocator<std::pair<const uint64_t, Segment>>(&pool));
         for (size_t k = 0; k < flat_.size(); ++k)
             tree_->emplace_hint(tree_->end(), flat_[k].begin,
-                                Segment{ends_[k], std::move(flat_[k].state)});
+                                Segment{flat_[k].end, std::move(flat_[k].state)});
         flat_ = {};
-        ends_ = {};
     }
 
+    /// One array (the ends were a parallel array for the searches: two heap blocks a store,
+    /// both moved at every cut, where the searches from the back read a line or two).
     std::vector<FlatSegment> flat_;
-    /// The end of each segment of flat_: the key of the searches, eight to a cache line (a
-    /// search in flat_ itself missed the cache at every step).
-    std::vector<uint64_t> ends_;
     std::optional<SegmentMap> tree_;
 };
 
