@@ -520,8 +520,8 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
                 }
         }
         // Growing the hazard list by doubling moved it again and again (48 bytes a hazard):
-        // at a 64th and again at an 8th of a large graph, room for all at the rate so far.
-        if (n >= 4096 && i > 0 && (i == n / 64 || i == n / 8)) {
+        // at a 64th (of a large graph) and again at an 8th, room for all at the rate so far.
+        if (n >= 512 && i > 0 && ((n >= 4096 && i == n / 64) || i == n / 8)) {
             const size_t margin_eighths = i == n / 64 ? 10 : 9;  // a quarter, then an eighth
             const size_t expected = hazards_.size() * n / i * margin_eighths / 8 + 1024;
             if (expected > hazards_.capacity()) {
