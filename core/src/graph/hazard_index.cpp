@@ -6,6 +6,8 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 namespace graphlens {
@@ -13,81 +15,71 @@ namespace {
 
 constexpr uint32_t kNoWriter = UINT32_MAX;
 
-/// The state of a run of bytes: who wrote it last and who read it since (node indices,
-/// ascending). Readers are usually one or two, so they live inline, and the whole state is 24
-/// bytes (a flat store's entry 32): segments are split (copied) and created by the thousand,
-/// and the walks over them read every byte. More readers live in a heap block of their own.
-class SegmentState {
+constexpr uint32_t kNoReaders = UINT32_MAX;
+
+/// The older readers since the last write of every segment of one index (all but the two
+/// latest, which the segment keeps inline), as persistent singly linked lists in one
+/// append-only array, latest first. A segment holds only the head of its list, so a cut copies
+/// the head and both halves share the list; a write drops its segment's list. A list per
+/// segment in a heap block of its own was copied (malloc'd) at every cut of a segment with more
+/// than two readers.
+class ReaderLists {
   public:
+    /// The list `head` with `reader` in front; returns the new head.
+    uint32_t push(uint32_t head, uint32_t reader) {
+        if (links_.size() >= kNoReaders) throw std::length_error("HazardIndex: too many reads");
+        links_.push_back({reader, head});
+        return static_cast<uint32_t>(links_.size() - 1);
+    }
+    uint32_t reader(uint32_t link) const { return links_[link].reader; }
+    uint32_t next(uint32_t link) const { return links_[link].next; }
+
+  private:
+    struct Link {
+        uint32_t reader;
+        uint32_t next;  ///< kNoReaders at the list's end
+    };
+    std::vector<Link> links_;
+};
+
+/// The state of a run of bytes: who wrote it last and who read it since. The two latest
+/// readers are inline (most segments have one or two, and a list link read at every visit was a
+/// cache miss at 100k dispatches), the ones before them in a list of ReaderLists (latest
+/// first). Trivially copyable: segments are split (copied) and moved by the thousand.
+struct SegmentState {
     uint32_t writer = kNoWriter;
+    uint32_t latest = kNoReaders;  ///< the latest reader since the write, if any
+    uint32_t second = kNoReaders;  ///< the one before it, if any
+    uint32_t older = kNoReaders;   ///< the head of the list of those before `second`
 
     SegmentState() = default;
     explicit SegmentState(uint32_t written_by) : writer(written_by) {}
-    SegmentState(const SegmentState& other)
-        : writer(other.writer), count_(other.count_), inline_(other.inline_) {
-        if (count_ > kInline) {
-            heap_ = allocate(count_);
-            std::copy(other.heap_ + 1, other.heap_ + 1 + count_, heap_ + 1);
-        }
+    /// A read by `node`, the latest node so far (recorded once however often it reads).
+    void read_by(uint32_t node, ReaderLists& lists) {
+        if (latest == node) return;
+        if (second != kNoReaders) older = lists.push(older, second);
+        second = latest;
+        latest = node;
     }
-    SegmentState(SegmentState&& other) noexcept
-        : writer(other.writer),
-          count_(std::exchange(other.count_, 0)),
-          inline_(other.inline_),
-          heap_(std::exchange(other.heap_, nullptr)) {}
-    SegmentState& operator=(const SegmentState& other) {
-        if (this != &other) *this = SegmentState(other);
-        return *this;
-    }
-    SegmentState& operator=(SegmentState&& other) noexcept {
-        std::swap(writer, other.writer);
-        std::swap(count_, other.count_);
-        std::swap(inline_, other.inline_);
-        std::swap(heap_, other.heap_);
-        return *this;
-    }
-    ~SegmentState() { delete[] heap_; }
-
-    bool no_readers() const { return count_ == 0; }
-    uint32_t last_reader() const { return readers_begin()[count_ - 1]; }
-    void add_reader(uint32_t reader) {
-        if (count_ < kInline) {
-            inline_[count_++] = reader;
-            return;
-        }
-        if (count_ == kInline) {  // moving to the heap block (kept from an earlier list)
-            if (!heap_) heap_ = allocate(8);
-            std::copy(inline_.begin(), inline_.end(), heap_ + 1);
-        } else if (count_ == heap_[0]) {
-            uint32_t* bigger = allocate(2 * count_);
-            std::copy(heap_ + 1, heap_ + 1 + count_, bigger + 1);
-            delete[] heap_;
-            heap_ = bigger;
-        }
-        heap_[1 + count_++] = reader;
+    /// Calls f(reader) for each reader since the last write but `self` (which, read or not,
+    /// is the latest node so far: at most the latest reader); returns whether there was one.
+    template <typename F>
+    bool for_each_reader_but(uint32_t self, const ReaderLists& lists, F&& f) const {
+        if (latest == kNoReaders || (latest == self && second == kNoReaders)) return false;
+        if (latest != self) f(latest);
+        if (second == kNoReaders) return true;
+        f(second);
+        for (uint32_t link = older; link != kNoReaders; link = lists.next(link))
+            f(lists.reader(link));
+        return true;
     }
     /// A write: this node's bytes now, read by nobody since.
     void written_by(uint32_t node) {
         writer = node;
-        count_ = 0;
+        latest = second = older = kNoReaders;
     }
-    const uint32_t* readers_begin() const { return count_ <= kInline ? inline_.data() : heap_ + 1; }
-    const uint32_t* readers_end() const { return readers_begin() + count_; }
-
-  private:
-    static constexpr uint32_t kInline = 2;
-    /// A block for `capacity` readers after its first word, which holds the capacity.
-    static uint32_t* allocate(uint32_t capacity) {
-        auto* block = new uint32_t[1 + size_t{capacity}];
-        block[0] = capacity;
-        return block;
-    }
-
-    uint32_t count_ = 0;
-    std::array<uint32_t, kInline> inline_{};
-    uint32_t* heap_ = nullptr;  ///< the readers while count_ > kInline (may stay as spare)
 };
-static_assert(sizeof(SegmentState) == 24);
+static_assert(sizeof(SegmentState) == 16 && std::is_trivially_copyable_v<SegmentState>);
 
 /// A run of bytes in a tree: its end (the key is its start) and its state.
 struct Segment {
@@ -231,19 +223,13 @@ void record_write(SegmentMap& map, uint64_t begin, uint64_t end, uint32_t self) 
     }
 }
 
-/// An entry of a flat store: a segment's start and state (its end is in a parallel array).
+/// An entry of a flat store: a segment's bytes and state, half a cache line.
 struct FlatSegment {
-    uint64_t begin = 0;
-    SegmentState state;
-};
-static_assert(sizeof(FlatSegment) == 32);
-
-/// A segment being built for a flat store: start, end and state.
-struct Run {
     uint64_t begin = 0;
     uint64_t end = 0;
     SegmentState state;
 };
+static_assert(sizeof(FlatSegment) == 32);
 
 /// The segments of one allocation: a sorted array (the small allocations of random graphs,
 /// whose tree nodes were cache misses at every level; an allocation filled from front to back,
@@ -263,7 +249,7 @@ class AllocationSegments {
     };
 
     /// Makes segments tile [begin, end) exactly (gaps become fresh segments).
-    First cover(std::vector<Run>& scratch, NodePool& pool, uint64_t begin, uint64_t end) {
+    First cover(NodePool& pool, uint64_t begin, uint64_t end) {
         if (tree_) return {graphlens::cover(*tree_, begin, end), true};
         const size_t lo = first_ending_after(begin);
         size_t hi = lo;
@@ -271,34 +257,34 @@ class AllocationSegments {
         uint64_t pos = begin;
         for (; hi < flat_.size() && flat_[hi].begin < end; ++hi) {
             gaps += flat_[hi].begin > pos;
-            pos = ends_[hi];
+            pos = flat_[hi].end;
         }
         gaps += pos < end;
         const bool cut_left = lo < hi && flat_[lo].begin < begin;
-        const bool cut_right = lo < hi && ends_[hi - 1] > end;
+        const bool cut_right = lo < hi && flat_[hi - 1].end > end;
         if (gaps + cut_left + cut_right > 0) {
             const size_t runs = (hi - lo) + gaps + cut_left + cut_right;
             if (outgrows(hi, lo + runs)) {
                 to_tree(pool);
                 return {graphlens::cover(*tree_, begin, end), true};
             }
-            // Cut at both ends and fill the gaps, the runs built once and moved in. Only the
-            // states of the cut segments are copied (both halves keep them); the others move.
-            scratch.clear();
-            if (cut_left) scratch.push_back({flat_[lo].begin, begin, flat_[lo].state});
-            std::optional<Run> right;
-            if (cut_right) right = Run{end, ends_[hi - 1], flat_[hi - 1].state};
-            pos = begin;
-            for (size_t k = lo; k < hi; ++k) {
-                const uint64_t b = flat_[k].begin;
-                if (b > pos) scratch.push_back({pos, b, SegmentState()});
-                const Run& piece = scratch.emplace_back(
-                    Run{std::max(b, begin), std::min(ends_[k], end), std::move(flat_[k].state)});
-                pos = piece.end;
+            // Room for the new segments after the run, then the run rewritten from its back:
+            // each segment's pieces land at or after its own index, so it is read before
+            // anything overwrites it. The cut segments' states go to both halves.
+            resize_run(lo, hi, runs);
+            size_t out = lo + runs;
+            uint64_t done = end;  // [done, end) is written
+            for (size_t k = hi; k-- > lo;) {
+                const uint64_t b = flat_[k].begin, e = flat_[k].end;
+                const SegmentState state = flat_[k].state;
+                if (e > end) set(--out, end, e, state);  // the right cut
+                const uint64_t piece_end = std::min(e, end), piece_begin = std::max(b, begin);
+                if (piece_end < done) set(--out, piece_end, done, SegmentState());
+                set(--out, piece_begin, piece_end, state);
+                if (b < begin) set(--out, b, begin, state);  // the left cut
+                done = piece_begin;
             }
-            if (pos < end) scratch.push_back({pos, end, SegmentState()});
-            if (right) scratch.push_back(std::move(*right));
-            replace(lo, hi, scratch);
+            if (begin < done) set(--out, begin, done, SegmentState());
         }
         return {{}, false, lo + (cut_left ? 1 : 0)};
     }
@@ -314,64 +300,87 @@ class AllocationSegments {
         size_t k = first.flat;
         if (k >= flat_.size() || flat_[k].begin != begin) k = first_ending_after(begin);
         for (; k < flat_.size() && flat_[k].begin < end; ++k)
-            f(flat_[k].begin, ends_[k], flat_[k].state);
+            f(flat_[k].begin, flat_[k].end, flat_[k].state);
+    }
+
+    /// Calls f(begin, end, state) for each segment that overlaps [begin, end), as it is (not
+    /// cut: the callers clip). Bytes without a segment were never accessed.
+    template <typename F>
+    void for_each_overlapping(uint64_t begin, uint64_t end, F&& f) const {
+        if (tree_) {
+            auto it = tree_->upper_bound(begin);
+            if (it != tree_->begin() && std::prev(it)->second.end > begin) --it;
+            for (; it != tree_->end() && it->first < end; ++it)
+                f(it->first, it->second.end, it->second.state);
+            return;
+        }
+        for (size_t k = first_ending_after(begin); k < flat_.size() && flat_[k].begin < end; ++k)
+            f(flat_[k].begin, flat_[k].end, flat_[k].state);
     }
 
     /// Records a write of [begin, end) by `self`: one segment, this write's.
-    void write(std::vector<Run>& scratch, NodePool& pool, uint64_t begin, uint64_t end,
-               uint32_t self) {
+    void write(NodePool& pool, uint64_t begin, uint64_t end, uint32_t self) {
         if (tree_) {
             record_write(*tree_, begin, end, self);
             return;
         }
         const size_t lo = first_ending_after(begin);
-        if (lo < flat_.size() && flat_[lo].begin == begin && ends_[lo] == end) {
+        if (lo < flat_.size() && flat_[lo].begin == begin && flat_[lo].end == end) {
             flat_[lo].state.written_by(self);
             return;
         }
         size_t hi = lo;
         while (hi < flat_.size() && flat_[hi].begin < end) ++hi;
-        scratch.clear();
-        if (lo < hi && flat_[lo].begin < begin)
-            scratch.push_back({flat_[lo].begin, begin, flat_[lo].state});
-        scratch.push_back({begin, end, SegmentState(self)});
-        if (lo < hi && ends_[hi - 1] > end)
-            scratch.push_back({end, ends_[hi - 1], flat_[hi - 1].state});
-        if (outgrows(hi, scratch.size() + lo)) {
+        // The run becomes: the left rest of its first segment, this write, the right rest of
+        // its last (both keep their states).
+        const bool cut_left = lo < hi && flat_[lo].begin < begin;
+        const bool cut_right = lo < hi && flat_[hi - 1].end > end;
+        const uint64_t left_begin = cut_left ? flat_[lo].begin : 0;
+        const uint64_t right_end = cut_right ? flat_[hi - 1].end : 0;
+        const SegmentState left = cut_left ? flat_[lo].state : SegmentState();
+        const SegmentState right = cut_right ? flat_[hi - 1].state : SegmentState();
+        const size_t runs = 1 + size_t{cut_left} + size_t{cut_right};
+        if (outgrows(hi, lo + runs)) {
             to_tree(pool);
             record_write(*tree_, begin, end, self);
             return;
         }
-        replace(lo, hi, scratch);
+        resize_run(lo, hi, runs);
+        size_t out = lo;
+        if (cut_left) set(out++, left_begin, begin, left);
+        set(out++, begin, end, SegmentState(self));
+        if (cut_right) set(out, end, right_end, right);
     }
 
-    /// Cache hints for an access to come: the arrays' blocks (their first lines and the
-    /// middle, where a search starts). At 100k dispatches the stores of thousands of small
+    /// Cache hints for an access to come: the array's last line (where a search starts) and its
+    /// middle. At 100k dispatches the stores of thousands of small
     /// allocations are no longer in cache.
     void prefetch() const {
-        if (ends_.empty()) return;
-        graphlens::prefetch(ends_.data() + ends_.size() / 2);
+        if (flat_.empty()) return;
+        graphlens::prefetch(&flat_.back());
         graphlens::prefetch(flat_.data() + flat_.size() / 2);
     }
 
   private:
     static constexpr size_t kFlatLimit = 256;
+    static constexpr size_t kFirstCapacity = 16;
 
     /// Index of the first segment that ends after pos (segments are sorted and disjoint, so
     /// their ends are sorted too). Searched from the back, in steps that double, then by
     /// halves: allocations filled front to back are accessed near their end, and a search
     /// from the middle of a long array missed the cache at every step.
     size_t first_ending_after(uint64_t pos) const {
-        const size_t n = ends_.size();
-        if (n == 0 || pos >= ends_[n - 1]) return n;  // an append
-        size_t lo = n - 1;                            // ends_[lo] > pos
+        const size_t n = flat_.size();
+        if (n == 0 || pos >= flat_[n - 1].end) return n;  // an append
+        size_t lo = n - 1;                                // flat_[lo].end > pos
         for (size_t step = 1; lo > 0; step *= 2) {
             const size_t probe = lo > step ? lo - step : 0;
-            if (ends_[probe] <= pos)  // the answer lies in (probe, lo]
+            if (flat_[probe].end <= pos)  // the answer lies in (probe, lo]
                 return static_cast<size_t>(
-                    std::upper_bound(ends_.begin() + static_cast<ptrdiff_t>(probe) + 1,
-                                     ends_.begin() + static_cast<ptrdiff_t>(lo), pos) -
-                    ends_.begin());
+                    std::upper_bound(flat_.begin() + static_cast<ptrdiff_t>(probe) + 1,
+                                     flat_.begin() + static_cast<ptrdiff_t>(lo), pos,
+                                     [](uint64_t p, const FlatSegment& f) { return p < f.end; }) -
+                    flat_.begin());
             lo = probe;
         }
         return 0;
@@ -381,36 +390,34 @@ class AllocationSegments {
     bool outgrows(size_t hi, size_t new_hi) const {
         return new_hi != hi && flat_.size() - hi > kFlatLimit;
     }
-    /// Replaces flat_[lo, hi) by the runs in scratch.
-    void replace(size_t lo, size_t hi, std::vector<Run>& scratch) {
-        const size_t old_count = hi - lo, new_count = scratch.size();
+    /// Makes the run flat_[lo, hi) `count` entries long: inserts (unset) or erases entries
+    /// at its end, moving those after it.
+    void resize_run(size_t lo, size_t hi, size_t count) {
+        const size_t old_count = hi - lo;
         const auto at = [&](size_t k) { return flat_.begin() + static_cast<ptrdiff_t>(k); };
-        const auto end_at = [&](size_t k) { return ends_.begin() + static_cast<ptrdiff_t>(k); };
-        if (new_count > old_count) {
-            flat_.insert(at(hi), new_count - old_count, FlatSegment{});
-            ends_.insert(end_at(hi), new_count - old_count, 0);
-        } else if (new_count < old_count) {
-            flat_.erase(at(lo + new_count), at(hi));
-            ends_.erase(end_at(lo + new_count), end_at(hi));
+        if (count > old_count) {
+            if (flat_.capacity() == 0) {  // most stores grow to a dozen segments or more
+                flat_.reserve(kFirstCapacity);
+            }
+            flat_.insert(at(hi), count - old_count, FlatSegment{});
+        } else if (count < old_count) {
+            flat_.erase(at(lo + count), at(hi));
         }
-        for (size_t k = 0; k < new_count; ++k) {
-            ends_[lo + k] = scratch[k].end;
-            flat_[lo + k] = {scratch[k].begin, std::move(scratch[k].state)};
-        }
+    }
+    void set(size_t k, uint64_t begin, uint64_t end, SegmentState state) {
+        flat_[k] = {begin, end, state};
     }
     void to_tree(NodePool& pool) {
         tree_.emplace(PoolAllocator<std::pair<const uint64_t, Segment>>(&pool));
         for (size_t k = 0; k < flat_.size(); ++k)
             tree_->emplace_hint(tree_->end(), flat_[k].begin,
-                                Segment{ends_[k], std::move(flat_[k].state)});
+                                Segment{flat_[k].end, std::move(flat_[k].state)});
         flat_ = {};
-        ends_ = {};
     }
 
+    /// One array (the ends were a parallel array for the searches: two heap blocks a store,
+    /// both moved at every cut, where the searches from the back read a line or two).
     std::vector<FlatSegment> flat_;
-    /// The end of each segment of flat_: the key of the searches, eight to a cache line (a
-    /// search in flat_ itself missed the cache at every step).
-    std::vector<uint64_t> ends_;
     std::optional<SegmentMap> tree_;
 };
 
@@ -484,12 +491,12 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
     const size_t n = graph.nodes.size();
     NodePool pool;  // before the stores: their trees give their nodes back to it
     std::vector<AllocationSegments> stores(graph.allocations.size());
-    std::vector<Run> scratch;  // the segments replacing a run of a flat store
     auto store_of = [&](AllocationId a) -> AllocationSegments& {
         if (a >= stores.size()) stores.resize(size_t{a} + 1);
         return stores[a];
     };
     PieceList pieces;
+    ReaderLists reader_lists;
     into_begin_.assign(n + 1, 0);
     for (size_t i = 0; i < n; ++i) {
         into_begin_[i] = hazards_.size();
@@ -513,8 +520,8 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
                 }
         }
         // Growing the hazard list by doubling moved it again and again (48 bytes a hazard):
-        // at a 64th and again at an 8th of a large graph, room for all at the rate so far.
-        if (n >= 4096 && i > 0 && (i == n / 64 || i == n / 8)) {
+        // at a 64th (of a large graph) and again at an 8th, room for all at the rate so far.
+        if (n >= 512 && i > 0 && ((n >= 4096 && i == n / 64) || i == n / 8)) {
             const size_t margin_eighths = i == n / 64 ? 10 : 9;  // a quarter, then an eighth
             const size_t expected = hazards_.size() * n / i * margin_eighths / 8 + 1024;
             if (expected > hazards_.capacity()) {
@@ -530,12 +537,12 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
         for (const ByteRange& r : node.reads) {
             if (r.empty()) continue;
             AllocationSegments& store = store_of(r.allocation);
-            store.for_each(store.cover(scratch, pool, r.begin, r.end), r.begin, r.end,
+            store.for_each(store.cover(pool, r.begin, r.end), r.begin, r.end,
                            [&](uint64_t b, uint64_t e, SegmentState& s) {
                                if (s.writer != kNoWriter)
                                    pieces.add(HazardKind::raw, s.writer, r.allocation,
                                               std::max(b, r.begin), std::min(e, r.end));
-                               if (s.no_readers() || s.last_reader() != self) s.add_reader(self);
+                               s.read_by(self, reader_lists);
                            });
         }
         // The writes' WAR / WAW hazards against the state before this node: the readers since
@@ -543,17 +550,16 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
         for (const ByteRange& w : node.writes) {
             if (w.empty()) continue;
             AllocationSegments& store = store_of(w.allocation);
-            store.for_each(
-                store.cover(scratch, pool, w.begin, w.end), w.begin, w.end,
-                [&](uint64_t b, uint64_t e, const SegmentState& s) {
+            // Read only: cutting the segments at the write's ends (and filling its gaps, which
+            // hold no accesses) would only be undone by the write itself below.
+            store.for_each_overlapping(
+                w.begin, w.end, [&](uint64_t b, uint64_t e, const SegmentState& s) {
                     const uint64_t begin = std::max(b, w.begin), end = std::min(e, w.end);
-                    const uint32_t* readers = s.readers_begin();
-                    const uint32_t* readers_end = s.readers_end();
-                    if (readers != readers_end && readers_end[-1] == self) --readers_end;
-                    if (readers != readers_end) {
-                        for (; readers != readers_end; ++readers)
-                            pieces.add(HazardKind::war, *readers, w.allocation, begin, end);
-                    } else if (s.writer != kNoWriter) {
+                    const bool read_since =
+                        s.for_each_reader_but(self, reader_lists, [&](uint32_t reader) {
+                            pieces.add(HazardKind::war, reader, w.allocation, begin, end);
+                        });
+                    if (!read_since && s.writer != kNoWriter) {
                         pieces.add(HazardKind::waw, s.writer, w.allocation, begin, end);
                     }
                 });
@@ -562,7 +568,7 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
         // Then the writes: a read-write binding leaves the bytes written by this node with no
         // reader since.
         for (const ByteRange& w : node.writes)
-            if (!w.empty()) stores[w.allocation].write(scratch, pool, w.begin, w.end, self);
+            if (!w.empty()) stores[w.allocation].write(pool, w.begin, w.end, self);
     }
     into_begin_[n] = hazards_.size();
 
