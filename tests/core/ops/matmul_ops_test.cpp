@@ -1,5 +1,7 @@
 // Matrix products (f32/f16, MLX affine, ggml blocks, expert-routed), top-k routing and
 // get_rows against references computed on the weights as stored (dequantised on the CPU).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -412,8 +414,9 @@ INSTANTIATE_TEST_SUITE_P(BitsAndGroups, AffineMatmul,
                          ::testing::Values(AffineCase{4, 32}, AffineCase{4, 64}, AffineCase{8, 32},
                                            AffineCase{8, 64}),
                          [](const auto& info) {
-                             return "b" + std::to_string(info.param.bits) + "_g" +
-                                    std::to_string(info.param.group_size);
+                             // fmt, not string +: GCC 12 -O3 warns (-Wrestrict, a false
+                             // positive) on the concatenation, which -Werror turns into an error.
+                             return fmt::format("b{}_g{}", info.param.bits, info.param.group_size);
                          });
 
 TEST_F(OpsTest, GetRowsOfFloatTables) {
