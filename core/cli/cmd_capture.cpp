@@ -29,6 +29,7 @@ struct CaptureOptions {
     std::optional<uint32_t> ctx;
     std::string kv_type = "f32";
     std::string weight_type;
+    bool f32_x = false;
     std::string output;
 };
 
@@ -82,6 +83,7 @@ int run_capture(const CaptureOptions& o) {
         throw std::invalid_argument("--tokens: a decode step processes exactly 1 token");
     request.kv_length = o.ctx.value_or(request.phase == Phase::decode ? 512 : 0);
     request.kv_type = parse_dtype(o.kv_type, "--kv");
+    request.q8_activations = !o.f32_x;
     const ModelConfig& c = request.config;
 
     const auto start = std::chrono::steady_clock::now();
@@ -137,6 +139,10 @@ const RegisterCommand reg{
         app.add_option("--weights", o->weight_type,
                        "matrix weight type of a preset (q4_0, q8_0, q4_k, q6_k, f16, f32); "
                        "default q4_0");
+        app.add_flag("--f32-x", o->f32_x,
+                     "decode: keep the x of the Q4_0 / Q8_0 mat-vecs f32 (by default the norms "
+                     "before q/k/v and gate/up quantise it to q8x, read with integer dot "
+                     "products where the device has them)");
         app.add_option("-o,--output", o->output, "capture file to write")->required();
         return [o] {
             if (o->model_path.empty() && o->preset.empty())

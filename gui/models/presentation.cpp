@@ -102,6 +102,7 @@ Family familyOf(OpKind op) {
             return Family::rope;
         case OpKind::copy:
         case OpKind::get_rows:
+        case OpKind::quantize_q8:
             return Family::copy;
         case OpKind::other:
             break;

@@ -19,6 +19,10 @@
 //               binding 8, freq factors at 9). dim <= ROPE_MAX_DIM (the row goes through
 //               shared memory to meet its pair partner).
 //   OUT_F16:    y is f16 (fused ...→rope→copy into an f16 KV cache)
+//   Q8_OUT:     y is q8x (fused ...→quantize_q8: the 8-bit x of the next mat-vecs, which read
+//               it with integer dot products): the row, finished, goes through shared memory
+//               (dim <= Q8_MAX_DIM, a multiple of 32) and each thread quantises one block of
+//               32 with quantize_q8.comp's operations.
 //   Both write t to s (binding 6): the add's output, which later dispatches still read. Past
 //   the register cache t is computed again rather than read back (s is write-only);
 //   `precise` keeps both computations free of contraction, so the row normalised is bit for
@@ -52,7 +56,13 @@ layout(set = 0, binding = 3) readonly buffer A { float a[]; };
 #else
 #define Y_T float
 #endif
+#ifdef Q8_OUT
+layout(set = 0, binding = 4) writeonly buffer Y { uint yq[]; };
+#define Q8_MAX_DIM 4096
+shared float qv[Q8_MAX_DIM + Q8_MAX_DIM / 32];  // element i at i + i / 32: no bank conflicts
+#else
 layout(set = 0, binding = 4) writeonly buffer Y { Y_T y[]; };
+#endif
 #ifdef ROPE
 layout(set = 0, binding = 8) readonly buffer Pos { int pos[]; };
 #ifdef FREQ_FACTORS
@@ -127,12 +137,39 @@ void store_row_value(uint row, uint base, uint i, float v) {
 #ifdef HAS_ADD
     v += a[row * p.add_stride + i];
 #endif
-#ifdef ROPE
+#if defined(ROPE)
     rot[i] = v;
+#elif defined(Q8_OUT)
+    qv[i + i / 32u] = v;
 #else
     y[base + i] = Y_T(v);
 #endif
 }
+
+#ifdef Q8_OUT
+// Quantises the row held in qv, one block of 32 per thread (quantize_q8.comp's operations).
+void quantize_row(uint row) {
+    barrier();  // qv is complete
+    const uint blocks = p.dim / 32u;
+    for (uint blk = gl_LocalInvocationID.x; blk < blocks; blk += WG_SIZE) {
+        const uint s0 = 33u * blk;
+        float amax = 0.0;
+        [[unroll]] for (uint j = 0; j < 32u; ++j) amax = max(amax, abs(qv[s0 + j]));
+        const float d = amax / 127.0;
+        const float id = d != 0.0 ? 1.0 / d : 0.0;
+        const uint dst = 10u * (row * blocks + blk);
+        [[unroll]] for (uint w = 0; w < 8u; ++w) {
+            const ivec4 q = ivec4(roundEven(vec4(qv[s0 + 4u * w], qv[s0 + 4u * w + 1u],
+                                                 qv[s0 + 4u * w + 2u], qv[s0 + 4u * w + 3u]) *
+                                            id));
+            yq[dst + w] = uint(q.x & 255) | (uint(q.y & 255) << 8) | (uint(q.z & 255) << 16) |
+                          (uint(q.w & 255) << 24);
+        }
+        yq[dst + 8u] = floatBitsToUint(d);
+        yq[dst + 9u] = 0u;
+    }
+}
+#endif
 
 #ifdef ROPE
 // Rotates the row held in rot, as rope.comp does for pair j of the head.
@@ -217,5 +254,8 @@ void main() {
         store_row_value(row, base, i, row_value(row, base, i, false) * inv);
 #ifdef ROPE
     rotate_row(row, base);
+#endif
+#ifdef Q8_OUT
+    quantize_row(row);
 #endif
 }

@@ -18,7 +18,11 @@ class CpuReferenceModel {
   public:
     /// `kv_type` is the KV cache's element type on the GPU: f16 rounds every cached key and
     /// value through f16 exactly as the GPU cache stores it.
-    explicit CpuReferenceModel(const ModelWeights& weights, DType kv_type = DType::f32);
+    /// `q8_activations`: one-token forward calls quantise the x of the q/k/v projections and
+    /// of a dense FFN's gate and up to q8x where the GPU graph does (TransformerModel::
+    /// quantises_activations(), mat_vecs_read_q8_x), with the GPU's f32 operations.
+    explicit CpuReferenceModel(const ModelWeights& weights, DType kv_type = DType::f32,
+                               bool q8_activations = false);
 
     /// Replaces the cache of one layer with `length` positions; `keys` and `values` hold
     /// length × kv_dim values (position-major, then head, then dimension).
@@ -46,6 +50,7 @@ class CpuReferenceModel {
         Matrix gate, up, down;  // dense FFN
         Matrix router;          // MoE
         std::vector<Matrix> gate_e, up_e, down_e;
+        bool attn_q8 = false, ffn_q8 = false;  ///< x of q/k/v, of gate/up as q8x (one token)
     };
     std::vector<double> matvec(const Matrix& m, const std::vector<double>& x) const;
     std::vector<double> rms_norm(const std::vector<double>& x, const std::vector<float>& w,
@@ -55,9 +60,12 @@ class CpuReferenceModel {
                                   const std::vector<double>& h) const;
     void rope(std::vector<double>& x, uint32_t heads, uint32_t pos, float base) const;
     double store_kv(double v) const;
+    /// x as the GPU's q8x stores it: rounded to f32, quantised, and the values it stands for.
+    static std::vector<double> as_q8x(const std::vector<double>& x);
 
     ModelConfig config_;
     DType kv_type_;
+    bool q8_activations_ = false;
     std::vector<float> token_embd_;         ///< n_vocab × n_embd
     std::vector<float> rope_freq_factors_;  ///< empty = none
     std::vector<float> output_norm_;

@@ -54,7 +54,17 @@ struct BlockQ6_K {
 static_assert(sizeof(BlockQ4_0) == 18);
 static_assert(sizeof(BlockQ8_0) == 34);
 static_assert(sizeof(BlockQ4_K) == 144);
+/// GraphLens's 8-bit activations (DType::q8x, not a GGUF type): 32 values x = d * q, with
+/// d = max|x| / 127 and q = x / d rounded to nearest even (ggml's q8 rule), as the
+/// quantize_q8 and fused norm kernels write them and the _xq8 mat-vecs read them.
+struct BlockQ8x {
+    int8_t qs[32];
+    float d;
+    uint32_t spare;  ///< zero; keeps blocks at 10 words
+};
+
 static_assert(sizeof(BlockQ6_K) == 210);
+static_assert(sizeof(BlockQ8x) == 40);
 
 /// IEEE binary16 conversions (round to nearest even; overflow to inf; NaN kept).
 uint16_t float_to_half(float f);
@@ -68,13 +78,17 @@ void quantize_row_q4_0(const float* x, BlockQ4_0* y, int64_t n);
 void quantize_row_q8_0(const float* x, BlockQ8_0* y, int64_t n);
 void quantize_row_q4_k(const float* x, BlockQ4_K* y, int64_t n);
 void quantize_row_q6_k(const float* x, BlockQ6_K* y, int64_t n);
+/// In f32 arithmetic as the GPU kernels do it (d = amax / 127, q = roundEven(x * (1 / d))), so
+/// a CPU reference fed the GPU's values gets the GPU's bytes.
+void quantize_row_q8x(const float* x, BlockQ8x* y, int64_t n);
 
 void dequantize_row_q4_0(const BlockQ4_0* x, float* y, int64_t n);
 void dequantize_row_q8_0(const BlockQ8_0* x, float* y, int64_t n);
 void dequantize_row_q4_k(const BlockQ4_K* x, float* y, int64_t n);
 void dequantize_row_q6_k(const BlockQ6_K* x, float* y, int64_t n);
+void dequantize_row_q8x(const BlockQ8x* x, float* y, int64_t n);
 
-/// Quantizes values to dtype's bytes (q4_0, q8_0, q4_k, q6_k, f16 or f32). Throws
+/// Quantizes values to dtype's bytes (q4_0, q8_0, q4_k, q6_k, q8x, f16 or f32). Throws
 /// std::invalid_argument when values.size() is not a multiple of the block size.
 std::vector<uint8_t> quantize(DType dtype, std::span<const float> values);
 /// The n values stored in bytes of dtype (any type quantize accepts). Throws when bytes is

@@ -266,6 +266,11 @@ class GraphSession {
     /// Contiguous copy of src (f32) into dst (f32, or f16: converted), same element count;
     /// e.g. appending K/V rows to a cache (dst = the cache rows at the current position).
     void copy(const TensorView& src, const TensorView& dst, std::string label = "copy");
+    /// x (f32) quantised to 8 bits: out (q8x, as many elements, a multiple of 32) holds blocks
+    /// of 32 values as 32 signed bytes q and a scale d = max|x| / 127, x ~ q d (ggml's q8
+    /// rule; graphlens/ggml_blocks.h BlockQ8x). The x of decode mat-vecs over Q4_0 / Q8_0
+    /// weights, which then take packed 8-bit integer dot products (quantized_matmul_ggml).
+    void quantize_q8(const TensorView& x, const TensorView& out, std::string label = "quantize_q8");
     /// Embedding gather: out[i] = row ids[i] of table, dequantised to f32. table [row_len,
     /// n_rows] in f32, f16, q4_0, q8_0, q4_k or q6_k; ids i32 [n]; out f32 [row_len, n].
     void get_rows(const TensorView& table, const TensorView& ids, const TensorView& out,

@@ -44,11 +44,12 @@ enum class OpKind : uint8_t {
                         ///< write rotated and/or f16 (KV-cache) outputs themselves
     matvec_glu,         ///< fused gate mat-vec, up mat-vec and silu|gelu→mul of a decode FFN:
                         ///< one dispatch sums both weights' rows and writes act(gate) * up
+    quantize_q8,        ///< f32 → q8x: the 8-bit x of decode mat-vecs (integer dot products)
 };
 
 std::string_view op_kind_name(OpKind k);
 std::optional<OpKind> op_kind_from_name(std::string_view name);
 /// Number of enumerators, for tables indexed by OpKind.
-inline constexpr size_t kOpKindCount = static_cast<size_t>(OpKind::matvec_glu) + 1;
+inline constexpr size_t kOpKindCount = static_cast<size_t>(OpKind::quantize_q8) + 1;
 
 }  // namespace graphlens

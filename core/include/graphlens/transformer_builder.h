@@ -22,6 +22,7 @@
 // allocator would plan it: the hazard analysis sees real WAR/WAW reuse.
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <string_view>
@@ -55,7 +56,18 @@ struct TransformerOptions {
     /// Largest weight one binding may hold: 0 = the device's maxStorageBufferRange. A
     /// smaller value forces the host embedding and the chunked lm_head (for tests).
     uint64_t max_binding_bytes = 0;
+    /// One-token steps quantise the shared x of the q/k/v projections and of a dense FFN's
+    /// gate and up to q8x (quantize_q8) when mat_vecs_read_q8_x holds for their weights and
+    /// the device has integer dot products, as llama.cpp's Vulkan backend does: the mat-vecs
+    /// then read 8-bit x with packed integer dot products (docs/kernels.md, try 26). Off: f32
+    /// x everywhere.
+    bool q8_activations = true;
 };
+
+/// Whether mat-vecs over weights of these types, rows of k values, can read their x as q8x:
+/// every weight Q4_0 or Q8_0 (the _xq8 kernels) and k whole blocks of 32. The CPU reference
+/// (CpuReferenceModel) applies the same rule.
+bool mat_vecs_read_q8_x(std::initializer_list<DType> weights, int64_t k);
 
 class TransformerModel {
   public:
@@ -94,6 +106,9 @@ class TransformerModel {
     /// happens on the host (as llama.cpp keeps token_embd in CPU memory) into the inp_embd
     /// input, and the lm_head reads the table in row chunks.
     bool embedding_on_host() const { return embedding_on_host_; }
+    /// True when one-token steps quantise mat-vec inputs to q8x (TransformerOptions::
+    /// q8_activations and a device with integer dot products).
+    bool quantises_activations() const;
 
   private:
     struct Region {
@@ -114,6 +129,12 @@ class TransformerModel {
                     const TensorView& out) const;
     void matmul(GraphSession& s, const TensorView& w, const TensorView& x, const TensorView& out,
                 std::string label) const;
+    /// The x the mat-vecs over `weights` read: x itself, or (one-token steps, see
+    /// TransformerOptions::q8_activations) x quantised into region q8_region by a quantize_q8
+    /// dispatch recorded here.
+    TensorView x_for(GraphSession& s, std::initializer_list<std::string_view> weights,
+                     const TensorView& x, uint32_t n_tokens, const std::string& q8_region,
+                     std::string label) const;
     void norm(GraphSession& s, const TensorView& x, const TensorView& w, const TensorView& tmp,
               const TensorView& out, std::string label) const;
 
@@ -152,6 +173,8 @@ struct CaptureRequest {
     /// Largest weight one binding may hold: 0 = the device's maxStorageBufferRange. A
     /// smaller value forces the host embedding and the chunked lm_head (for tests).
     uint64_t max_binding_bytes = 0;
+    /// TransformerOptions::q8_activations (metadata x_q8: whether the graph has it).
+    bool q8_activations = true;
 };
 
 /// Records one step of a model into a ComputeGraph on `memory`'s device (allocations are

@@ -92,6 +92,14 @@ void generate(uint8_t* p, uint64_t n, DType dtype, std::mt19937_64& rng) {
                 for (uint64_t i = 4; i < block; ++i) p[b + i] = byte();
             }
             return;
+        case DType::q8x:  // 32 int8, f32 d, a spare word
+            for (uint64_t b = 0; b + block <= n; b += block) {
+                for (uint64_t i = 0; i < 32; ++i) p[b + i] = byte();
+                const float d = unit(rng) * 0.01f;
+                std::memcpy(p + b + 32, &d, 4);
+                std::memset(p + b + 36, 0, 4);
+            }
+            return;
         case DType::q6_k:  // ql[128], qh[64], int8 scales[16], d
             for (uint64_t b = 0; b + block <= n; b += block) {
                 for (uint64_t i = 0; i < 192; ++i) p[b + i] = byte();

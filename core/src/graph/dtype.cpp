@@ -13,7 +13,8 @@ struct DTypeFacts {
 };
 // Block layouts follow ggml: Q4_0 = f16 d + 16 bytes of nibbles; Q8_0 = f16 d + 32 int8;
 // Q4_K = 2×f16 + 12 bytes of scales + 128 bytes of nibbles; Q6_K = 128 + 64 + 16 + f16.
-constexpr std::array<DTypeFacts, 10> kFacts{{
+// q8x (activations) = 32 int8 + f32 d + a spare word.
+constexpr std::array<DTypeFacts, 11> kFacts{{
     {DType::f32, "f32", 1, 4},
     {DType::f16, "f16", 1, 2},
     {DType::bf16, "bf16", 1, 2},
@@ -24,14 +25,25 @@ constexpr std::array<DTypeFacts, 10> kFacts{{
     {DType::q8_0, "q8_0", 32, 34},
     {DType::q4_k, "q4_k", 256, 144},
     {DType::q6_k, "q6_k", 256, 210},
+    {DType::q8x, "q8x", 32, 40},
 }};
-const DTypeFacts& facts(DType t) { return kFacts.at(static_cast<size_t>(t)); }
+const DTypeFacts& facts(DType t) {
+    return kFacts.at(static_cast<size_t>(t));
+}
 }  // namespace
 
-uint32_t dtype_block_elements(DType t) { return facts(t).block_elements; }
-uint32_t dtype_block_bytes(DType t) { return facts(t).block_bytes; }
-bool dtype_is_quantized(DType t) { return facts(t).block_elements > 1; }
-std::string_view dtype_name(DType t) { return facts(t).name; }
+uint32_t dtype_block_elements(DType t) {
+    return facts(t).block_elements;
+}
+uint32_t dtype_block_bytes(DType t) {
+    return facts(t).block_bytes;
+}
+bool dtype_is_quantized(DType t) {
+    return facts(t).block_elements > 1;
+}
+std::string_view dtype_name(DType t) {
+    return facts(t).name;
+}
 
 uint64_t dtype_bytes_for(DType t, uint64_t n_elements) {
     const auto& f = facts(t);

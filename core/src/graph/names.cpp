@@ -16,23 +16,52 @@ std::optional<E> lookup(const std::array<std::string_view, N>& names, std::strin
     return std::nullopt;
 }
 
-constexpr std::array<std::string_view, kOpKindCount> kOpNames{
-    "other",        "add",         "mul",           "scale",
-    "multi_add",    "rms_norm",    "rms_norm_no_scale", "rms_norm_mul",
-    "rms_norm_mul_add", "gelu",    "silu",          "gelu_mul",
-    "silu_mul",     "softmax",     "softcap",       "rope",
-    "rope_neox",    "matmul",      "quantized_matmul", "quantized_matmul_ggml",
-    "quantized_matmul_id_ggml", "sdpa", "flash_attn_vec", "flash_attn_reduce",
-    "copy",         "get_rows",    "topk",          "add_rms_norm_mul",
-    "rope_copy",    "rms_norm_mul_rope", "act_mul_matvec", "matvec_epilogue", "matvec_glu"};
+constexpr std::array<std::string_view, kOpKindCount> kOpNames{"other",
+                                                              "add",
+                                                              "mul",
+                                                              "scale",
+                                                              "multi_add",
+                                                              "rms_norm",
+                                                              "rms_norm_no_scale",
+                                                              "rms_norm_mul",
+                                                              "rms_norm_mul_add",
+                                                              "gelu",
+                                                              "silu",
+                                                              "gelu_mul",
+                                                              "silu_mul",
+                                                              "softmax",
+                                                              "softcap",
+                                                              "rope",
+                                                              "rope_neox",
+                                                              "matmul",
+                                                              "quantized_matmul",
+                                                              "quantized_matmul_ggml",
+                                                              "quantized_matmul_id_ggml",
+                                                              "sdpa",
+                                                              "flash_attn_vec",
+                                                              "flash_attn_reduce",
+                                                              "copy",
+                                                              "get_rows",
+                                                              "topk",
+                                                              "add_rms_norm_mul",
+                                                              "rope_copy",
+                                                              "rms_norm_mul_rope",
+                                                              "act_mul_matvec",
+                                                              "matvec_epilogue",
+                                                              "matvec_glu",
+                                                              "quantize_q8"};
 constexpr std::array<std::string_view, 6> kUsageNames{"weights", "activations", "kv_cache",
                                                       "scratch", "input",       "output"};
 constexpr std::array<std::string_view, 3> kAccessNames{"read", "write", "read_write"};
 constexpr std::array<std::string_view, 3> kHazardNames{"RAW", "WAR", "WAW"};
 }  // namespace
 
-std::string_view op_kind_name(OpKind k) { return kOpNames.at(static_cast<size_t>(k)); }
-std::optional<OpKind> op_kind_from_name(std::string_view n) { return lookup<OpKind>(kOpNames, n); }
+std::string_view op_kind_name(OpKind k) {
+    return kOpNames.at(static_cast<size_t>(k));
+}
+std::optional<OpKind> op_kind_from_name(std::string_view n) {
+    return lookup<OpKind>(kOpNames, n);
+}
 
 std::string_view allocation_usage_name(AllocationUsage u) {
     return kUsageNames.at(static_cast<size_t>(u));
@@ -48,7 +77,9 @@ std::optional<BindingAccess> binding_access_from_name(std::string_view n) {
     return lookup<BindingAccess>(kAccessNames, n);
 }
 
-std::string_view hazard_kind_name(HazardKind k) { return kHazardNames.at(static_cast<size_t>(k)); }
+std::string_view hazard_kind_name(HazardKind k) {
+    return kHazardNames.at(static_cast<size_t>(k));
+}
 std::optional<HazardKind> hazard_kind_from_name(std::string_view n) {
     return lookup<HazardKind>(kHazardNames, n);
 }

@@ -71,6 +71,7 @@ OpFamily family(OpKind op) {
             return {"rope", "#56B4E9"};
         case OpKind::copy:
         case OpKind::get_rows:
+        case OpKind::quantize_q8:
             return {"copy", "#F0E442"};
         case OpKind::add:
         case OpKind::mul:

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "graphlens/ggml_blocks.h"
+#include "graphlens/transformer_builder.h"
 
 namespace graphlens {
 
@@ -25,8 +26,9 @@ double softcap(double x, double cap) {
 }
 }  // namespace
 
-CpuReferenceModel::CpuReferenceModel(const ModelWeights& weights, DType kv_type)
-    : config_(weights.config()), kv_type_(kv_type) {
+CpuReferenceModel::CpuReferenceModel(const ModelWeights& weights, DType kv_type,
+                                     bool q8_activations)
+    : config_(weights.config()), kv_type_(kv_type), q8_activations_(q8_activations) {
     if (kv_type != DType::f32 && kv_type != DType::f16)
         throw std::invalid_argument("CpuReferenceModel: KV cache type must be f32 or f16");
     const ModelConfig& c = config_;
@@ -61,6 +63,12 @@ CpuReferenceModel::CpuReferenceModel(const ModelWeights& weights, DType kv_type)
         const std::string b = fmt::format("blk.{}.", il);
         Layer L;
         L.attn_norm = weights.values(b + "attn_norm.weight");
+        auto type = [&](const std::string& name) { return weights.spec(b + name).dtype; };
+        L.attn_q8 = mat_vecs_read_q8_x(
+            {type("attn_q.weight"), type("attn_k.weight"), type("attn_v.weight")}, c.n_embd);
+        if (!c.is_moe())
+            L.ffn_q8 =
+                mat_vecs_read_q8_x({type("ffn_gate.weight"), type("ffn_up.weight")}, c.n_embd);
         L.wq = matrix(b + "attn_q.weight");
         L.wk = matrix(b + "attn_k.weight");
         L.wv = matrix(b + "attn_v.weight");
@@ -109,6 +117,12 @@ void CpuReferenceModel::set_cache(uint32_t layer, uint32_t length, std::span<con
         v_cache_[layer].push_back(static_cast<float>(store_kv(values[i])));
     }
     kv_length_ = length;
+}
+
+std::vector<double> CpuReferenceModel::as_q8x(const std::vector<double>& x) {
+    const std::vector<float> f(x.begin(), x.end());
+    const auto stored = ggml::dequantize(DType::q8x, ggml::quantize(DType::q8x, f), f.size());
+    return {stored.begin(), stored.end()};
 }
 
 double CpuReferenceModel::store_kv(double v) const {
@@ -201,6 +215,7 @@ std::vector<float> CpuReferenceModel::forward(std::span<const int32_t> tokens) {
     if (tokens.empty()) throw std::invalid_argument("forward: no tokens");
     const uint32_t n_embd = c.n_embd, kv_dim = c.kv_dim(), hd = c.head_dim;
     const uint32_t group = c.n_head / c.n_head_kv;
+    const bool one_token = q8_activations_ && tokens.size() == 1;  // a decode step
     std::vector<double> x;
     for (const int32_t token : tokens) {
         if (token < 0 || static_cast<uint32_t>(token) >= c.n_vocab)
@@ -213,6 +228,7 @@ std::vector<float> CpuReferenceModel::forward(std::span<const int32_t> tokens) {
         for (uint32_t il = 0; il < c.n_layer; ++il) {
             const Layer& L = layers_[il];
             auto h = rms_norm(x, L.attn_norm, n_embd);
+            if (one_token && L.attn_q8) h = as_q8x(h);
             auto q = matvec(L.wq, h), k = matvec(L.wk, h), v = matvec(L.wv, h);
             if (c.qkv_bias)
                 for (size_t i = 0; i < q.size(); ++i) {
@@ -262,6 +278,7 @@ std::vector<float> CpuReferenceModel::forward(std::span<const int32_t> tokens) {
             if (c.post_norms) o = rms_norm(o, L.post_attn_norm, n_embd);
             for (uint32_t i = 0; i < n_embd; ++i) x[i] += o[i];
             h = rms_norm(x, L.ffn_norm, n_embd);
+            if (one_token && L.ffn_q8) h = as_q8x(h);
             auto f = ffn(L, h);
             if (c.post_norms) f = rms_norm(f, L.post_ffw_norm, n_embd);
             for (uint32_t i = 0; i < n_embd; ++i) x[i] += f[i];

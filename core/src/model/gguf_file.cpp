@@ -206,6 +206,7 @@ GgmlType ggml_type_from_dtype(DType t) {
             return GgmlType::q6_k;
         case DType::u32:
         case DType::u8:
+        case DType::q8x:
             break;
     }
     throw std::invalid_argument(fmt::format("{} has no ggml tensor type", dtype_name(t)));

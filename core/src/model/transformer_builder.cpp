@@ -103,6 +103,8 @@ TransformerModel::TransformerModel(DeviceMemory& memory, ModelConfig config,
     const uint64_t f = 4ull * T;  // f32 bytes per value per token
     region("norm_raw", f * c.n_embd);
     region("norm", f * c.n_embd);
+    const bool q8_rows = c.n_embd % 32 == 0;  // q8x x: one-token steps only (record_layer)
+    if (q8_rows) region("norm_q8", dtype_bytes_for(DType::q8x, c.n_embd));
     region("q", f * c.q_dim());
     region("k", f * c.kv_dim());
     region("v", f * c.kv_dim());
@@ -134,6 +136,7 @@ TransformerModel::TransformerModel(DeviceMemory& memory, ModelConfig config,
     end = 0;  // the FFN phase reuses the attention phase's bytes
     region("ffn_norm_raw", f * c.n_embd);
     region("ffn_norm", f * c.n_embd);
+    if (q8_rows) region("ffn_norm_q8", dtype_bytes_for(DType::q8x, c.n_embd));
     if (c.is_moe()) {
         const uint64_t k = c.n_expert_used;
         region("router", f * c.n_expert);
@@ -334,6 +337,30 @@ void TransformerModel::matmul(GraphSession& s, const TensorView& w, const Tensor
         s.matmul(w, x, out, std::move(label));
 }
 
+bool mat_vecs_read_q8_x(std::initializer_list<DType> weights, int64_t k) {
+    return k > 0 && k % 32 == 0 && std::all_of(weights.begin(), weights.end(), [](DType t) {
+               return t == DType::q4_0 || t == DType::q8_0;
+           });
+}
+
+bool TransformerModel::quantises_activations() const {
+    return options_.q8_activations && memory_->device().facts().integer_dot_product;
+}
+
+TensorView TransformerModel::x_for(GraphSession& s, std::initializer_list<std::string_view> weights,
+                                   const TensorView& x, uint32_t n_tokens,
+                                   const std::string& q8_region, std::string label) const {
+    if (n_tokens != 1 || !quantises_activations()) return x;
+    std::vector<DType> types;
+    for (std::string_view w : weights) types.push_back(slot(w).spec.dtype);
+    const bool all_blocks = std::all_of(
+        types.begin(), types.end(), [&](DType t) { return mat_vecs_read_q8_x({t}, x.shape[0]); });
+    if (types.empty() || !all_blocks) return x;
+    const TensorView q = act(q8_region, DType::q8x, {x.shape[0], x.elements() / x.shape[0]});
+    s.quantize_q8(x, q, std::move(label));
+    return q;
+}
+
 void TransformerModel::norm(GraphSession& s, const TensorView& x, const TensorView& w,
                             const TensorView& tmp, const TensorView& out, std::string label) const {
     // Unfused, as ggml records it: the fusion pass turns this into rms_norm_mul.
@@ -434,9 +461,12 @@ void TransformerModel::record_layer(GraphSession& s, uint32_t il, uint32_t T, ui
     const TensorView h = f32("norm", {embd, nt});
     norm(s, x, W("attn_norm.weight"), f32("norm_raw", {embd, nt}), h, b + "attn_norm");
     TensorView q = f32("q", {qd, nt}), k = f32("k", {kvd, nt}), v = f32("v", {kvd, nt});
-    matmul(s, W("attn_q.weight"), h, q, b + "attn_q");
-    matmul(s, W("attn_k.weight"), h, k, b + "attn_k");
-    matmul(s, W("attn_v.weight"), h, v, b + "attn_v");
+    // A decode step reads the projections' x as q8x (integer dot products).
+    const TensorView hx = x_for(s, {b + "attn_q.weight", b + "attn_k.weight", b + "attn_v.weight"},
+                                h, T, "norm_q8", b + "attn_norm.q8");
+    matmul(s, W("attn_q.weight"), hx, q, b + "attn_q");
+    matmul(s, W("attn_k.weight"), hx, k, b + "attn_k");
+    matmul(s, W("attn_v.weight"), hx, v, b + "attn_v");
     if (c.qkv_bias) {
         const TensorView qb = f32("q_bias", {qd, nt}), kb = f32("k_bias", {kvd, nt}),
                          vb = f32("v_bias", {kvd, nt});
@@ -569,8 +599,10 @@ void TransformerModel::record_ffn(GraphSession& s, uint32_t il, uint32_t T, cons
     const TensorView gate = act("gate", DType::f32, {ff, nt}), up = act("up", DType::f32, {ff, nt});
     const TensorView a_raw = act("act_raw", DType::f32, {ff, nt}),
                      a = act("act", DType::f32, {ff, nt});
-    matmul(s, weight(b + "ffn_gate.weight"), in, gate, b + "ffn_gate");
-    matmul(s, weight(b + "ffn_up.weight"), in, up, b + "ffn_up");
+    const TensorView x = x_for(s, {b + "ffn_gate.weight", b + "ffn_up.weight"}, in, T,
+                               "ffn_norm_q8", b + "ffn_norm.q8");
+    matmul(s, weight(b + "ffn_gate.weight"), x, gate, b + "ffn_gate");
+    matmul(s, weight(b + "ffn_up.weight"), x, up, b + "ffn_up");
     // Unfused activation·mul, as ggml records it (the fusion pass makes silu_mul/gelu_mul).
     if (c.activation == Activation::gelu)
         s.gelu(gate, a_raw, b + "ffn_act");
@@ -656,6 +688,7 @@ ComputeGraph capture_transformer(DeviceMemory& memory, const CaptureRequest& req
     options.max_tokens = T;
     options.kv_capacity = request.kv_length + T;
     options.kv_type = request.kv_type;
+    options.q8_activations = request.q8_activations;
     TransformerModel model(memory, c, options);
     GraphExecutor executor(memory.device(), memory);
     GraphSession session = executor.begin_recorded();
@@ -672,6 +705,7 @@ ComputeGraph capture_transformer(DeviceMemory& memory, const CaptureRequest& req
     graph.metadata["weight_type"] = std::string(dtype_name(c.weight_type));
     graph.metadata["kv_type"] = std::string(dtype_name(request.kv_type));
     graph.metadata["weight_bytes"] = std::to_string(model_weight_bytes(c));
+    graph.metadata["x_q8"] = T == 1 && model.quantises_activations() ? "yes" : "no";
     graph.metadata["layers"] = std::to_string(c.n_layer);
     // What valid inputs look like, for runners that fill input allocations themselves.
     graph.metadata["input.inp_tokens"] = fmt::format("i32 token ids in [0, {})", c.n_vocab);

@@ -1,4 +1,5 @@
-// copy (f32 -> f32 / f16) and get_rows (embedding gather, any weight format).
+// copy (f32 -> f32 / f16), quantize_q8 (f32 -> q8x) and get_rows (embedding gather, any weight
+// format): conversions of whole tensors.
 #include <fmt/format.h>
 
 #include "graphlens/graph_session.h"
@@ -23,6 +24,26 @@ void GraphSession::copy(const TensorView& src, const TensorView& dst, std::strin
     d.push_constants = push_constant_bytes(n);
     d.workgroups = grid_1d(n, 256);
     d.op = OpKind::copy;
+    d.label = std::move(label);
+    dispatch(d);
+}
+
+void GraphSession::quantize_q8(const TensorView& x, const TensorView& out, std::string label) {
+    constexpr std::string_view op = "quantize_q8";
+    require_dtype(op, label, "x", x, DType::f32);
+    require_dtype(op, label, "out", out, DType::q8x);
+    require_consistent(op, label, "x", x);
+    require_consistent(op, label, "out", out);
+    require_same_elements(op, label, "x", x, "out", out);
+    if (x.elements() % 32 != 0)
+        fail(op, label, fmt::format("{} values are not whole blocks of 32", x.elements()));
+    const uint32_t blocks = checked_u32(op, label, "blocks", x.elements() / 32);
+    DispatchDesc d;
+    d.kernel = "quantize_q8_f32";
+    d.bindings = {{0, x}, {1, out}};
+    d.push_constants = push_constant_bytes(blocks);
+    d.workgroups = grid_1d(blocks, 64);
+    d.op = OpKind::quantize_q8;
     d.label = std::move(label);
     dispatch(d);
 }

@@ -448,6 +448,45 @@ FusionBuildResult build_gated(const ComputeGraph& g, std::span<const size_t> cha
             {}};
 }
 
+// A split-k mat-vec's kernel without the _xq8 suffix of its q8x-x twin, and whether it had it.
+std::pair<std::string_view, bool> without_xq8(std::string_view kernel) {
+    constexpr std::string_view suffix = "_xq8";
+    if (kernel.ends_with(suffix)) return {kernel.substr(0, kernel.size() - suffix.size()), true};
+    return {kernel, false};
+}
+
+constexpr uint32_t kNormQ8MaxDim = 4096;  // rms_norm.comp's Q8_MAX_DIM
+
+// A norm chain followed by quantize_q8 (the 8-bit x of the next mat-vecs): `inner` builds the
+// chain without its last member; the fused kernel's _q8 variant then writes the quantised row
+// where the quantize_q8 dispatch wrote it, with that kernel's operations.
+FusionBuildResult build_with_q8_tail(const ComputeGraph& g, std::span<const size_t> chain,
+                                     const FusionBuilder& inner) {
+    FusionBuildResult r = inner(g, chain.first(chain.size() - 1));
+    if (!r.fused) return r;
+    const Node& q = g.nodes[chain.back()];
+    if (kernel_name(g, q) != "quantize_q8_f32")
+        return decline(fmt::format("{} runs {}, not quantize_q8_f32", q.label, kernel_name(g, q)));
+    const TensorView* qy = binding(q, 1);
+    if (!qy) return decline(fmt::format("{} is not a quantize_q8 dispatch", q.label));
+    // The fused push constants start with rms_norm.comp's NormParams (PRE_NORM appends).
+    const std::vector<uint8_t>& push = r.fused->node.push_constants;
+    NormParams np{};
+    if (push.size() >= sizeof(NormParams)) std::memcpy(&np, push.data(), sizeof(NormParams));
+    if (np.dim == 0 || np.dim % 32 != 0 || np.dim > kNormQ8MaxDim)
+        return decline(
+            fmt::format("{} quantises rows of {} values; the fused norms quantise rows of a "
+                        "multiple of 32 up to {}",
+                        q.label, np.dim, kNormQ8MaxDim));
+    const std::string kernel = r.fused->kernel.name + "_q8";
+    if (!KernelCatalog::embedded().find(kernel))
+        return decline(fmt::format("{} has no _q8 variant", r.fused->kernel.name));
+    r.fused->kernel = KernelCatalog::embedded().get(kernel);
+    for (BoundView& b : r.fused->node.bindings)
+        if (b.binding == 4) b.view = *qy;
+    return r;
+}
+
 // mat-vec → rope [→ copy] and mat-vec → copy (a decode step's q, k and v projections, their
 // rope and their KV-cache appends): the split-k mat-vec's epilogue variant rotates its outputs
 // (adjacent pairs only, OpKind::rope: both rows of a pair are sums of one workgroup; NeoX
@@ -462,7 +501,9 @@ FusionBuildResult build_matvec_epilogue(const ComputeGraph& g, std::span<const s
     const auto mp = params_of<MatvecParams>(matvec);
     if (!w || !x || !y || !mp)
         return decline(fmt::format("{} is not a mat-vec dispatch", matvec.label));
-    std::string kernel = kernel_name(g, matvec);
+    // x of dtype q8x: the _xq8 twin (the suffix comes last).
+    const auto [pick, xq8] = without_xq8(kernel_name(g, matvec));
+    std::string kernel(pick);
     std::vector<BoundView> bindings{{0, *w}, {1, *x}};
     std::vector<uint8_t> push = matvec.push_constants;
     TensorView out = *y;
@@ -502,6 +543,7 @@ FusionBuildResult build_matvec_epilogue(const ComputeGraph& g, std::span<const s
         out = *dst;
         if (ck == "copy_f32_f16") kernel += "_f16";
     }
+    if (xq8) kernel += "_xq8";
     if (!KernelCatalog::embedded().find(kernel))
         return decline(fmt::format(
             "{} runs {}, which has no {} variant (the split-k Q4_0 / Q8_0 "
@@ -541,8 +583,9 @@ FusionBuildResult build_matvec_glu(const ComputeGraph& g, std::span<const size_t
     const Node& mul = g.nodes[chain[2]];
     const Node& up = g.nodes[chain[3]];
     const std::string& gk = kernel_name(g, gate);
+    const auto [pick, xq8] = without_xq8(gk);
     const auto twin = std::find_if(std::begin(kGluTwins), std::end(kGluTwins),
-                                   [&](const GluTwin& t) { return t.pick == gk; });
+                                   [&](const GluTwin& t) { return t.pick == pick; });
     if (twin == std::end(kGluTwins))
         return decline(fmt::format(
             "{} runs {}, which has no gated twin (the split-k Q4_0 / Q8_0 mat-vecs of decode "
@@ -573,7 +616,7 @@ FusionBuildResult build_matvec_glu(const ComputeGraph& g, std::span<const size_t
                                    gate.label, gp->n, gp->k, up.label, upp->n, upp->k));
     const bool long_k = !twin->twin_long_k.empty() && gp->k >= kGluLongK;
     const std::string kernel =
-        fmt::format("{}_glu_{}", long_k ? twin->twin_long_k : twin->twin, act);
+        fmt::format("{}_glu_{}{}", long_k ? twin->twin_long_k : twin->twin, act, xq8 ? "_xq8" : "");
     std::string why;
     const auto other = other_operand(mul, *binding(activation, 2), why);
     if (!other) return decline(why);
@@ -603,6 +646,37 @@ std::vector<FusionRecipe> fusion_recipes() {
     auto name = [](OpKind k) { return std::string(op_kind_name(k)); };
     const OpKind norms[] = {OpKind::rms_norm, OpKind::rms_norm_no_scale};
     // The kept output is the residual sum, read again by the next residual add.
+    // Each norm chain also with the quantize_q8 after it (the 8-bit x of decode mat-vecs):
+    // the fused norm writes the q8x row itself (converting: f32 → q8x).
+    auto q8_tail = [](FusionBuilder inner) -> FusionBuilder {
+        return [inner = std::move(inner)](const ComputeGraph& g, std::span<const size_t> c) {
+            return build_with_q8_tail(g, c, inner);
+        };
+    };
+    auto with_q8 = [](std::vector<OpKind> chain) {
+        chain.push_back(OpKind::quantize_q8);
+        return chain;
+    };
+    for (OpKind norm : norms) {
+        FusionRecipe& rr =
+            add(fmt::format("rms_norm_no_scale→mul→add→{}→mul→quantize_q8", name(norm)),
+                with_q8({OpKind::rms_norm_no_scale, OpKind::mul, OpKind::add, norm, OpKind::mul}),
+                OpKind::add_rms_norm_mul, "rms_norm_mul_add_rms_norm_[w_]mul_f32_q8",
+                q8_tail(build_norm_add_norm_chain));
+        rr.kept_outputs = {2};
+        rr.converting = {5};
+    }
+    for (OpKind norm : norms) {
+        FusionRecipe& rr = add("add→" + name(norm) + "→mul→quantize_q8",
+                               with_q8({OpKind::add, norm, OpKind::mul}), OpKind::add_rms_norm_mul,
+                               "add_rms_norm_[w_]mul_f32_q8", q8_tail(build_add_norm_chain));
+        rr.kept_outputs = {0};
+        rr.converting = {3};
+    }
+    for (OpKind norm : norms)
+        add(name(norm) + "→mul→quantize_q8", with_q8({norm, OpKind::mul}), OpKind::rms_norm_mul,
+            "rms_norm_[w_]mul_f32_q8", q8_tail(build_norm_chain))
+            .converting = {2};
     for (OpKind norm : norms)
         add(fmt::format("rms_norm_no_scale→mul→add→{}→mul", name(norm)),
             {OpKind::rms_norm_no_scale, OpKind::mul, OpKind::add, norm, OpKind::mul},

@@ -257,6 +257,26 @@ void dequantize_row_q6_k(const BlockQ6_K* x, float* y, int64_t n) {
     }
 }
 
+void quantize_row_q8x(const float* x, BlockQ8x* y, int64_t n) {
+    require_multiple(n, 32, "quantize_row_q8x");
+    for (int64_t b = 0; b < n / 32; ++b, x += 32) {
+        float amax = 0.0f;
+        for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(x[i]));
+        const float d = amax / 127.0f;
+        const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        for (int i = 0; i < 32; ++i)
+            y[b].qs[i] = static_cast<int8_t>(std::nearbyint(x[i] * id));  // ties to even
+        y[b].d = d;
+        y[b].spare = 0;
+    }
+}
+
+void dequantize_row_q8x(const BlockQ8x* x, float* y, int64_t n) {
+    require_multiple(n, 32, "dequantize_row_q8x");
+    for (int64_t b = 0; b < n / 32; ++b)
+        for (int i = 0; i < 32; ++i) *y++ = x[b].d * static_cast<float>(x[b].qs[i]);
+}
+
 namespace {
 
 template <class Block>
@@ -294,6 +314,8 @@ std::vector<uint8_t> quantize(DType dtype, std::span<const float> v) {
             return quantize_blocks<BlockQ4_K>(v, kQK_K, quantize_row_q4_k);
         case DType::q6_k:
             return quantize_blocks<BlockQ6_K>(v, kQK_K, quantize_row_q6_k);
+        case DType::q8x:
+            return quantize_blocks<BlockQ8x>(v, 32, quantize_row_q8x);
         case DType::f16: {
             std::vector<uint8_t> out(v.size() * 2);
             for (size_t i = 0; i < v.size(); ++i) {
@@ -331,6 +353,8 @@ std::vector<float> dequantize(DType dtype, std::span<const uint8_t> bytes, size_
             return dequantize_blocks<BlockQ4_K>(bytes, n, kQK_K, dequantize_row_q4_k);
         case DType::q6_k:
             return dequantize_blocks<BlockQ6_K>(bytes, n, kQK_K, dequantize_row_q6_k);
+        case DType::q8x:
+            return dequantize_blocks<BlockQ8x>(bytes, n, 32, dequantize_row_q8x);
         case DType::f16: {
             std::vector<float> out(n);
             for (size_t i = 0; i < n; ++i) {

@@ -5,6 +5,7 @@
 // mat-mat kernel above.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iterator>
 #include <optional>
 
@@ -140,6 +141,48 @@ DispatchDesc product(std::string_view op, std::string_view format, const Shape& 
     return d;
 }
 
+// One column of x given as q8x (quantize_q8): the split-k pick's _xq8 twin, which takes the
+// chunk dots as packed 8-bit integer dot products.
+DispatchDesc xq8_matvec(Device& device, const TensorView& x, const TensorView& weight,
+                        const TensorView& out, uint32_t n, uint32_t k, std::string label) {
+    constexpr std::string_view op = "quantized_matmul_ggml";
+    if (!device.facts().integer_dot_product)
+        fail(op, label,
+             "x is q8x, but the device has no shaderIntegerDotProduct (Vulkan 1.3) to read it");
+    require_consistent(op, label, "x", x);
+    require_consistent(op, label, "out", out);
+    require_dtype(op, label, "out", out, DType::f32);
+    if (x.shape[0] != k)
+        fail(op, label,
+             fmt::format("x rows have {} elements but weight rows have {}", x.shape[0], k));
+    if (x.elements() != k)
+        fail(op, label,
+             fmt::format("x is q8x with {} columns; one column is supported",
+                         x.elements() / std::max<int64_t>(k, 1)));
+    require_elements(op, label, "out", out, n);
+    const auto split_k = split_k_matvec(dtype_name(weight.dtype), n);
+    if (!split_k)
+        fail(op, label,
+             fmt::format("x is q8x: the {} weight of {} rows has no integer-dot mat-vec (q4_0 "
+                         "and q8_0 weights within one dispatch's grid have one)",
+                         dtype_name(weight.dtype), n));
+    MatmulParams params;
+    params.n = n;
+    params.k = k;
+    params.m = 1;
+    params.row_bytes = checked_u32(op, label, "row bytes", int64_t(row_bytes(weight.dtype, k)));
+    params.x_stride = k;
+    params.y_stride = n;
+    DispatchDesc d;
+    d.kernel = fmt::format("{}_xq8", split_k->kernel);
+    d.workgroups = {(n + split_k->rows - 1) / split_k->rows, 1, 1};
+    d.bindings = {{0, weight}, {1, x}, {2, out}};
+    d.push_constants = push_constant_bytes(params);
+    d.op = OpKind::quantized_matmul_ggml;
+    d.label = std::move(label);
+    return d;
+}
+
 }  // namespace
 
 void GraphSession::matmul(const TensorView& weight, const TensorView& x, const TensorView& out,
@@ -196,6 +239,10 @@ void GraphSession::quantized_matmul_ggml(const TensorView& x, const TensorView& 
     const uint32_t k = check_ggml_weight(op, label, weight);
     const auto suffix = weight_suffix(op, label, weight.dtype);
     const uint32_t n = checked_u32(op, label, "n", k ? weight.elements() / k : 0);
+    if (x.dtype == DType::q8x) {
+        dispatch(xq8_matvec(device(), x, weight, out, n, k, std::move(label)));
+        return;
+    }
     const uint32_t m = check_x_out(op, label, x, out, n, k);
     MatmulParams params;
     params.row_bytes = checked_u32(op, label, "row bytes", int64_t(row_bytes(weight.dtype, k)));

@@ -118,7 +118,7 @@ class TransformerEndToEndTest : public test::GpuTest {
         TinyModelFile tiny(config, 11);
         TransformerModel model(*memory, tiny.weights->config(), {1, kv_length + 1, kv_type});
         model.upload_weights(*tiny.weights);
-        CpuReferenceModel reference(*tiny.weights, kv_type);
+        CpuReferenceModel reference(*tiny.weights, kv_type, model.quantises_activations());
         fill_cache(model, reference, kv_length);
         const auto tokens = random_tokens(1, config.n_vocab);
         const auto logits = run_step(model, tokens, kv_length);
@@ -134,7 +134,7 @@ class TransformerEndToEndTest : public test::GpuTest {
         TinyModelFile tiny(config, 12);
         TransformerModel model(*memory, tiny.weights->config(), {n, kv_length + n + 1});
         model.upload_weights(*tiny.weights);
-        CpuReferenceModel reference(*tiny.weights);
+        CpuReferenceModel reference(*tiny.weights, DType::f32, model.quantises_activations());
         if (kv_length > 0) fill_cache(model, reference, kv_length);
         const auto prompt = random_tokens(n, config.n_vocab);
         const double tol = device().uses_tensor_cores() && n > kMatvecMaxTokens
@@ -162,7 +162,7 @@ class TransformerEndToEndTest : public test::GpuTest {
         TinyModelFile tiny(c, 15);
         TransformerModel model(*memory, tiny.weights->config(), {4, 5, kv_type});
         model.upload_weights(*tiny.weights);
-        CpuReferenceModel reference(*tiny.weights, kv_type);
+        CpuReferenceModel reference(*tiny.weights, kv_type, model.quantises_activations());
         const auto prompt = random_tokens(4, c.n_vocab), next = random_tokens(1, c.n_vocab);
         for (std::span<const int32_t> tokens :
              {std::span<const int32_t>(prompt), std::span<const int32_t>(next)}) {
@@ -276,7 +276,7 @@ TEST_F(TransformerEndToEndTest, HostEmbeddingAndChunkedLmHeadMatchTheCpuReferenc
     TransformerModel model(*memory, tiny.weights->config(), options);
     ASSERT_TRUE(model.embedding_on_host());
     model.upload_weights(*tiny.weights);
-    CpuReferenceModel reference(*tiny.weights);
+    CpuReferenceModel reference(*tiny.weights, DType::f32, model.quantises_activations());
     const auto tokens = random_tokens(3, c.n_vocab);
     ComputeGraph graph;
     EXPECT_LE(relative_error(run_step(model, tokens, 0, &graph), reference.forward(tokens)),

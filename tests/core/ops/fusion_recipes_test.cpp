@@ -174,7 +174,8 @@ TEST_F(FusionRecipesTest, QkvProjectionsRotateAndFillTheCacheThemselves) {
 struct GluCase {
     DType weights;
     bool gelu;
-    bool up_first;  ///< the up projection recorded before the gate projection
+    bool up_first;     ///< the up projection recorded before the gate projection
+    bool q8x = false;  ///< x given as q8x: the _xq8 picks and their gated twins
 };
 
 class FusedGluTest : public FusionRecipesTest, public ::testing::WithParamInterface<GluCase> {
@@ -183,7 +184,8 @@ class FusedGluTest : public FusionRecipesTest, public ::testing::WithParamInterf
 
     void SetUp() override {
         FusionRecipesTest::SetUp();
-        xn = input(random(k), {k}, "ffn_norm.out");
+        xn = GetParam().q8x ? input_as(DType::q8x, random(k), {k}, "ffn_norm.out_q8")
+                            : input(random(k), {k}, "ffn_norm.out");
         w_gate = input_as(GetParam().weights, random(size_t(k) * rows), {k, rows}, "w_gate");
         w_up = input_as(GetParam().weights, random(size_t(k) * rows), {k, rows}, "w_up");
         gate = tensor(DType::f32, {rows}, "gate");
@@ -207,6 +209,8 @@ class FusedGluTest : public FusionRecipesTest, public ::testing::WithParamInterf
 };
 
 TEST_P(FusedGluTest, GateUpAndActivationBecomeOneMatvec) {
+    if (GetParam().q8x && !device().facts().integer_dot_product)
+        GTEST_SKIP() << "the device has no shaderIntegerDotProduct";
     run([&](GraphSession& s) { record(s); });
     const auto unfused = read(out);
     memory->fill(out.allocation, 0xFF);
@@ -221,8 +225,10 @@ TEST_P(FusedGluTest, GateUpAndActivationBecomeOneMatvec) {
     EXPECT_EQ(fused.graph.barrier_count(), 0u);
     const Node& node = fused.graph.nodes.at(0);
     EXPECT_EQ(node.op, OpKind::matvec_glu);
-    EXPECT_TRUE(fused.graph.kernels[node.kernel].name.ends_with(GetParam().gelu ? "_glu_gelu"
-                                                                                : "_glu_silu"));
+    const std::string suffix =
+        std::string(GetParam().gelu ? "_glu_gelu" : "_glu_silu") + (GetParam().q8x ? "_xq8" : "");
+    EXPECT_TRUE(fused.graph.kernels[node.kernel].name.ends_with(suffix))
+        << fused.graph.kernels[node.kernel].name;
     EXPECT_TRUE(fused.graph.validate().empty());
 
     ExecuteOptions options;
@@ -232,17 +238,17 @@ TEST_P(FusedGluTest, GateUpAndActivationBecomeOneMatvec) {
     EXPECT_LE(relative_error(read(out), expected), kTolF32);
 }
 
-INSTANTIATE_TEST_SUITE_P(Formats, FusedGluTest,
-                         ::testing::Values(GluCase{DType::q4_0, false, false},
-                                           GluCase{DType::q4_0, true, false},
-                                           GluCase{DType::q8_0, false, true},
-                                           GluCase{DType::q8_0, true, false}),
-                         [](const auto& info) {
-                             const GluCase& c = info.param;
-                             return std::string(dtype_name(c.weights)) +
-                                    (c.gelu ? "_gelu" : "_silu") +
-                                    (c.up_first ? "_up_first" : "_gate_first");
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Formats, FusedGluTest,
+    ::testing::Values(GluCase{DType::q4_0, false, false}, GluCase{DType::q4_0, true, false},
+                      GluCase{DType::q8_0, false, true}, GluCase{DType::q8_0, true, false},
+                      GluCase{DType::q4_0, false, false, true},
+                      GluCase{DType::q8_0, true, true, true}),
+    [](const auto& info) {
+        const GluCase& c = info.param;
+        return std::string(dtype_name(c.weights)) + (c.gelu ? "_gelu" : "_silu") +
+               (c.up_first ? "_up_first" : "_gate_first") + (c.q8x ? "_q8x" : "");
+    });
 
 // Which gated twin a fused FFN runs follows the gate's kernel and, for the 64-thread pick
 // (8192 to 16383 rows), the row length: from k = 4096 on the twin with 2 chunks in flight per
@@ -326,6 +332,104 @@ TEST_F(FusionRecipesTest, GluSiblingThatWouldMovePastAConflictIsANearMiss) {
     EXPECT_NE(glu->reason.find("(overwrite) conflicts with node 0 (blk.0.ffn_up) (WAR hazard)"),
               std::string::npos)
         << glu->reason;
+}
+
+// A decode layer's norms followed by quantize_q8 (the 8-bit x of the next mat-vecs): each chain
+// becomes its fused norm's _q8 variant, which writes the blocks quantize_q8 wrote, bit for bit
+// (the same f32 operations), and the residual sum it keeps.
+TEST_F(FusionRecipesTest, NormsFollowedByQuantizeQ8WriteTheBlocksThemselves) {
+    constexpr int64_t d = 96;  // whole blocks of 32
+    const auto xr = input(random(d), {d}, "x"), wr = input(random(d), {d}, "w");
+    const auto br = input(random(d), {d}, "resid");
+    std::vector<TensorView> t;
+    for (int i = 0; i < 9; ++i) t.push_back(tensor(DType::f32, {d}, fmt::format("t{}", i)));
+    std::vector<TensorView> q;
+    for (const char* name : {"q_norm_mul", "q_wnorm_mul", "q_add_norm_mul", "q_post_norm"})
+        q.push_back(tensor(DType::q8x, {d}, name));
+    const auto sum = tensor(DType::f32, {d}, "sum"), sum2 = tensor(DType::f32, {d}, "sum2");
+    auto record = [&](GraphSession& s) {
+        s.rms_norm_no_scale_f32(xr, t[0], 1e-5f, "blk.0.attn_norm");
+        s.mul(t[0], wr, t[1], "blk.0.attn_norm.mul");
+        s.quantize_q8(t[1], q[0], "blk.0.attn_norm.q8");
+        s.rms_norm(xr, wr, t[2], 1e-5f, "output_norm");
+        s.mul(t[2], wr, t[3], "output_norm.mul");
+        s.quantize_q8(t[3], q[1], "output_norm.q8");
+        s.add(xr, br, sum, "blk.0.attn_residual");
+        s.rms_norm_no_scale_f32(sum, t[4], 1e-5f, "blk.0.ffn_norm");
+        s.mul(t[4], wr, t[5], "blk.0.ffn_norm.mul");
+        s.quantize_q8(t[5], q[2], "blk.0.ffn_norm.q8");
+        s.rms_norm_no_scale_f32(br, t[6], 1e-5f, "blk.0.post_ffw_norm");  // gemma's post-norm
+        s.mul(t[6], wr, t[7], "blk.0.post_ffw_norm.mul");
+        s.add(t[7], xr, sum2, "blk.0.ffn_residual");
+        s.rms_norm_no_scale_f32(sum2, t[8], 1e-5f, "blk.1.attn_norm");
+        s.mul(t[8], wr, t[0], "blk.1.attn_norm.mul");
+        s.quantize_q8(t[0], q[3], "blk.1.attn_norm.q8");
+    };
+    auto words = [&] {
+        std::vector<std::vector<uint32_t>> w;
+        for (const auto& v : q) w.push_back(memory->download_as<uint32_t>(v));
+        return w;
+    };
+    run(record);
+    const auto unfused = words();
+    const auto unfused_sums = std::pair{read(sum), read(sum2)};
+    for (const auto& v : q) memory->fill(v.allocation, 0xFF);
+    for (const auto& v : {sum, sum2}) memory->fill(v.allocation, 0xFF);
+
+    auto s = executor->begin_recorded();
+    record(s);
+    const FusionResult fused = fuse(s.finish_recording(), ops::fusion_recipes());
+    std::vector<std::string> applied;
+    for (const auto& diag : fused.diagnostics)
+        if (diag.applied) applied.push_back(diag.pattern);
+    EXPECT_EQ(applied, (std::vector<std::string>{
+                           "rms_norm_no_scale→mul→quantize_q8", "rms_norm→mul→quantize_q8",
+                           "add→rms_norm_no_scale→mul→quantize_q8",
+                           "rms_norm_no_scale→mul→add→rms_norm_no_scale→mul→quantize_q8"}));
+    ASSERT_EQ(fused.graph.dispatch_count(), 4u);
+    std::vector<std::string> kernels;
+    for (const Node& n : fused.graph.nodes)
+        if (n.is_dispatch()) kernels.push_back(fused.graph.kernels[n.kernel].name);
+    EXPECT_EQ(kernels, (std::vector<std::string>{"rms_norm_mul_f32_q8", "rms_norm_w_mul_f32_q8",
+                                                 "add_rms_norm_mul_f32_q8",
+                                                 "rms_norm_mul_add_rms_norm_mul_f32_q8"}));
+    EXPECT_TRUE(fused.graph.validate().empty());
+    ExecuteOptions options;
+    options.barriers = BarrierSource::recompute;
+    executor->execute(fused.graph, options);
+    EXPECT_EQ(words(), unfused);
+    EXPECT_TRUE(bitwise_equal(read(sum), unfused_sums.first));
+    EXPECT_TRUE(bitwise_equal(read(sum2), unfused_sums.second));
+}
+
+// Rows longer than the fused norms hold in shared memory: the norm and the mul still fuse, the
+// quantize_q8 stays a dispatch of its own, and the q8 recipe's builder says why.
+TEST_F(FusionRecipesTest, QuantizeQ8AfterALongRowStaysADispatch) {
+    constexpr int64_t d = 4096 + 32;
+    const auto xr = tensor(DType::f32, {d}, "x"), wr = tensor(DType::f32, {d}, "w");
+    const auto t0 = tensor(DType::f32, {d}, "t0"), t1 = tensor(DType::f32, {d}, "t1");
+    const auto q = tensor(DType::q8x, {d}, "q");
+    auto s = executor->begin_recorded();
+    s.rms_norm_no_scale_f32(xr, t0, 1e-5f, "blk.0.attn_norm");
+    s.mul(t0, wr, t1, "blk.0.attn_norm.mul");
+    s.quantize_q8(t1, q, "blk.0.attn_norm.q8");
+    const ComputeGraph captured = s.finish_recording();
+    const auto recipes = ops::fusion_recipes();
+    const FusionResult fused = fuse(captured, recipes);
+    ASSERT_EQ(fused.applied, 1u);
+    EXPECT_EQ(fused.diagnostics.at(0).pattern, "rms_norm_no_scale→mul");
+    EXPECT_EQ(fused.graph.dispatch_count(), 2u);
+    const auto q8 = std::find_if(recipes.begin(), recipes.end(), [](const FusionRecipe& r) {
+        return r.pattern == "rms_norm_no_scale→mul→quantize_q8";
+    });
+    ASSERT_NE(q8, recipes.end());
+    std::vector<size_t> chain;  // the dispatches (barriers stand between them)
+    for (size_t i = 0; i < captured.nodes.size(); ++i)
+        if (captured.nodes[i].is_dispatch()) chain.push_back(i);
+    ASSERT_EQ(chain.size(), 3u);
+    const FusionBuildResult built = q8->build(captured, chain);
+    EXPECT_FALSE(built.fused);
+    EXPECT_NE(built.reason.find("up to 4096"), std::string::npos) << built.reason;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 
 #include "graphlens/kernel_catalog.h"
 #include "graphlens/op_reference.h"
@@ -145,6 +146,58 @@ DispatchDesc split_k_dispatch(const std::string& kernel, uint32_t n, uint32_t k,
     return d;
 }
 
+/// x quantised per 32 elements as the _xq8 kernels read it (ggml's q8 rule: d = max|x| / 127,
+/// q = x / d rounded to nearest even), and the values it stands for.
+struct QuantisedX {
+    std::vector<uint32_t> words;
+    std::vector<float> values;
+};
+QuantisedX quantise_x8(const std::vector<float>& x) {
+    QuantisedX r;
+    r.values.resize(x.size());
+    for (size_t b = 0; b < x.size() / 32; ++b) {
+        float amax = 0;
+        for (size_t i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(x[32 * b + i]));
+        const float d = amax / 127.0f, id = d != 0 ? 1.0f / d : 0.0f;
+        uint32_t w[8] = {};
+        for (size_t i = 0; i < 32; ++i) {
+            const auto q = int32_t(std::nearbyint(x[32 * b + i] * id));
+            w[i / 4] |= uint32_t(q & 255) << (8 * (i % 4));
+            r.values[32 * b + i] = float(q) * d;
+        }
+        r.words.insert(r.words.end(), std::begin(w), std::end(w));
+        uint32_t bits = 0;
+        std::memcpy(&bits, &d, 4);
+        r.words.push_back(bits);
+        r.words.push_back(0);
+    }
+    return r;
+}
+
+/// The x operand of a split-k kernel: f32 values, or for an _xq8 kernel those values
+/// quantised (a u32 tensor of q8x words); `values` is what the kernel multiplies by.
+struct SplitKX {
+    TensorView tensor;
+    std::vector<float> values;
+};
+
+/// A split-k kernel's test: its x operand of k x m random values.
+class SplitKTest : public OpsTest, public ::testing::WithParamInterface<std::string> {
+  protected:
+    SplitKX x_operand(const std::string& kernel, uint32_t k, uint32_t m) {
+        const auto x = random(size_t(k) * m);
+        if (!kernel.ends_with("_xq8")) return {input(x, {k, m}, "x"), x};
+        QuantisedX xq = quantise_x8(x);
+        auto t = tensor(DType::u32, {int64_t(xq.words.size())}, "x_q8");
+        memory->upload(t, xq.words);
+        return {t, std::move(xq.values)};
+    }
+    /// Skips an _xq8 kernel on a device without integer dot products; true when skipped.
+    bool lacks_integer_dot(const std::string& kernel) {
+        return kernel.ends_with("_xq8") && !device().facts().integer_dot_product;
+    }
+};
+
 /// The split-k kernels ("matvec1_…") whose name passes `keep`.
 template <class Keep>
 std::vector<std::string> matvec1_kernels(Keep&& keep) {
@@ -159,10 +212,10 @@ bool is_glu(const std::string& name) {
 }
 /// The epilogue variants: rotated (_rope[_ff]) and/or f16 (_f16) outputs.
 bool is_epilogue(const std::string& name) {
-    return name.find("_rope") != std::string::npos || name.ends_with("_f16");
+    return name.find("_rope") != std::string::npos || name.find("_f16") != std::string::npos;
 }
 
-/// The variants over x given quantised to 8 bits (_xq8).
+/// The variants over x given quantised to 8 bits (_xq8, the suffix last).
 bool is_xq8(const std::string& name) {
     return name.ends_with("_xq8");
 }
@@ -171,10 +224,11 @@ std::vector<std::string> split_k_matvec_kernels() {
     return matvec1_kernels(
         [](const std::string& n) { return !is_glu(n) && !is_epilogue(n) && !is_xq8(n); });
 }
-/// The gated variants: act(W x) * (U x) (_glu_silu, _glu_gelu).
+/// The gated variants: act(W x) * (U x) (_glu_silu, _glu_gelu), over f32 or q8x x.
 std::vector<std::string> glu_matvec_kernels() {
     return matvec1_kernels(is_glu);
 }
+/// The rotating and/or f16-writing variants, over f32 or q8x x.
 std::vector<std::string> epilogue_matvec_kernels() {
     return matvec1_kernels(is_epilogue);
 }
@@ -225,25 +279,78 @@ TEST_F(OpsTest, OneColumnOfQ4_0AndQ8_0TakesTheSplitKMatvec) {
         }
 }
 
+// quantize_q8: blocks of 32 (37 of them: not a multiple of the workgroup) as the CPU quantiser
+// makes them; values at a rounding tie may land one step away (the GPU's 1 / d), hence the
+// quantised tolerance.
+TEST_F(OpsTest, QuantizeQ8WritesTheCpuQuantisersBlocks) {
+    const auto x = random(37 * 32, 3.0f);
+    auto tx = input(x, {32, 37}, "x");
+    auto out = tensor(DType::q8x, {32, 37}, "x_q8");
+    run([&](GraphSession& s) { s.quantize_q8(tx, out); });
+    const auto want = as_stored(DType::q8x, x);
+    expect_close(out, std::vector<double>(want.begin(), want.end()), kTolF16);
+    const auto words = memory->download_as<uint32_t>(out);
+    for (size_t b = 0; b < 37; ++b) EXPECT_EQ(words[10 * b + 9], 0u) << "spare word of block " << b;
+}
+
+// One column of x given as q8x: the op takes the pick's _xq8 twin and multiplies by the values
+// the blocks stand for; the f32-only paths say why they cannot take it.
+TEST_F(OpsTest, OneColumnOfQ8xTakesTheIntegerDotMatvec) {
+    if (!device().facts().integer_dot_product)
+        GTEST_SKIP() << "the device has no shaderIntegerDotProduct";
+    const uint32_t k = 96;
+    for (DType t : {DType::q4_0, DType::q8_0})
+        for (uint32_t n : {5u, 8193u, 16385u}) {
+            const auto w = random(size_t(n) * k);
+            auto tw = input_as(t, w, {k, n}, "w");
+            const auto x = random(k);
+            auto tx = input_as(DType::q8x, x, {k}, "x_q8");
+            auto out = tensor(DType::f32, {n}, "out");
+            const std::string what = std::string(dtype_name(t)) + ", n = " + std::to_string(n);
+            auto recorded = executor->begin_recorded();
+            recorded.quantized_matmul_ggml(tx, tw, out);
+            const ComputeGraph g = recorded.finish_recording();
+            ASSERT_EQ(g.dispatch_count(), 1u);
+            const std::string kernel(g.kernels[g.nodes.front().kernel].name);
+            EXPECT_TRUE(kernel.rfind("matvec1_", 0) == 0 && kernel.ends_with("_xq8"))
+                << what << ": " << kernel;
+            run([&](GraphSession& s) { s.quantized_matmul_ggml(tx, tw, out); });
+            expect_close(out, ref::matmul(as_stored(t, w), as_stored(DType::q8x, x), n, k, 1),
+                         kTolF32, what);
+        }
+    auto w = input_as(DType::q4_k, random(256 * 4), {256, 4}, "w_q4_k");
+    auto x2 = input_as(DType::q8x, random(256 * 2), {256, 2}, "x_q8_two_columns");
+    auto out = tensor(DType::f32, {4, 2}, "out");
+    auto s = executor->begin_recorded();
+    try {
+        s.quantized_matmul_ggml(x2, w, out, "two_columns");
+        ADD_FAILURE() << "two columns of q8x x were accepted";
+    } catch (const std::invalid_argument& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("two_columns"), std::string::npos) << what;
+        EXPECT_NE(what.find("one column"), std::string::npos) << what;
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Kernels, SplitKMatvec, ::testing::ValuesIn(split_k_matvec_kernels()),
                          [](const auto& info) { return info.param; });
 
 // The gated variants (the fused gate, up and act→mul of a decode FFN): the gate weight's
 // product through the activation times the up weight's product, for rows not a multiple of the
 // kernel's rows per workgroup, a short and a long k, and several columns.
-class GluSplitKMatvec : public OpsTest, public ::testing::WithParamInterface<std::string> {};
+class GluSplitKMatvec : public SplitKTest {};
 
 TEST_P(GluSplitKMatvec, MatchesActivationOfGateTimesUp) {
     const std::string& kernel = GetParam();
+    if (lacks_integer_dot(kernel)) GTEST_SKIP() << "the device has no shaderIntegerDotProduct";
     const DType t = split_k_kernel(kernel).format;
-    const bool gelu = kernel.ends_with("_glu_gelu");
+    const bool gelu = kernel.find("_glu_gelu") != std::string::npos;
     const uint32_t n = 37, m = 3;
     for (uint32_t k : {5u * 32, 293u * 32}) {
         const auto wg = random(size_t(n) * k), wu = random(size_t(n) * k);
-        const auto x = random(size_t(k) * m);
+        auto [tx, x] = x_operand(kernel, k, m);
         auto tg = input_as(t, wg, {k, n}, "w_gate");
         auto tu = input_as(t, wu, {k, n}, "w_up");
-        auto tx = input(x, {k, m}, "x");
         auto out = tensor(DType::f32, {n, m}, "out");
         const DispatchDesc d = split_k_dispatch(
             kernel, n, k, m, {{0, tg}, {1, tx}, {2, out}, {6, tu}}, OpKind::matvec_glu);
@@ -264,14 +371,15 @@ INSTANTIATE_TEST_SUITE_P(Kernels, GluSplitKMatvec, ::testing::ValuesIn(glu_matve
 // product rotated as rope rotates it (adjacent pairs, partial rotation, freq factors, a
 // position per column) and/or rounded to f16, for 3 heads of 10 rows (rope_dim 6) and 2
 // columns; 30 rows leave the last workgroup part empty.
-class EpilogueSplitKMatvec : public OpsTest, public ::testing::WithParamInterface<std::string> {};
+class EpilogueSplitKMatvec : public SplitKTest {};
 
 TEST_P(EpilogueSplitKMatvec, MatchesReferenceOfTheProductRotatedAndRounded) {
     const std::string& kernel = GetParam();
+    if (lacks_integer_dot(kernel)) GTEST_SKIP() << "the device has no shaderIntegerDotProduct";
     const DType t = split_k_kernel(kernel).format;
     const bool rope = kernel.find("_rope") != std::string::npos;
     const bool ff = kernel.find("_rope_ff") != std::string::npos;
-    const bool f16 = kernel.ends_with("_f16");
+    const bool f16 = kernel.find("_f16") != std::string::npos;
     RopeParams rp;
     rp.head_dim = 10;
     rp.n_heads = 3;
@@ -281,13 +389,12 @@ TEST_P(EpilogueSplitKMatvec, MatchesReferenceOfTheProductRotatedAndRounded) {
     rp.freq_scale = 0.75f;
     const uint32_t n = rp.head_dim * rp.n_heads, m = rp.seq_len, k = 7 * 32;
     const auto w = random(size_t(n) * k);
-    const auto x = random(size_t(k) * m);
+    auto [tx, x] = x_operand(kernel, k, m);
     const std::vector<int32_t> positions{5, 17};
     const auto factors = random(rp.rope_dim / 2, 0.5f);
     std::vector<float> freq_factors(factors.size());
     for (size_t i = 0; i < factors.size(); ++i) freq_factors[i] = 1.5f + factors[i];
     auto tw = input_as(t, w, {k, n}, "w");
-    auto tx = input(x, {k, m}, "x");
     auto tpos = input_i32(positions, "positions");
     auto tff = input(freq_factors, {int64_t(freq_factors.size())}, "freq_factors");
     auto out = tensor(f16 ? DType::f16 : DType::f32, {n, m}, "out");
@@ -328,34 +435,6 @@ INSTANTIATE_TEST_SUITE_P(Kernels, EpilogueSplitKMatvec,
 // a short and a long k, and several columns.
 class Q8xSplitKMatvec : public OpsTest, public ::testing::WithParamInterface<std::string> {};
 
-/// x quantised per 32 elements as the _xq8 kernels read it (ggml's q8 rule: d = max|x| / 127,
-/// q = x / d rounded to nearest even), and the values it stands for.
-struct QuantisedX {
-    std::vector<uint32_t> words;
-    std::vector<float> values;
-};
-QuantisedX quantise_x8(const std::vector<float>& x) {
-    QuantisedX r;
-    r.values.resize(x.size());
-    for (size_t b = 0; b < x.size() / 32; ++b) {
-        float amax = 0;
-        for (size_t i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(x[32 * b + i]));
-        const float d = amax / 127.0f, id = d != 0 ? 1.0f / d : 0.0f;
-        uint32_t w[8] = {};
-        for (size_t i = 0; i < 32; ++i) {
-            const auto q = int32_t(std::nearbyint(x[32 * b + i] * id));
-            w[i / 4] |= uint32_t(q & 255) << (8 * (i % 4));
-            r.values[32 * b + i] = float(q) * d;
-        }
-        r.words.insert(r.words.end(), std::begin(w), std::end(w));
-        uint32_t bits = 0;
-        std::memcpy(&bits, &d, 4);
-        r.words.push_back(bits);
-        r.words.push_back(0);
-    }
-    return r;
-}
-
 TEST_P(Q8xSplitKMatvec, MatchesTheProductWithTheXItStandsFor) {
     if (!device().facts().integer_dot_product)
         GTEST_SKIP() << "the device has no shaderIntegerDotProduct";
@@ -377,7 +456,10 @@ TEST_P(Q8xSplitKMatvec, MatchesTheProductWithTheXItStandsFor) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Kernels, Q8xSplitKMatvec, ::testing::ValuesIn(matvec1_kernels(is_xq8)),
+INSTANTIATE_TEST_SUITE_P(Kernels, Q8xSplitKMatvec,
+                         ::testing::ValuesIn(matvec1_kernels([](const std::string& n) {
+                             return is_xq8(n) && !is_glu(n) && !is_epilogue(n);
+                         })),
                          [](const auto& info) { return info.param; });
 
 struct AffineCase {

@@ -43,6 +43,26 @@ TEST(Q8_0, DequantizesSignedBytesTimesScale) {
     for (int j = 0; j < 32; ++j) EXPECT_EQ(y[j], 0.25f * float(j * 8 - 128)) << j;
 }
 
+TEST(Q8x, QuantisesByTheLargestMagnitudeRoundingTiesToEven) {
+    // amax 127: d = 1, so q is x rounded to nearest, ties to even.
+    std::vector<float> x(64, 0.0f);
+    x[0] = -127.0f, x[1] = 2.5f, x[2] = 3.5f, x[3] = -1.5f, x[4] = 0.49f, x[5] = 126.6f;
+    // The second block is all zero: d = 0 and every q 0.
+    const auto bytes = quantize(DType::q8x, x);
+    ASSERT_EQ(bytes.size(), 2 * sizeof(BlockQ8x));
+    BlockQ8x b[2];
+    std::memcpy(b, bytes.data(), sizeof b);
+    EXPECT_EQ(b[0].d, 1.0f);
+    const int8_t want[6] = {-127, 2, 4, -2, 0, 127};
+    for (int j = 0; j < 6; ++j) EXPECT_EQ(b[0].qs[j], want[j]) << j;
+    for (int j = 6; j < 32; ++j) EXPECT_EQ(b[0].qs[j], 0) << j;
+    EXPECT_EQ(b[0].spare, 0u);
+    EXPECT_EQ(b[1].d, 0.0f);
+    for (int j = 0; j < 32; ++j) EXPECT_EQ(b[1].qs[j], 0) << j;
+    const auto y = dequantize(DType::q8x, bytes, x.size());
+    for (int j = 0; j < 6; ++j) EXPECT_EQ(y[j], float(want[j])) << j;
+}
+
 TEST(Q4_K, DequantizesWithPackedSixBitScalesAndMins) {
     BlockQ4_K b{};
     b.d = float_to_half(2.0f);
@@ -107,12 +127,16 @@ TEST_P(RoundTrip, QuantizeThenDequantizeStaysClose) {
     double err = 0, norm = 0;
     for (size_t i = 0; i < x.size(); ++i) err += (x[i] - y[i]) * (x[i] - y[i]), norm += x[i] * x[i];
     // Relative RMS error of round-to-nearest: ~ step / sqrt(12) / rms.
-    const double limit = GetParam() == DType::q8_0 ? 0.01 : GetParam() == DType::q6_k ? 0.05 : 0.15;
+    const DType t = GetParam();
+    const double limit = t == DType::q8_0 || t == DType::q8x ? 0.01
+                         : t == DType::q6_k                  ? 0.05
+                                                             : 0.15;
     EXPECT_LT(std::sqrt(err / norm), limit);
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, RoundTrip,
-                         ::testing::Values(DType::q4_0, DType::q8_0, DType::q4_k, DType::q6_k),
+                         ::testing::Values(DType::q4_0, DType::q8_0, DType::q4_k, DType::q6_k,
+                                           DType::q8x),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
 TEST(Quantize, RejectsPartialBlocksAndShortBuffers) {
