@@ -97,13 +97,14 @@ struct MatvecSetup {
     uint64_t bytes = 0;  ///< of one weight copy
     std::vector<TensorView> w, y;
     TensorView x;
+    TensorView x_q8;  ///< x as q8x (Q4_0 / Q8_0 weights: what decode's mat-vecs read)
 };
 
 MatvecSetup setup_matvec(DeviceMemory& mem, DType t, uint32_t n, uint32_t k, bool streaming) {
     const auto bytes = tiled_weights(t, n, k, 42);
     const uint32_t copies =
         streaming ? std::clamp<uint32_t>(uint32_t((320ull << 20) / bytes.size()) + 1, 3, 16) : 1;
-    MatvecSetup s{t, n, k, bytes.size(), {}, {}, {}};
+    MatvecSetup s{t, n, k, bytes.size(), {}, {}, {}, {}};
     for (uint32_t i = 0; i < copies; ++i) {
         const AllocationId wa =
             mem.allocate(fmt::format("w{}_{}x{}", i, n, k), bytes.size(), AllocationUsage::weights);
@@ -116,6 +117,12 @@ MatvecSetup setup_matvec(DeviceMemory& mem, DType t, uint32_t n, uint32_t k, boo
     const AllocationId xa = mem.allocate("x", uint64_t(k) * 4, AllocationUsage::activations);
     s.x = mem.view(xa, DType::f32, {k});
     mem.upload(s.x, std::vector<float>(k, 0.01f));
+    if ((t == DType::q4_0 || t == DType::q8_0) && k % 32 == 0) {
+        const auto q = ggml::quantize(DType::q8x, std::vector<float>(k, 0.01f));
+        const AllocationId qa = mem.allocate("x_q8", q.size(), AllocationUsage::activations);
+        mem.upload(qa, q);
+        s.x_q8 = mem.view(qa, DType::q8x, {k});
+    }
     return s;
 }
 
@@ -151,6 +158,11 @@ void record_op(GraphSession& s, const MatvecSetup& m, uint32_t i) {
         s.matmul(m.w[i], m.x, m.y[i], "bench");
     else
         s.quantized_matmul_ggml(m.x, m.w[i], m.y[i], "bench");
+}
+
+/// What a decode step's mat-vecs over Q4_0 / Q8_0 dispatch: the op with x as q8x.
+void record_op_q8x(GraphSession& s, const MatvecSetup& m, uint32_t i) {
+    s.quantized_matmul_ggml(m.x_q8, m.w[i], m.y[i], "bench");
 }
 
 // matmul_params.glsl
@@ -307,6 +319,28 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
                 out(fmt::format("| {} x {} | {} | {:.1f} | {:.2f} | {:.2f} | {:.0f} | {:.0f}% |", n,
                                 k, dtype_name(t), r.bytes / 1e6, r.single_us, r.per_dispatch_us,
                                 r.gbps, 100.0 * r.gbps / copy_gbps));
+                if (m.x_q8.size == 0 || !device.facts().integer_dot_product) continue;
+                // The op as a decode step dispatches it: x given as q8x (its norm wrote it).
+                warmer.warm(100.0);
+                const auto q = time_matvec(exec, m, o, record_op_q8x);
+                out(fmt::format("| {} x {} | {}, q8x x | {:.1f} | {:.2f} | {:.2f} | {:.0f} | "
+                                "{:.0f}% |",
+                                n, k, dtype_name(t), q.bytes / 1e6, q.single_us,
+                                q.per_dispatch_us, q.gbps, 100.0 * q.gbps / copy_gbps));
+            }
+        // What the q8x x costs where no norm writes it: quantize_q8 of the rows alone.
+        if (device.facts().integer_dot_product)
+            for (uint32_t k : {4096u, 14336u}) {
+                DeviceMemory mem(device);
+                GraphExecutor exec(device, mem);
+                const TensorView x = mem.view(mem.allocate("x", uint64_t(k) * 4), DType::f32, {k});
+                const TensorView q = mem.view(
+                    mem.allocate("x_q8", dtype_bytes_for(DType::q8x, k)), DType::q8x, {k});
+                warmer.warm(100.0);
+                const double ns =
+                    time_session(exec, o, [&](GraphSession& s) { s.quantize_q8(x, q, "q8"); });
+                out(fmt::format("quantize_q8 of {} values alone in a command buffer: {:.2f} us", k,
+                                ns / 1000.0));
             }
     }
 
@@ -432,10 +466,13 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
             const TensorView xq = mem.view(xa, DType::u32, {int64_t(words.size())});
             mem.upload(xq, words);
             std::vector<std::pair<std::string, MatvecRecorder>> cands = {
-                {"(op, f32 x)", record_op}};
+                {"(op, f32 x)", record_op}, {"(op, q8x x)", record_op_q8x}};
             const std::string prefix = fmt::format("matvec1_{}_", dtype_name(sh.t));
             for (const auto& name : KernelCatalog::embedded().names())
-                if (name.rfind(prefix, 0) == 0 && name.ends_with("_xq8"))
+                if (name.rfind(prefix, 0) == 0 && name.ends_with("_xq8") &&
+                    name.find("_glu_") == std::string::npos &&
+                    name.find("_rope") == std::string::npos &&
+                    name.find("_f16") == std::string::npos)
                     cands.emplace_back(name, record_kernel(name, false, xq));
             time_candidates(exec, m, cands);
         }

@@ -18,9 +18,10 @@ class CpuReferenceModel {
   public:
     /// `kv_type` is the KV cache's element type on the GPU: f16 rounds every cached key and
     /// value through f16 exactly as the GPU cache stores it.
-    /// `q8_activations`: one-token forward calls quantise the x of the q/k/v projections and
-    /// of a dense FFN's gate and up to q8x where the GPU graph does (TransformerModel::
-    /// quantises_activations(), mat_vecs_read_q8_x), with the GPU's f32 operations.
+    /// `q8_activations`: one-token forward calls quantise the x of the q/k/v projections, of a
+    /// dense FFN's gate and up and of the lm_head to q8x where the GPU graph does
+    /// (TransformerModel:: quantises_activations(), mat_vecs_read_q8_x), with the GPU's f32
+    /// operations.
     explicit CpuReferenceModel(const ModelWeights& weights, DType kv_type = DType::f32,
                                bool q8_activations = false);
 
@@ -70,6 +71,7 @@ class CpuReferenceModel {
     std::vector<float> rope_freq_factors_;  ///< empty = none
     std::vector<float> output_norm_;
     Matrix output_;
+    bool output_q8_ = false;  ///< the lm_head's x as q8x (one token)
     std::vector<Layer> layers_;
     std::vector<std::vector<float>> k_cache_, v_cache_;
     uint32_t kv_length_ = 0;

@@ -58,7 +58,9 @@ CpuReferenceModel::CpuReferenceModel(const ModelWeights& weights, DType kv_type,
     token_embd_ = weights.values("token_embd.weight");
     if (c.rope_freq_factors) rope_freq_factors_ = weights.values("rope_freqs.weight");
     output_norm_ = weights.values("output_norm.weight");
-    output_ = matrix(c.tied_embeddings ? "token_embd.weight" : "output.weight");
+    const std::string output_name = c.tied_embeddings ? "token_embd.weight" : "output.weight";
+    output_ = matrix(output_name);
+    output_q8_ = mat_vecs_read_q8_x({weights.spec(output_name).dtype}, c.n_embd);
     for (uint32_t il = 0; il < c.n_layer; ++il) {
         const std::string b = fmt::format("blk.{}.", il);
         Layer L;
@@ -286,7 +288,8 @@ std::vector<float> CpuReferenceModel::forward(std::span<const int32_t> tokens) {
         ++kv_length_;
     }
     // Logits of the last token only, as an engine computes them.
-    const auto h = rms_norm(x, output_norm_, n_embd);
+    auto h = rms_norm(x, output_norm_, n_embd);
+    if (one_token && output_q8_) h = as_q8x(h);
     auto logits = matvec(output_, h);
     std::vector<float> out(logits.size());
     for (size_t i = 0; i < out.size(); ++i)

@@ -426,13 +426,15 @@ void TransformerModel::record_step(GraphSession& s, uint32_t T, uint32_t L,
                             "maxStorageBufferRange",
                             c.name, out_name));
     }
+    // A decode step's lm_head reads its x as q8x too (the largest mat-vec of a small model).
+    const TensorView head_x =
+        x_for(s, {out_name}, act("norm", DType::f32, {embd, 1}), T, "norm_q8", "output_norm.q8");
     for (int64_t first = 0, part = 0; first < vocab; first += chunk, ++part) {
         const int64_t rows = std::min(chunk, vocab - first);
         const TensorView out_rows =
             memory_->view(out.allocation, DType::f32, {rows, 1}, out.offset + uint64_t(first) * 4);
-        matmul(s, chunk == vocab ? weight(out_name) : weight_rows(out_name, first, rows),
-               act("norm", DType::f32, {embd, 1}), out_rows,
-               chunk == vocab ? "output" : fmt::format("output.{}", part));
+        matmul(s, chunk == vocab ? weight(out_name) : weight_rows(out_name, first, rows), head_x,
+               out_rows, chunk == vocab ? "output" : fmt::format("output.{}", part));
     }
     if (c.final_logit_softcap > 0)
         s.softcap(out, logits(), c.final_logit_softcap, "output_softcap");

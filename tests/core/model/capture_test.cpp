@@ -14,9 +14,11 @@ namespace {
 
 class CaptureTest : public test::GpuTest {
   protected:
-    ComputeGraph capture(const ModelConfig& c, Phase phase, uint32_t tokens, uint32_t ctx) {
+    ComputeGraph capture(const ModelConfig& c, Phase phase, uint32_t tokens, uint32_t ctx,
+                         bool q8_activations = true) {
         CaptureRequest r;
         r.config = c;
+        r.q8_activations = q8_activations;
         r.phase = phase;
         r.tokens = tokens;
         r.kv_length = ctx;
@@ -45,8 +47,9 @@ class CaptureTest : public test::GpuTest {
 };
 
 TEST_F(CaptureTest, DecodeHasTheLayersOfAnEngineInOrder) {
+    // f32 x everywhere: the layer as ggml records it.
     const ModelConfig c = tiny_model_config(Architecture::llama);
-    const ComputeGraph g = capture(c, Phase::decode, 1, 8);
+    const ComputeGraph g = capture(c, Phase::decode, 1, 8, false);
     EXPECT_TRUE(g.validate().empty());
     const std::vector<std::string> layer = {
         "attn_norm",   "attn_norm.mul", "attn_q",   "attn_k",       "attn_v",
@@ -64,6 +67,37 @@ TEST_F(CaptureTest, DecodeHasTheLayersOfAnEngineInOrder) {
     EXPECT_EQ(count_op(g, OpKind::flash_attn_vec), c.n_layer);
     EXPECT_EQ(count_op(g, OpKind::sdpa), 0u);
     EXPECT_EQ(count_op(g, OpKind::quantized_matmul_ggml), 7 * c.n_layer + 1);
+    EXPECT_EQ(count_op(g, OpKind::quantize_q8), 0u);
+    EXPECT_EQ(g.metadata.at("x_q8"), "no");
+}
+
+TEST_F(CaptureTest, DecodeQuantisesTheXOfItsQ8_0MatvecsWhereTheDeviceHasIntegerDots) {
+    if (!device().facts().integer_dot_product)
+        GTEST_SKIP() << "the device has no shaderIntegerDotProduct";
+    // The norms before q/k/v, gate/up and the lm_head quantise their output (q8_0 weights).
+    const ModelConfig c = tiny_model_config(Architecture::llama);
+    const ComputeGraph g = capture(c, Phase::decode, 1, 8);
+    EXPECT_TRUE(g.validate().empty());
+    const std::vector<std::string> layer = {
+        "attn_norm",     "attn_norm.mul", "attn_norm.q8", "attn_q",      "attn_k",   "attn_v",
+        "rope_q",        "rope_k",        "k_cache",      "v_cache",     "attn",     "attn_output",
+        "attn_residual", "ffn_norm",      "ffn_norm.mul", "ffn_norm.q8", "ffn_gate", "ffn_up",
+        "ffn_act",       "ffn_mul",       "ffn_down",     "ffn_residual"};
+    for (uint32_t il = 0; il < c.n_layer; ++il)
+        EXPECT_EQ(labels_with_prefix(g, "blk." + std::to_string(il) + "."), layer) << il;
+    EXPECT_EQ(count_op(g, OpKind::quantize_q8), 2 * c.n_layer + 1);
+    for (const Node& n : g.nodes)
+        if (n.is_dispatch() && n.op == OpKind::quantized_matmul_ggml) {
+            const bool reads_q8 = n.label.ends_with("attn_q") || n.label.ends_with("attn_k") ||
+                                  n.label.ends_with("attn_v") || n.label.ends_with("ffn_gate") ||
+                                  n.label.ends_with("ffn_up") || n.label == "output";
+            EXPECT_EQ(g.kernels[n.kernel].name.ends_with("_xq8"), reads_q8) << n.label;
+        }
+    EXPECT_EQ(g.metadata.at("x_q8"), "yes");
+    // A prefill keeps f32 x (its mat-mats read f32 or f16 tiles).
+    const ComputeGraph p = capture(c, Phase::prefill, 5, 3);
+    EXPECT_EQ(count_op(p, OpKind::quantize_q8), 0u);
+    EXPECT_EQ(p.metadata.at("x_q8"), "no");
 }
 
 TEST_F(CaptureTest, MetadataDescribesTheWorkload) {
