@@ -414,7 +414,8 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
         // The gated kernels (gate, up and act·mul of a decode FFN in one dispatch) on the FFN
         // shapes of llama-3.1-8b and llama-3.2-1b: single is what a decode step sees (the
         // dispatch runs alone between two barriers); bytes are both weights'.
-        out("\n## Gated mat-vec kernels (gate + up + silu·mul), Q4_0, single-dispatch us\n");
+        out("\n## Gated mat-vec kernels (gate + up + silu·mul), Q4_0 (_xq8: x as q8x), "
+            "single-dispatch us\n");
         out("| weights (n x k), each of 2 | kernel | single us | streaming us | GB/s | % of copy "
             "|");
         out("|---|---|---|---|---|---|");
@@ -424,9 +425,14 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
             GraphExecutor exec(device, mem);
             MatvecSetup m = setup_matvec(mem, DType::q4_0, n, k, true);
             for (const auto& name : KernelCatalog::embedded().names()) {
-                if (name.rfind("matvec1_q4_0_", 0) != 0 || !name.ends_with("_glu_silu")) continue;
+                const bool xq8 = name.ends_with("_glu_silu_xq8");
+                if (name.rfind("matvec1_q4_0_", 0) != 0 || !(name.ends_with("_glu_silu") || xq8))
+                    continue;
+                if (xq8 && !device.facts().integer_dot_product) continue;
                 warmer.warm(100.0);
-                auto r = time_matvec(exec, m, o, record_kernel(name, true));
+                auto r = time_matvec(exec, m, o,
+                                     record_kernel(name, true,
+                                                   xq8 ? std::optional(m.x_q8) : std::nullopt));
                 r.gbps *= 2.0;
                 out(fmt::format("| {} x {} | {} | {:.2f} | {:.2f} | {:.0f} | {:.0f}% |", n, k, name,
                                 r.single_us, r.per_dispatch_us, r.gbps,
