@@ -83,4 +83,9 @@ class KernelCatalog {
     std::vector<Entry> entries_;  // sorted by name
 };
 
+/// Whether a SPIR-V module declares a capability of SPV_KHR_integer_dot_product (the `_xq8`
+/// mat-vecs): such a kernel needs DeviceFacts::integer_dot_product, and KernelRegistry refuses
+/// it with a clear error on a device without.
+bool spirv_uses_integer_dot_product(std::span<const uint32_t> spirv);
+
 }  // namespace graphlens

@@ -271,4 +271,17 @@ std::vector<std::string> KernelCatalog::names() const {
     return out;
 }
 
+bool spirv_uses_integer_dot_product(std::span<const uint32_t> spirv) {
+    // OpCapability (opcode 17) with DotProductInputAll (6016) .. DotProduct (6019); the
+    // capabilities come first in a module, before any OpFunction (54).
+    for (size_t i = 5; i < spirv.size();) {  // after the 5-word header
+        const uint32_t words = spirv[i] >> 16, opcode = spirv[i] & 0xFFFFu;
+        if (words == 0 || opcode == 54) break;
+        if (opcode == 17 && i + 1 < spirv.size() && spirv[i + 1] >= 6016 && spirv[i + 1] <= 6019)
+            return true;
+        i += words;
+    }
+    return false;
+}
+
 }  // namespace graphlens

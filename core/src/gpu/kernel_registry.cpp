@@ -3,13 +3,14 @@
 
 #include <fmt/format.h>
 
+#include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "graphlens/device.h"
 #include "graphlens/kernel_catalog.h"
 
 namespace graphlens {
-
 KernelRegistry::KernelRegistry(Device& device) : device_(device) {}
 
 KernelRegistry::~KernelRegistry() {
@@ -37,6 +38,14 @@ const KernelPipeline& KernelRegistry::get(std::string_view name) {
                                    ? catalog.tensor_core_twin(name, device_.tensor_core_variant())
                                    : nullptr;
     const auto spirv = tc ? tc->spirv : catalog.spirv(name);
+    // A capture made on a device with integer dot products may name _xq8 kernels: say so
+    // instead of handing the driver a module it cannot run.
+    if (!device_.facts().integer_dot_product && spirv_uses_integer_dot_product(spirv))
+        throw std::runtime_error(fmt::format(
+            "kernel '{}' uses 8-bit integer dot products (SPV_KHR_integer_dot_product), which {} "
+            "does not enable (Vulkan 1.3 shaderIntegerDotProduct); recapture with "
+            "`graphlens-cli capture --f32-x`",
+            name, device_.facts().name));
     VkDevice dev = device_.handle();
     auto p = std::make_unique<KernelPipeline>();
     p->info = &info;

@@ -42,6 +42,19 @@ TEST(KernelCatalog, NamesAreSortedAndLookupsAgree) {
 
 // Tensor-core twins (GL_NV_cooperative_matrix) cannot be reflected by spirv-cross 2021; their
 // reflection twins (same source, -DTC_REFLECT) are, and must match the kernel they replace.
+// The integer-dot kernels are found from their modules (KernelRegistry refuses them on a
+// device without shaderIntegerDotProduct): exactly the _xq8 mat-vecs.
+TEST(KernelCatalog, IntegerDotKernelsAreTheXq8Matvecs) {
+    const KernelCatalog& c = KernelCatalog::embedded();
+    size_t xq8 = 0;
+    for (const auto& name : c.names()) {
+        const bool expected = name.ends_with("_xq8");
+        xq8 += expected;
+        EXPECT_EQ(spirv_uses_integer_dot_product(c.spirv(name)), expected) << name;
+    }
+    EXPECT_GE(xq8, 4u);
+}
+
 TEST(KernelCatalog, TensorCoreTwinsAreReflectedThroughTheirReflectionTwins) {
     const auto& catalog = KernelCatalog::embedded();
     const auto kernels = catalog.tensor_core_kernels();
