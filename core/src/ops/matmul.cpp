@@ -160,7 +160,11 @@ DispatchDesc xq8_matvec(Device& device, const TensorView& x, const TensorView& w
              fmt::format("x is q8x with {} columns; one column is supported",
                          x.elements() / std::max<int64_t>(k, 1)));
     require_elements(op, label, "out", out, n);
-    const auto split_k = split_k_matvec(dtype_name(weight.dtype), n);
+    auto split_k = split_k_matvec(dtype_name(weight.dtype), n);
+    // With 8-bit x the widest rows (the lm_head) stream best on 64 threads over 4 rows:
+    // 128256 x 2048 Q4_0 60.9 us against 65.0 for the f32-x pick's twin (docs/kernels.md, try 27).
+    if (split_k && weight.dtype == DType::q4_0 && n >= 16384 && (n + 3) / 4 <= 65535)
+        split_k = SplitKMatvec{"matvec1_q4_0_64x4_c16", 4};
     if (!split_k)
         fail(op, label,
              fmt::format("x is q8x: the {} weight of {} rows has no integer-dot mat-vec (q4_0 "
