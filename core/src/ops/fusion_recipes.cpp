@@ -583,7 +583,10 @@ FusionBuildResult build_matvec_glu(const ComputeGraph& g, std::span<const size_t
     const Node& mul = g.nodes[chain[2]];
     const Node& up = g.nodes[chain[3]];
     const std::string& gk = kernel_name(g, gate);
-    const auto [pick, xq8] = without_xq8(gk);
+    // Not a structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
+    const std::pair<std::string_view, bool> stripped = without_xq8(gk);
+    const std::string_view pick = stripped.first;
+    const bool xq8 = stripped.second;
     const auto twin = std::find_if(std::begin(kGluTwins), std::end(kGluTwins),
                                    [&](const GluTwin& t) { return t.pick == pick; });
     if (twin == std::end(kGluTwins))
