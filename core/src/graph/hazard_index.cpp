@@ -485,10 +485,69 @@ class PieceList {
     std::array<uint32_t, kSlots> latest_{};  ///< index of a recent piece by earlier and kind
 };
 
+/// The lists of an index destroyed on this thread, kept for the next one (cleared, with
+/// their capacity): a list of tens of MB is new memory otherwise, faulted in page by page,
+/// and the hazard list grows by reallocation at least once more in a graph whose hazards per
+/// dispatch rise as its allocations fill up.
+struct SpareLists {
+    std::vector<Hazard> hazards;
+    std::vector<HazardPair> pairs;
+    std::vector<size_t> into_begin;
+    std::vector<uint32_t> out_order;
+    std::vector<size_t> out_begin;
+};
+
+/// Set when this thread's SpareLists is gone (at thread exit; an index with static storage
+/// is destroyed after it): then nothing is kept.
+thread_local bool spare_lists_gone = false;
+
+struct SpareListsOwner {
+    SpareLists lists;
+    ~SpareListsOwner() { spare_lists_gone = true; }
+};
+
+SpareLists* spare_lists() {
+    if (spare_lists_gone) return nullptr;
+    thread_local SpareListsOwner spare;
+    return &spare.lists;
+}
+
+/// Moves `list` into `kept` when it has more room; takes: the reverse, cleared.
+template <typename T>
+void keep_larger(std::vector<T>& kept, std::vector<T>& list) {
+    if (list.capacity() > kept.capacity()) kept = std::move(list);
+}
+template <typename T>
+void take(std::vector<T>& list, std::vector<T>& kept) {
+    if (kept.capacity() > list.capacity()) {
+        list = std::move(kept);
+        kept = {};
+    }
+    list.clear();
+}
+
 }  // namespace
+
+HazardIndex::~HazardIndex() {
+    SpareLists* kept = spare_lists();
+    if (!kept) return;
+    SpareLists& spare = *kept;
+    keep_larger(spare.hazards, hazards_);
+    keep_larger(spare.pairs, pairs_);
+    keep_larger(spare.into_begin, into_begin_);
+    keep_larger(spare.out_order, out_order_);
+    keep_larger(spare.out_begin, out_begin_);
+}
 
 HazardIndex::HazardIndex(const ComputeGraph& graph) {
     const size_t n = graph.nodes.size();
+    if (SpareLists* spare = spare_lists()) {
+        take(hazards_, spare->hazards);
+        take(pairs_, spare->pairs);
+        take(into_begin_, spare->into_begin);
+        take(out_order_, spare->out_order);
+        take(out_begin_, spare->out_begin);
+    }
     NodePool pool;  // before the stores: their trees give their nodes back to it
     std::vector<AllocationSegments> stores(graph.allocations.size());
     auto store_of = [&](AllocationId a) -> AllocationSegments& {
