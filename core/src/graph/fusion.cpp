@@ -357,9 +357,12 @@ FusionResult detail::fuse(const ComputeGraph& graph, const HazardIndex& hazards,
                 if (p + k < dispatches.size()) next = dispatches[p + k];
             } else if (graph.nodes[chain.back()].writes.size() == 1) {
                 const ByteRange out = graph.nodes[chain.back()].writes[0];
+                // out_of() is sorted by later: the first reader found is the first reader.
                 for (const Hazard& h : hazards.out_of(chain.back()))
-                    if (h.kind == HazardKind::raw && h.overlap.overlaps(out))
-                        next = std::min(next, h.later);
+                    if (h.kind == HazardKind::raw && h.overlap.overlaps(out)) {
+                        next = h.later;
+                        break;
+                    }
             }
             if (next == SIZE_MAX || graph.nodes[next].op != recipe.chain[k] ||
                 consumed[position_of[next]])
