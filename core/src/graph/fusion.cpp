@@ -392,10 +392,11 @@ FusionResult detail::fuse(const ComputeGraph& graph, const HazardIndex& hazards,
         // So does it the hazards out of them.
         if (p + 2 * kPrefetchAhead < dispatches.size())
             hazards.prefetch_out_list(dispatches[p + 2 * kPrefetchAhead]);
-        if (p + kPrefetchAhead < dispatches.size())
-            hazards.prefetch_out_hazards(dispatches[p + kPrefetchAhead]);
         if (p + kPrefetchAhead < dispatches.size()) {
             const Node& ahead = graph.nodes[dispatches[p + kPrefetchAhead]];
+            // Only a dispatch that can start a chain has its hazards read (by the matcher).
+            if (!by_first_op[static_cast<size_t>(ahead.op)].empty())
+                hazards.prefetch_out_hazards(dispatches[p + kPrefetchAhead]);
             ahead.writes.prefetch();
             ahead.bindings.prefetch();
         }
