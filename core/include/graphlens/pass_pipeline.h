@@ -9,7 +9,8 @@
 // Every stage is verified against the captured graph when `verify` is on; a failure is a pass
 // bug and throws std::logic_error with the verifier's report. Two exceptions, noted in the
 // stage's diagnostics where they apply: "fused" keeps the capture's barriers, so it is
-// verified only when the capture itself is barrier-complete (schedule_is_valid); "split" only
+// verified only when the capture itself is barrier-complete (schedule_is_valid), and when
+// nothing fused it is the capture itself, which that check has then verified; "split" only
 // chooses a boundary on the verified "barriers planned" graph.
 //
 // Snapshot fields: graph (a StageGraph: the stages share their nodes; "captured" is the capture

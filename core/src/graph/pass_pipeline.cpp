@@ -191,7 +191,7 @@ std::vector<Snapshot> PassPipeline::run(std::shared_ptr<const ComputeGraph> shar
     std::optional<DependencyDag> fused_dag;
 
     // The captured side of every verification, read from its nodes once; and how base's nodes
-    // stand for the captured dispatches (a copy of the capture: each for itself), so that
+    // stand for the captured dispatches (the capture itself: each for itself), so that
     // the stages that are orders over base are checked without reading their nodes.
     std::optional<detail::OriginalTables> captured_tables;
     std::optional<detail::BaseMap> fused_map;
