@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
@@ -241,11 +242,12 @@ class ArrayPool {
     ArrayPool(const ArrayPool&) = delete;
     ArrayPool& operator=(const ArrayPool&) = delete;
 
-    /// A block of 2^log2 segments (uninitialised).
+    /// A block of 2^log2 segments (their values unset). A free block holds the next free one in
+    /// its first bytes, copied in and out with memcpy (not stored through a segment).
     FlatSegment* take(unsigned log2) {
         if (log2 >= free_.size()) free_.resize(log2 + 1, nullptr);
         if (FlatSegment* p = free_[log2]) {
-            free_[log2] = *reinterpret_cast<FlatSegment**>(p);
+            std::memcpy(&free_[log2], p, sizeof(FlatSegment*));  // the next free block
             return p;
         }
         const size_t count = size_t{1} << log2;
@@ -260,13 +262,14 @@ class ArrayPool {
         return p;
     }
     void give(FlatSegment* p, unsigned log2) {
-        *reinterpret_cast<FlatSegment**>(p) = free_[log2];
+        // A list through the free blocks, in their bytes.
+        std::memcpy(static_cast<void*>(p), &free_[log2], sizeof(FlatSegment*));
         free_[log2] = p;
     }
 
   private:
     static constexpr size_t kChunk = size_t{1} << 14;  ///< segments (512 KiB)
-    std::vector<FlatSegment*> free_;                   ///< [log2]: a list through the blocks
+    std::vector<FlatSegment*> free_;  ///< [log2]: the first free block of 2^log2 segments
     FlatSegment* next_ = nullptr;
     FlatSegment* end_ = nullptr;
     std::vector<std::unique_ptr<FlatSegment[]>> chunks_;
@@ -403,7 +406,7 @@ class AllocationSegments {
     /// middle. At 100k dispatches the stores of thousands of small
     /// allocations are no longer in cache.
     void prefetch() const {
-        if ((size_ == 0)) return;
+        if (size_ == 0) return;
         graphlens::prefetch(&flat_[size_ - 1]);
         graphlens::prefetch(flat_ + size_ / 2);
     }
