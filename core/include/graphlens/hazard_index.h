@@ -35,7 +35,18 @@ namespace graphlens {
 class HazardIndex {
   public:
     HazardIndex() = default;
+    /// Builds its lists in the memory an index destroyed earlier on this thread left behind
+    /// (see ~HazardIndex), if any.
     explicit HazardIndex(const ComputeGraph& graph);
+    HazardIndex(const HazardIndex&) = default;
+    HazardIndex(HazardIndex&&) noexcept = default;
+    HazardIndex& operator=(const HazardIndex&) = default;
+    HazardIndex& operator=(HazardIndex&&) noexcept = default;
+    /// Keeps the lists' memory for the next index built on this thread, when it is larger than
+    /// what the thread keeps already (one set of lists a thread): at 100k dispatches the
+    /// hazard list alone is tens of MB, which fresh memory faults in page by page at every
+    /// index (docs/passes.md, fifth session).
+    ~HazardIndex();
 
     /// Every listed hazard, sorted by (later, earlier, allocation, kind, begin).
     const std::vector<Hazard>& hazards() const { return hazards_; }

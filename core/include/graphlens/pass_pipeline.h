@@ -9,17 +9,19 @@
 // Every stage is verified against the captured graph when `verify` is on; a failure is a pass
 // bug and throws std::logic_error with the verifier's report. Two exceptions, noted in the
 // stage's diagnostics where they apply: "fused" keeps the capture's barriers, so it is
-// verified only when the capture itself is barrier-complete (schedule_is_valid); "split" only
+// verified only when the capture itself is barrier-complete (schedule_is_valid), and when
+// nothing fused it is the capture itself, which that check has then verified; "split" only
 // chooses a boundary on the verified "barriers planned" graph.
 //
-// Snapshot fields: graph (a StageGraph: the stages share their nodes; "captured" is a copy of
-// the capture, "fused" the fusion pass's graph or the captured one when nothing fused, and
+// Snapshot fields: graph (a StageGraph: the stages share their nodes; "captured" is the capture
+// (shared, or a copy), "fused" the fusion pass's graph or the captured one when nothing fused, and
 // the reordered, planned and split stages are orders over the fused stage's nodes, made into
 // graphs when first read; see snapshot.h), stats (ScheduleStats of the stage's own schedule;
 // depth, lower bound and hazards of its dispatches), fusions (fused stage: applied and near
 // misses), diff against the previous stage, reordered (= diff.moved.size()),
 // split_first_dispatches (split stage), pass_ms.
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -55,6 +57,11 @@ class PassPipeline {
     /// Snapshots in order: "captured", "fused" (when fuse), "reordered (greedy|levels)" (when
     /// reorder != none), "barriers planned", "split".
     static std::vector<Snapshot> run(const ComputeGraph& captured, const PassOptions& options);
+    /// The same over a capture the caller shares: the "captured" stage holds `captured` itself
+    /// (and so does "fused" when nothing fused), so the capture is not copied; the run above
+    /// copies it once. Throws std::invalid_argument when `captured` is null.
+    static std::vector<Snapshot> run(std::shared_ptr<const ComputeGraph> captured,
+                                     const PassOptions& options);
 };
 
 }  // namespace graphlens

@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "fusion_detail.h"
 #include "graphlens/barrier_planner.h"
 #include "graphlens/hazard_index.h"
 
@@ -302,10 +303,22 @@ FusionResult fuse(const ComputeGraph& graph, std::span<const FusionRecipe> recip
 
 FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
                   std::span<const FusionRecipe> recipes) {
+    return detail::fuse(graph, hazards, recipes, true);
+}
+
+FusionResult detail::fuse(const ComputeGraph& graph, const HazardIndex& hazards,
+                          std::span<const FusionRecipe> recipes, bool copy_when_unchanged) {
     FusionResult result;
-    result.graph.allocations = graph.allocations;
-    result.graph.kernels = graph.kernels;
-    result.graph.metadata = graph.metadata;
+    // The graph's tables, copied when the result needs them: at the first applied fusion (its
+    // kernel and ranges) or for the emitted graph.
+    bool tables_copied = false;
+    auto copy_tables = [&] {
+        if (tables_copied) return;
+        tables_copied = true;
+        result.graph.allocations = graph.allocations;
+        result.graph.kernels = graph.kernels;
+        result.graph.metadata = graph.metadata;
+    };
     const ChainMatcher matcher(graph, hazards);
     for (const FusionRecipe& recipe : recipes)
         if (recipe.sibling_of &&
@@ -344,9 +357,12 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
                 if (p + k < dispatches.size()) next = dispatches[p + k];
             } else if (graph.nodes[chain.back()].writes.size() == 1) {
                 const ByteRange out = graph.nodes[chain.back()].writes[0];
+                // out_of() is sorted by later: the first reader found is the first reader.
                 for (const Hazard& h : hazards.out_of(chain.back()))
-                    if (h.kind == HazardKind::raw && h.overlap.overlaps(out))
-                        next = std::min(next, h.later);
+                    if (h.kind == HazardKind::raw && h.overlap.overlaps(out)) {
+                        next = h.later;
+                        break;
+                    }
             }
             if (next == SIZE_MAX || graph.nodes[next].op != recipe.chain[k] ||
                 consumed[position_of[next]])
@@ -376,10 +392,11 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
         // So does it the hazards out of them.
         if (p + 2 * kPrefetchAhead < dispatches.size())
             hazards.prefetch_out_list(dispatches[p + 2 * kPrefetchAhead]);
-        if (p + kPrefetchAhead < dispatches.size())
-            hazards.prefetch_out_hazards(dispatches[p + kPrefetchAhead]);
         if (p + kPrefetchAhead < dispatches.size()) {
             const Node& ahead = graph.nodes[dispatches[p + kPrefetchAhead]];
+            // Only a dispatch that can start a chain has its hazards read (by the matcher).
+            if (!by_first_op[static_cast<size_t>(ahead.op)].empty())
+                hazards.prefetch_out_hazards(dispatches[p + kPrefetchAhead]);
             ahead.writes.prefetch();
             ahead.bindings.prefetch();
         }
@@ -414,6 +431,7 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
                     d.reason =
                         built.reason.empty() ? "the fused kernel's builder declined" : built.reason;
                 } else {
+                    copy_tables();
                     Node node = std::move(built.fused->node);
                     node.kind = NodeKind::dispatch;
                     node.kernel = result.graph.add_kernel(built.fused->kernel);
@@ -473,6 +491,10 @@ FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
     std::vector<Node>& out = result.graph.nodes;
     out.reserve(graph.nodes.size());
     if (applied.empty()) {
+        if (!copy_when_unchanged) {
+            return result;
+        }
+        copy_tables();
         // Nothing fused: every node as it is.
         for (size_t i = 0; i < graph.nodes.size(); ++i) {
             // Copying a node counts a reference in each of its shared blocks, cold at 100k

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <optional>
@@ -229,7 +230,56 @@ struct FlatSegment {
     uint64_t end = 0;
     SegmentState state;
 };
-static_assert(sizeof(FlatSegment) == 32);
+static_assert(sizeof(FlatSegment) == 32 && std::is_trivially_copyable_v<FlatSegment>);
+
+/// The flat stores' arrays of one index, in blocks of 2^k segments cut from large chunks: a
+/// block given back (an array that grew or became a tree) is reused for the next array of its
+/// size. A heap block per array (6,250 stores at 100k random dispatches, each reallocated two
+/// or three times as it grows) cost a malloc and a free each, and scattered the arrays.
+class ArrayPool {
+  public:
+    ArrayPool() = default;
+    ArrayPool(const ArrayPool&) = delete;
+    ArrayPool& operator=(const ArrayPool&) = delete;
+
+    /// A block of 2^log2 segments (their values unset). A free block holds the next free one in
+    /// its first bytes, copied in and out with memcpy (not stored through a segment).
+    FlatSegment* take(unsigned log2) {
+        if (log2 >= free_.size()) free_.resize(log2 + 1, nullptr);
+        if (FlatSegment* p = free_[log2]) {
+            std::memcpy(&free_[log2], p, sizeof(FlatSegment*));  // the next free block
+            return p;
+        }
+        const size_t count = size_t{1} << log2;
+        if (static_cast<size_t>(end_ - next_) < count) {
+            const size_t chunk = std::max(kChunk, count);
+            chunks_.push_back(std::make_unique<FlatSegment[]>(chunk));
+            next_ = chunks_.back().get();
+            end_ = next_ + chunk;
+        }
+        FlatSegment* p = next_;
+        next_ += count;
+        return p;
+    }
+    void give(FlatSegment* p, unsigned log2) {
+        // A list through the free blocks, in their bytes.
+        std::memcpy(static_cast<void*>(p), &free_[log2], sizeof(FlatSegment*));
+        free_[log2] = p;
+    }
+
+  private:
+    static constexpr size_t kChunk = size_t{1} << 14;  ///< segments (512 KiB)
+    std::vector<FlatSegment*> free_;  ///< [log2]: the first free block of 2^log2 segments
+    FlatSegment* next_ = nullptr;
+    FlatSegment* end_ = nullptr;
+    std::vector<std::unique_ptr<FlatSegment[]>> chunks_;
+};
+
+/// The memory of one index's stores: tree nodes and flat arrays.
+struct StorePools {
+    NodePool nodes;
+    ArrayPool arrays;
+};
 
 /// The segments of one allocation: a sorted array (the small allocations of random graphs,
 /// whose tree nodes were cache misses at every level; an allocation filled from front to back,
@@ -249,13 +299,13 @@ class AllocationSegments {
     };
 
     /// Makes segments tile [begin, end) exactly (gaps become fresh segments).
-    First cover(NodePool& pool, uint64_t begin, uint64_t end) {
+    First cover(StorePools& pool, uint64_t begin, uint64_t end) {
         if (tree_) return {graphlens::cover(*tree_, begin, end), true};
         const size_t lo = first_ending_after(begin);
         size_t hi = lo;
         size_t gaps = 0;
         uint64_t pos = begin;
-        for (; hi < flat_.size() && flat_[hi].begin < end; ++hi) {
+        for (; hi < size_ && flat_[hi].begin < end; ++hi) {
             gaps += flat_[hi].begin > pos;
             pos = flat_[hi].end;
         }
@@ -271,7 +321,7 @@ class AllocationSegments {
             // Room for the new segments after the run, then the run rewritten from its back:
             // each segment's pieces land at or after its own index, so it is read before
             // anything overwrites it. The cut segments' states go to both halves.
-            resize_run(lo, hi, runs);
+            resize_run(pool.arrays, lo, hi, runs);
             size_t out = lo + runs;
             uint64_t done = end;  // [done, end) is written
             for (size_t k = hi; k-- > lo;) {
@@ -298,8 +348,8 @@ class AllocationSegments {
             return;
         }
         size_t k = first.flat;
-        if (k >= flat_.size() || flat_[k].begin != begin) k = first_ending_after(begin);
-        for (; k < flat_.size() && flat_[k].begin < end; ++k)
+        if (k >= size_ || flat_[k].begin != begin) k = first_ending_after(begin);
+        for (; k < size_ && flat_[k].begin < end; ++k)
             f(flat_[k].begin, flat_[k].end, flat_[k].state);
     }
 
@@ -314,23 +364,23 @@ class AllocationSegments {
                 f(it->first, it->second.end, it->second.state);
             return;
         }
-        for (size_t k = first_ending_after(begin); k < flat_.size() && flat_[k].begin < end; ++k)
+        for (size_t k = first_ending_after(begin); k < size_ && flat_[k].begin < end; ++k)
             f(flat_[k].begin, flat_[k].end, flat_[k].state);
     }
 
     /// Records a write of [begin, end) by `self`: one segment, this write's.
-    void write(NodePool& pool, uint64_t begin, uint64_t end, uint32_t self) {
+    void write(StorePools& pool, uint64_t begin, uint64_t end, uint32_t self) {
         if (tree_) {
             record_write(*tree_, begin, end, self);
             return;
         }
         const size_t lo = first_ending_after(begin);
-        if (lo < flat_.size() && flat_[lo].begin == begin && flat_[lo].end == end) {
+        if (lo < size_ && flat_[lo].begin == begin && flat_[lo].end == end) {
             flat_[lo].state.written_by(self);
             return;
         }
         size_t hi = lo;
-        while (hi < flat_.size() && flat_[hi].begin < end) ++hi;
+        while (hi < size_ && flat_[hi].begin < end) ++hi;
         // The run becomes: the left rest of its first segment, this write, the right rest of
         // its last (both keep their states).
         const bool cut_left = lo < hi && flat_[lo].begin < begin;
@@ -345,7 +395,7 @@ class AllocationSegments {
             record_write(*tree_, begin, end, self);
             return;
         }
-        resize_run(lo, hi, runs);
+        resize_run(pool.arrays, lo, hi, runs);
         size_t out = lo;
         if (cut_left) set(out++, left_begin, begin, left);
         set(out++, begin, end, SegmentState(self));
@@ -356,31 +406,31 @@ class AllocationSegments {
     /// middle. At 100k dispatches the stores of thousands of small
     /// allocations are no longer in cache.
     void prefetch() const {
-        if (flat_.empty()) return;
-        graphlens::prefetch(&flat_.back());
-        graphlens::prefetch(flat_.data() + flat_.size() / 2);
+        if (size_ == 0) return;
+        graphlens::prefetch(&flat_[size_ - 1]);
+        graphlens::prefetch(flat_ + size_ / 2);
     }
 
   private:
     static constexpr size_t kFlatLimit = 256;
-    static constexpr size_t kFirstCapacity = 16;
+    static constexpr unsigned kFirstCapacityLog2 = 4;  ///< 16 segments
 
     /// Index of the first segment that ends after pos (segments are sorted and disjoint, so
     /// their ends are sorted too). Searched from the back, in steps that double, then by
     /// halves: allocations filled front to back are accessed near their end, and a search
     /// from the middle of a long array missed the cache at every step.
     size_t first_ending_after(uint64_t pos) const {
-        const size_t n = flat_.size();
+        const size_t n = size_;
         if (n == 0 || pos >= flat_[n - 1].end) return n;  // an append
         size_t lo = n - 1;                                // flat_[lo].end > pos
         for (size_t step = 1; lo > 0; step *= 2) {
             const size_t probe = lo > step ? lo - step : 0;
             if (flat_[probe].end <= pos)  // the answer lies in (probe, lo]
                 return static_cast<size_t>(
-                    std::upper_bound(flat_.begin() + static_cast<ptrdiff_t>(probe) + 1,
-                                     flat_.begin() + static_cast<ptrdiff_t>(lo), pos,
+                    std::upper_bound(flat_ + static_cast<ptrdiff_t>(probe) + 1,
+                                     flat_ + static_cast<ptrdiff_t>(lo), pos,
                                      [](uint64_t p, const FlatSegment& f) { return p < f.end; }) -
-                    flat_.begin());
+                    flat_);
             lo = probe;
         }
         return 0;
@@ -388,36 +438,54 @@ class AllocationSegments {
     /// Whether replacing flat_[lo, hi) by runs ending at index `new_hi` (lo + their count)
     /// would move more than kFlatLimit entries: then the store becomes a tree instead.
     bool outgrows(size_t hi, size_t new_hi) const {
-        return new_hi != hi && flat_.size() - hi > kFlatLimit;
+        return new_hi != hi && size_ - hi > kFlatLimit;
     }
     /// Makes the run flat_[lo, hi) `count` entries long: inserts (unset) or erases entries
-    /// at its end, moving those after it.
-    void resize_run(size_t lo, size_t hi, size_t count) {
+    /// at its end, moving those after it. A full array moves to a block twice as large (the
+    /// first holds kFirstCapacity: most stores grow to a dozen segments or more).
+    void resize_run(ArrayPool& arrays, size_t lo, size_t hi, size_t count) {
         const size_t old_count = hi - lo;
-        const auto at = [&](size_t k) { return flat_.begin() + static_cast<ptrdiff_t>(k); };
         if (count > old_count) {
-            if (flat_.capacity() == 0) {  // most stores grow to a dozen segments or more
-                flat_.reserve(kFirstCapacity);
+            const size_t grow = count - old_count;
+            if (size_ + grow > (size_t{1} << cap_log2_) || !flat_) {
+                unsigned log2 = flat_ ? cap_log2_ + 1 : kFirstCapacityLog2;
+                while ((size_t{1} << log2) < size_ + grow) ++log2;
+                FlatSegment* grown = arrays.take(log2);
+                if (flat_) {
+                    std::copy(flat_, flat_ + hi, grown);
+                    std::copy(flat_ + hi, flat_ + size_, grown + hi + grow);
+                    arrays.give(flat_, cap_log2_);
+                }
+                flat_ = grown;
+                cap_log2_ = log2;
+            } else {
+                std::copy_backward(flat_ + hi, flat_ + size_, flat_ + size_ + grow);
             }
-            flat_.insert(at(hi), count - old_count, FlatSegment{});
+            size_ += grow;
         } else if (count < old_count) {
-            flat_.erase(at(lo + count), at(hi));
+            std::copy(flat_ + hi, flat_ + size_, flat_ + lo + count);
+            size_ -= old_count - count;
         }
     }
     void set(size_t k, uint64_t begin, uint64_t end, SegmentState state) {
         flat_[k] = {begin, end, state};
     }
-    void to_tree(NodePool& pool) {
-        tree_.emplace(PoolAllocator<std::pair<const uint64_t, Segment>>(&pool));
-        for (size_t k = 0; k < flat_.size(); ++k)
+    void to_tree(StorePools& pool) {
+        tree_.emplace(PoolAllocator<std::pair<const uint64_t, Segment>>(&pool.nodes));
+        for (size_t k = 0; k < size_; ++k)
             tree_->emplace_hint(tree_->end(), flat_[k].begin,
                                 Segment{flat_[k].end, std::move(flat_[k].state)});
-        flat_ = {};
+        if (flat_) pool.arrays.give(flat_, cap_log2_);
+        flat_ = nullptr;
+        size_ = 0;
     }
 
     /// One array (the ends were a parallel array for the searches: two heap blocks a store,
-    /// both moved at every cut, where the searches from the back read a line or two).
-    std::vector<FlatSegment> flat_;
+    /// both moved at every cut, where the searches from the back read a line or two): a block
+    /// of the index's ArrayPool, of 2^cap_log2_ segments, the first size_ in use.
+    FlatSegment* flat_ = nullptr;
+    uint32_t size_ = 0;
+    uint32_t cap_log2_ = 0;
     std::optional<SegmentMap> tree_;
 };
 
@@ -485,11 +553,70 @@ class PieceList {
     std::array<uint32_t, kSlots> latest_{};  ///< index of a recent piece by earlier and kind
 };
 
+/// The lists of an index destroyed on this thread, kept for the next one (cleared, with
+/// their capacity): a list of tens of MB is new memory otherwise, faulted in page by page,
+/// and the hazard list grows by reallocation at least once more in a graph whose hazards per
+/// dispatch rise as its allocations fill up.
+struct SpareLists {
+    std::vector<Hazard> hazards;
+    std::vector<HazardPair> pairs;
+    std::vector<size_t> into_begin;
+    std::vector<uint32_t> out_order;
+    std::vector<size_t> out_begin;
+};
+
+/// Set when this thread's SpareLists is gone (at thread exit; an index with static storage
+/// is destroyed after it): then nothing is kept.
+thread_local bool spare_lists_gone = false;
+
+struct SpareListsOwner {
+    SpareLists lists;
+    ~SpareListsOwner() { spare_lists_gone = true; }
+};
+
+SpareLists* spare_lists() {
+    if (spare_lists_gone) return nullptr;
+    thread_local SpareListsOwner spare;
+    return &spare.lists;
+}
+
+/// Moves `list` into `kept` when it has more room; takes: the reverse, cleared.
+template <typename T>
+void keep_larger(std::vector<T>& kept, std::vector<T>& list) {
+    if (list.capacity() > kept.capacity()) kept = std::move(list);
+}
+template <typename T>
+void take(std::vector<T>& list, std::vector<T>& kept) {
+    if (kept.capacity() > list.capacity()) {
+        list = std::move(kept);
+        kept = {};
+    }
+    list.clear();
+}
+
 }  // namespace
+
+HazardIndex::~HazardIndex() {
+    SpareLists* kept = spare_lists();
+    if (!kept) return;
+    SpareLists& spare = *kept;
+    keep_larger(spare.hazards, hazards_);
+    keep_larger(spare.pairs, pairs_);
+    keep_larger(spare.into_begin, into_begin_);
+    keep_larger(spare.out_order, out_order_);
+    keep_larger(spare.out_begin, out_begin_);
+}
 
 HazardIndex::HazardIndex(const ComputeGraph& graph) {
     const size_t n = graph.nodes.size();
-    NodePool pool;  // before the stores: their trees give their nodes back to it
+    if (SpareLists* spare = spare_lists()) {
+        take(hazards_, spare->hazards);
+        take(pairs_, spare->pairs);
+        take(into_begin_, spare->into_begin);
+        take(out_order_, spare->out_order);
+        take(out_begin_, spare->out_begin);
+    }
+    StorePools pool;  // before the stores: their trees give their nodes back to it
     std::vector<AllocationSegments> stores(graph.allocations.size());
     auto store_of = [&](AllocationId a) -> AllocationSegments& {
         if (a >= stores.size()) stores.resize(size_t{a} + 1);
@@ -520,13 +647,19 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
                 }
         }
         // Growing the hazard list by doubling moved it again and again (48 bytes a hazard):
-        // at a 64th (of a large graph) and again at an 8th, room for all at the rate so far.
+        // at a 64th (of a large graph) and again at an 8th, when the list has no room for all
+        // at the rate so far and a quarter, then an eighth. At the 8th it gets room for four
+        // times that rate: in a graph whose allocations fill up as it goes the rate rises
+        // (the 100k random graph lists 3.1 times its first eighth's rate), and room never
+        // written is address space, not memory.
         if (n >= 512 && i > 0 && ((n >= 4096 && i == n / 64) || i == n / 8)) {
-            const size_t margin_eighths = i == n / 64 ? 10 : 9;  // a quarter, then an eighth
-            const size_t expected = hazards_.size() * n / i * margin_eighths / 8 + 1024;
-            if (expected > hazards_.capacity()) {
-                hazards_.reserve(expected);
-                pairs_.reserve(expected);
+            const bool first = i == n / 64;
+            const size_t at_rate = hazards_.size() * n / i;
+            const size_t needed = at_rate * (first ? 10 : 9) / 8 + 1024;
+            if (needed > hazards_.capacity()) {
+                const size_t room = first ? needed : 4 * at_rate + 1024;
+                hazards_.reserve(room);
+                pairs_.reserve(room);
             }
         }
         const Node& node = graph.nodes[i];

@@ -9,6 +9,7 @@
 #include <span>
 #include <stdexcept>
 
+#include "fusion_detail.h"
 #include "graphlens/barrier_planner.h"
 #include "graphlens/dependency_dag.h"
 #include "graphlens/hazard_index.h"
@@ -144,7 +145,10 @@ double ms_since(Clock::time_point t0) {
 
 }  // namespace
 
-std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const PassOptions& options) {
+namespace {
+
+/// Refuses a reorder of dispatches with unknown ranges when the options say so.
+void check_unknown_ranges(const ComputeGraph& captured, const PassOptions& options) {
     if (options.reorder != ReorderMode::none && options.unknown_ranges == UnknownRanges::refuse) {
         for (size_t i = 0; i < captured.nodes.size(); ++i) {
             const Node& n = captured.nodes[i];
@@ -155,14 +159,27 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
                     i, n.label, n.id));
         }
     }
+}
+
+}  // namespace
+
+std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const PassOptions& options) {
+    check_unknown_ranges(captured, options);
+    // The stages keep a copy of the capture: the one copy the pipeline makes.
+    return run(std::make_shared<const ComputeGraph>(captured), options);
+}
+
+std::vector<Snapshot> PassPipeline::run(std::shared_ptr<const ComputeGraph> shared_capture,
+                                        const PassOptions& options) {
+    if (!shared_capture) throw std::invalid_argument("PassPipeline::run: no captured graph");
+    const ComputeGraph& captured = *shared_capture;
+    check_unknown_ranges(captured, options);
     std::vector<Snapshot> out;
     out.reserve(5);  // captured, fused, reordered, planned, split
-    // The stages share their nodes: "captured" holds a copy of the capture, "fused" the fusion
-    // pass's graph (or the captured one when nothing fused), and the reordered, planned and
-    // split stages are orders over the nodes of the fused stage's graph (snapshot.h). When
-    // nothing fused, the fusion pass's graph is an unchanged copy of the capture: it becomes
-    // the captured stage's graph too, so the capture is copied once either way. `base` is set
-    // with the captured stage's graph after the fusion pass.
+    // The stages share their nodes: "captured" holds the shared capture, "fused" the fusion
+    // pass's graph (or the capture when nothing fused: the pass then makes no copy), and the
+    // reordered, planned and split stages are orders over the nodes of the fused stage's graph
+    // (snapshot.h). `base` is set with the captured stage's graph after the fusion pass.
     std::shared_ptr<const ComputeGraph> base;
     const HazardIndex captured_hazards(captured);
     const DependencyDag captured_dag(captured, captured_hazards);
@@ -174,7 +191,7 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
     std::optional<DependencyDag> fused_dag;
 
     // The captured side of every verification, read from its nodes once; and how base's nodes
-    // stand for the captured dispatches (a copy of the capture: each for itself), so that
+    // stand for the captured dispatches (the capture itself: each for itself), so that
     // the stages that are orders over base are checked without reading their nodes.
     std::optional<detail::OriginalTables> captured_tables;
     std::optional<detail::BaseMap> fused_map;
@@ -194,6 +211,13 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
             s.diagnostics.push_back("not verified: the captured schedule itself lacks barriers");
             return;
         }
+        // The capture itself (the fused stage when nothing fused), every dispatch standing for
+        // itself (the identity map): its verification against the capture can only fail where
+        // the capture is not a valid schedule, which schedule_is_valid already answered
+        // (ScheduleValidityProperty: the two agree).
+        if (s.graph.base().get() == &captured && !s.graph.order() && captured_valid &&
+            captured_tables->identity)
+            return;
         const VerificationReport r = detail::verify_transformation(
             captured, captured_hazards, detail::Schedule{*s.graph.base(), s.graph.order()},
             own_hazards, {}, &*captured_tables, base_map);
@@ -230,24 +254,21 @@ std::vector<Snapshot> PassPipeline::run(const ComputeGraph& captured, const Pass
     };
 
     ScheduleStats dependency_part = out.back().stats;
+    out.front().graph = StageGraph(shared_capture);
     if (!options.fuse) {
-        base = std::make_shared<const ComputeGraph>(captured);
-        out.front().graph = StageGraph(base);
+        base = std::move(shared_capture);
     } else {
         const auto t0 = Clock::now();
-        FusionResult fused = fuse(captured, *stage_hazards, options.recipes);
+        // Without a copy of the capture when nothing fuses (fusion_detail.h).
+        FusionResult fused = detail::fuse(captured, *stage_hazards, options.recipes, false);
         Snapshot s;
         s.stage = "fused";
-        // A graph of its own when something fused; otherwise the pass's graph is a copy of
-        // the capture (fusion.h: the same nodes, sharing their payloads).
+        // A graph of its own when something fused; otherwise the capture itself.
         const bool changed = fused.applied != 0;
-        if (!changed) {
+        if (!changed)
+            base = std::move(shared_capture);
+        else
             base = std::make_shared<const ComputeGraph>(std::move(fused.graph));
-            out.front().graph = StageGraph(base);
-        } else {
-            out.front().graph = StageGraph(std::make_shared<const ComputeGraph>(captured));
-            base = std::make_shared<const ComputeGraph>(std::move(fused.graph));
-        }
         s.graph = StageGraph(base);
         s.fusions = std::move(fused.diagnostics);
         s.diagnostics.push_back(fmt::format("{} fusion(s) applied, {} near miss(es)", fused.applied,

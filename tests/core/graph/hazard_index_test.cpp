@@ -106,6 +106,34 @@ TEST(HazardIndexTest, QueriesIntoOutOfAndBetweenAgree) {
     for (const Hazard& x : h.hazards()) EXPECT_FALSE(h.between(x.later, x.earlier).empty());
 }
 
+// An index built in the lists an earlier index left behind on this thread (larger, or
+// smaller, than it needs) is the same as one built before.
+TEST(HazardIndexTest, AnIndexInTheListsOfAnEarlierOneIsTheSame) {
+    const ComputeGraph g = random_graph({.seed = 11, .dispatches = 80, .allocations = 3});
+    const HazardIndex first(g);
+    const std::vector<Hazard> hazards = first.hazards();
+    const std::vector<HazardPair> pairs = first.pairs();
+    std::vector<std::vector<Hazard>> out(g.nodes.size());
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+        for (const Hazard& x : first.out_of(i)) out[i].push_back(x);
+    for (const size_t other : {2000u, 5u}) {
+        {
+            const HazardIndex earlier(
+                random_graph({.seed = 3, .dispatches = other, .allocations = 4}));
+        }
+        const HazardIndex again(g);
+        EXPECT_EQ(again.hazards(), hazards) << other;
+        EXPECT_EQ(again.pairs(), pairs) << other;
+        EXPECT_EQ(again.node_count(), g.nodes.size()) << other;
+        for (size_t i = 0; i < g.nodes.size(); ++i) {
+            std::vector<Hazard> o;
+            for (const Hazard& x : again.out_of(i)) o.push_back(x);
+            EXPECT_EQ(o, out[i]) << other << " node " << i;
+            EXPECT_EQ(again.into(i).size(), first.into(i).size()) << other << " node " << i;
+        }
+    }
+}
+
 // The listed hazards are a subset of the brute-force conflicts, and their transitive closure
 // contains every brute-force conflicting pair: the order/barrier constraints are equivalent.
 TEST(HazardIndexProperty, ListedHazardsImplyExactlyTheBruteForcePairs) {

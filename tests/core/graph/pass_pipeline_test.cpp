@@ -233,5 +233,33 @@ TEST(PassPipelineTest, SnapshotCopiesShareTheirGraphWhichIsMadeOnceForAllThreads
     EXPECT_EQ(edited.graph->nodes.size() + 1, s[2].graph->nodes.size());
 }
 
+TEST(PassPipelineTest, ASharedCaptureIsTheCapturedStageAndGivesTheSameStages) {
+    PassOptions o;
+    o.reorder = ReorderMode::greedy;
+    for (const bool builders : {false, true}) {
+        o.recipes = builders ? testing::recipes_with_test_builders() : default_fusion_recipes();
+        const auto shared = std::make_shared<const ComputeGraph>(transformer_graph(small_model(4)));
+        const std::vector<Snapshot> s = PassPipeline::run(shared, o);
+        const std::vector<Snapshot> copied = PassPipeline::run(*shared, o);
+        ASSERT_EQ(s.size(), copied.size());
+        // Not copied: the captured stage is the caller's graph; so is the fused stage when
+        // nothing fused (no builders).
+        EXPECT_EQ(&*s[0].graph, shared.get());
+        EXPECT_NE(&*copied[0].graph, shared.get());
+        EXPECT_EQ(&*s[1].graph == shared.get(), !builders);
+        EXPECT_EQ(s[1].diff.fused.empty(), !builders);
+        for (size_t k = 0; k < s.size(); ++k) {
+            EXPECT_EQ(s[k].stage, copied[k].stage);
+            expect_same_graph(*s[k].graph, *copied[k].graph, s[k].stage);
+            EXPECT_EQ(s[k].stats.barriers, copied[k].stats.barriers) << k;
+            EXPECT_EQ(s[k].diagnostics, copied[k].diagnostics) << k;
+            EXPECT_EQ(s[k].diff.moved, copied[k].diff.moved) << k;
+            EXPECT_EQ(s[k].fusions.size(), copied[k].fusions.size()) << k;
+        }
+    }
+    EXPECT_THROW(PassPipeline::run(std::shared_ptr<const ComputeGraph>(), o),
+                 std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace graphlens

@@ -1,0 +1,18 @@
+#pragma once
+// Private to graphlens_graph: the fusion pass for a caller that keeps the input graph itself
+// when nothing fuses (the pass pipeline over a shared capture), so that the pass does not copy
+// it.
+#include <span>
+
+#include "graphlens/compute_graph.h"
+#include "graphlens/fusion.h"
+#include "graphlens/hazard_index.h"
+
+namespace graphlens::detail {
+
+/// fuse(graph, hazards, recipes); when nothing applied and !copy_when_unchanged, the result's
+/// graph is left empty instead of being a copy of `graph` (the diagnostics are the same).
+FusionResult fuse(const ComputeGraph& graph, const HazardIndex& hazards,
+                  std::span<const FusionRecipe> recipes, bool copy_when_unchanged);
+
+}  // namespace graphlens::detail
