@@ -254,6 +254,18 @@ TEST_P(SplitKMatvec, MatchesReferenceForShortAndLongRows) {
     }
 }
 
+/// The kernel of the one dispatch quantized_matmul_ggml records for these operands.
+std::string recorded_kernel(GraphExecutor& executor, const TensorView& x, const TensorView& w,
+                            const TensorView& out) {
+    auto recorded = executor.begin_recorded();
+    recorded.quantized_matmul_ggml(x, w, out);
+    const ComputeGraph g = recorded.finish_recording();
+    const auto node = std::find_if(g.nodes.begin(), g.nodes.end(),
+                                   [](const Node& nd) { return nd.is_dispatch(); });
+    return node == g.nodes.end() ? std::string("(no dispatch)")
+                                 : std::string(g.kernels[node->kernel].name);
+}
+
 // The op's pick for one column: a split-k kernel at every row count where its choice changes
 // (thread counts by rows, core/src/ops/matmul.cpp), with odd row counts.
 TEST_F(OpsTest, OneColumnOfQ4_0AndQ8_0TakesTheSplitKMatvec) {
@@ -266,13 +278,7 @@ TEST_F(OpsTest, OneColumnOfQ4_0AndQ8_0TakesTheSplitKMatvec) {
             auto tx = input(x, {k}, "x");
             auto out = tensor(DType::f32, {n}, "out");
             const std::string what = std::string(dtype_name(t)) + ", n = " + std::to_string(n);
-            auto recorded = executor->begin_recorded();
-            recorded.quantized_matmul_ggml(tx, tw, out);
-            const ComputeGraph g = recorded.finish_recording();
-            const auto node = std::find_if(g.nodes.begin(), g.nodes.end(),
-                                           [](const Node& nd) { return nd.is_dispatch(); });
-            ASSERT_NE(node, g.nodes.end());
-            const std::string kernel(g.kernels[node->kernel].name);
+            const std::string kernel = recorded_kernel(*executor, tx, tw, out);
             EXPECT_EQ(kernel.rfind("matvec1_", 0), 0u) << what << ": " << kernel;
             run([&](GraphSession& s) { s.quantized_matmul_ggml(tx, tw, out); });
             expect_close(out, ref::matmul(as_stored(t, w), x, n, k, 1), kTolF32, what);
@@ -307,11 +313,7 @@ TEST_F(OpsTest, OneColumnOfQ8xTakesTheIntegerDotMatvec) {
             auto tx = input_as(DType::q8x, x, {k}, "x_q8");
             auto out = tensor(DType::f32, {n}, "out");
             const std::string what = std::string(dtype_name(t)) + ", n = " + std::to_string(n);
-            auto recorded = executor->begin_recorded();
-            recorded.quantized_matmul_ggml(tx, tw, out);
-            const ComputeGraph g = recorded.finish_recording();
-            ASSERT_EQ(g.dispatch_count(), 1u);
-            const std::string kernel(g.kernels[g.nodes.front().kernel].name);
+            const std::string kernel = recorded_kernel(*executor, tx, tw, out);
             EXPECT_TRUE(kernel.rfind("matvec1_", 0) == 0 && kernel.ends_with("_xq8"))
                 << what << ": " << kernel;
             run([&](GraphSession& s) { s.quantized_matmul_ggml(tx, tw, out); });
