@@ -1,5 +1,6 @@
 #include "app/capture_dialog.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFileDialog>
@@ -49,6 +50,12 @@ CaptureDialog::CaptureDialog(CoreWorker* worker, QWidget* parent) : QDialog(pare
     connect(phase_, &QComboBox::currentTextChanged, this,
             [this](const QString& p) { tokens_->setEnabled(p == QLatin1String("prefill")); });
     tokens_->setEnabled(false);
+    q8x_ = new QCheckBox(tr("decode mat-vecs read 8-bit x (integer dot products)"));
+    q8x_->setChecked(true);
+    q8x_->setToolTip(
+        tr("The norms before the Q4_0 / Q8_0 projections also write their output quantised to "
+           "8 bits (quantize_q8), as llama.cpp does on devices with integer dot products. "
+           "Off: f32 x everywhere (graphlens-cli capture --f32-x)."));
 
     auto* form = new QFormLayout;
     form->addRow(tr("Preset"), preset_);
@@ -57,6 +64,7 @@ CaptureDialog::CaptureDialog(CoreWorker* worker, QWidget* parent) : QDialog(pare
     form->addRow(tr("Tokens"), tokens_);
     form->addRow(tr("KV length"), kv_);
     form->addRow(tr("Layers"), layers_);
+    form->addRow(tr("x of mat-vecs"), q8x_);
     form->addRow(tr("Device"), device_);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("Capture"));
@@ -74,6 +82,7 @@ WorkloadRequest CaptureDialog::request() const {
     r.tokens = r.phase == QLatin1String("prefill") ? tokens_->value() : 1;
     r.kv_length = kv_->value();
     r.layers = layers_->value();
+    r.q8_x = q8x_->isChecked();
     if (device_->currentIndex() > 0)
         r.device = device_->currentText().section(QLatin1Char(':'), 0, 0);
     return r;
@@ -90,6 +99,7 @@ void CaptureDialog::setRequest(const WorkloadRequest& r) {
     tokens_->setValue(r.tokens);
     kv_->setValue(r.kv_length);
     layers_->setValue(r.layers);
+    q8x_->setChecked(r.q8_x);
     device_->setCurrentIndex(0);
     for (int i = 1; i < device_->count(); ++i)
         if (device_->itemText(i).section(QLatin1Char(':'), 0, 0) == r.device)

@@ -1,10 +1,11 @@
 #pragma once
-// "Capture a workload": a model preset or a GGUF file, the phase, tokens and KV length, and
-// the Vulkan device to record on.
+// "Capture a workload": a model preset or a GGUF file, the phase, tokens and KV length, 8-bit or
+// f32 x for decode mat-vecs, and the Vulkan device to record on.
 #include <QDialog>
 
 #include "app/core_worker.h"
 
+class QCheckBox;
 class QComboBox;
 class QLineEdit;
 class QSpinBox;
@@ -30,6 +31,7 @@ class CaptureDialog : public QDialog {
     QSpinBox* kv_;
     QSpinBox* layers_;
     QComboBox* device_;
+    QCheckBox* q8x_;
 };
 
 }  // namespace graphlens::gui

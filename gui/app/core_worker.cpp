@@ -218,6 +218,7 @@ void CoreWorker::captureWorkload(const WorkloadRequest& request) {
         capture.phase = request.phase == QLatin1String("prefill") ? Phase::prefill : Phase::decode;
         capture.tokens = capture.phase == Phase::decode ? 1 : static_cast<uint32_t>(request.tokens);
         capture.kv_length = static_cast<uint32_t>(request.kv_length);
+        capture.q8_activations = request.q8_x;
         Device& dev = device(request.device);
         DeviceMemory memory(dev);
         ComputeGraph graph = capture_transformer(

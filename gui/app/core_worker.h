@@ -35,6 +35,9 @@ struct WorkloadRequest {
     int kv_length = 512;                       ///< tokens already in the KV cache
     int layers = 0;                            ///< 0 = the model's own layer count
     QString device;                            ///< device selector (index or name)
+    /// Decode mat-vecs over Q4_0 / Q8_0 read 8-bit x (CaptureRequest::q8_activations); off is
+    /// `graphlens-cli capture --f32-x`.
+    bool q8_x = true;
 };
 
 struct RunRequest {

@@ -710,11 +710,13 @@ class TestWidgets : public QObject {
         request.kv_length = 16;
         request.layers = 2;
         request.device = device.section(QLatin1Char(':'), 0, 0);
+        request.q8_x = false;  // f32 x: the Q4_0 projections keep their f32 input
         dialog.setRequest(request);
         const WorkloadRequest back = dialog.request();
         QCOMPARE(back.preset, request.preset);
         QCOMPARE(back.device, request.device);
         QCOMPARE(back.layers, 2);
+        QCOMPARE(back.q8_x, false);
         waitForDocument([&] { w().worker()->captureWorkload(back); }, 60000);
         QVERIFY2(w().lastError().isEmpty(), qPrintable(w().lastError()));
         const DocumentPtr& doc = w().state()->document();
@@ -724,6 +726,7 @@ class TestWidgets : public QObject {
         QVERIFY(device.section(QStringLiteral(": "), 1)
                     .startsWith(QString::fromStdString(g.metadata.at("device"))));
         QVERIFY(g.dispatch_count() > 20);
+        QCOMPARE(QString::fromStdString(g.metadata.at("x_q8")), QStringLiteral("no"));
         QCOMPARE(w().nodeTable()->table()->model()->rowCount(), int(g.nodes.size()));
     }
 
