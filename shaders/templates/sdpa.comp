@@ -7,7 +7,7 @@
 //
 // One workgroup per (block of BQ queries, query head). Keys go in tiles of BKV through shared
 // memory, head dimensions in chunks of DC (so K and V tiles of any head dim <= 256 fit beside
-// the queries in 32 KiB); scores of a tile -> online softmax (running max and sum per query)
+// the queries in 32 KiB; SMALL_HD: head dims <= 64, the K and V tiles side by side); scores of a tile -> online softmax (running max and sum per query)
 // -> the tile's weighted V rows are added to accumulators kept in registers. seq_kv is
 // unbounded; only the key tiles a block can see are visited.
 #extension GL_GOOGLE_include_directive : require
@@ -18,7 +18,11 @@
 #define BQ 16
 #define BKV 32
 #define DC 64
+#ifdef SMALL_HD
+#define MAX_HD 64  // head dims <= 64 (llama-3.2-1b, qwen3-0.6b): K and V tiles loaded together
+#else
 #define MAX_HD 256
+#endif
 #define NCH (MAX_HD / DC)
 #define TPQ (WG_SIZE / BQ)  // threads per query: 16
 
@@ -49,16 +53,20 @@ layout(push_constant) uniform Params {
 
 shared vec4 qs[BQ][MAX_HD / 4];
 shared vec4 kvs[BKV][DC / 4 + 1];  // +1 vec4: a column of keys spreads over the banks
+#ifdef SMALL_HD
+shared vec4 vs[BKV][DC / 4 + 1];  // the V tile, loaded with the K tile (MAX_HD == DC)
+#endif
 shared float ps[BQ][BKV + 1];
 shared float red[BQ][TPQ];  // per-thread partial max, then partial sum, of a query's row
 
 const float NEG_INF = -1.0 / 0.0;
 
 // Dimensions c*DC .. c*DC+DC-1 of the key tile j0.. of K or V into kvs (0 outside).
-#define LOAD_CHUNK(SRC, c)                                                             \
+#define LOAD_CHUNK(SRC, c) LOAD_CHUNK_INTO(kvs, SRC, c)
+#define LOAD_CHUNK_INTO(DST, SRC, c)                                                   \
     for (uint e = lid; e < BKV * DC; e += WG_SIZE) {                                  \
         const uint jj = e / DC, d = e % DC, key = j0 + jj, dg = (c) * DC + d;         \
-        kvs[jj][d / 4][d % 4] = (key < hi && dg < hd) ? float(SRC[key * tok + kv_base + dg]) : 0.0; \
+        DST[jj][d / 4][d % 4] = (key < hi && dg < hd) ? float(SRC[key * tok + kv_base + dg]) : 0.0; \
     }
 
 void main() {
@@ -91,17 +99,44 @@ void main() {
     // Running max and sum of query si: the 16 threads of a query keep identical copies.
     float m = NEG_INF, l = 0.0;
 
+    // SMALL_HD (head dims <= DC): K and V tiles are loaded together, one barrier pair a tile
+    // instead of two, and only one chunk of each.
+#ifdef SMALL_HD
+    const bool one_chunk = true;
+#else
+    const bool one_chunk = false;
+#endif
     for (uint j0 = lo; j0 < hi; j0 += BKV) {
         float s0 = 0.0, s1 = 0.0;
-        [[unroll]] for (uint c = 0; c < NCH; ++c) {
-            if (c * DC >= hd) break;
-            barrier();  // qs written / kvs free
-            LOAD_CHUNK(kc, c)
+#ifdef SMALL_HD
+        if (one_chunk) {
+            barrier();  // kvs, vs free (every thread done with the last tile; qs written)
+            for (uint e = lid; e < BKV * DC; e += WG_SIZE) {
+                const uint jj = e / DC, d = e % DC, key = j0 + jj;
+                const bool inside = key < hi && d < hd;
+                const uint at = key * tok + kv_base + d;
+                kvs[jj][d / 4][d % 4] = inside ? float(kc[at]) : 0.0;
+                vs[jj][d / 4][d % 4] = inside ? float(vc[at]) : 0.0;
+            }
             barrier();
             [[unroll]] for (uint d4 = 0; d4 < DC / 4; ++d4) {
-                const vec4 qv = qs[si][c * (DC / 4) + d4];
+                const vec4 qv = qs[si][d4];
                 s0 += dot(qv, kvs[sj][d4]);
                 s1 += dot(qv, kvs[sj + TPQ][d4]);
+            }
+        } else
+#endif
+        {
+            [[unroll]] for (uint c = 0; c < NCH; ++c) {
+                if (c * DC >= hd) break;
+                barrier();  // qs written / kvs free
+                LOAD_CHUNK(kc, c)
+                barrier();
+                [[unroll]] for (uint d4 = 0; d4 < DC / 4; ++d4) {
+                    const vec4 qv = qs[si][c * (DC / 4) + d4];
+                    s0 += dot(qv, kvs[sj][d4]);
+                    s1 += dot(qv, kvs[sj + TPQ][d4]);
+                }
             }
         }
         float sc[2];
@@ -113,31 +148,43 @@ void main() {
                                  (p.window == 0u || key + p.window > pos);
             sc[t] = visible ? s : NEG_INF;
         }
-        // Online softmax of the tile: row max and row sum over the query's 16 threads.
+        // Online softmax of the tile: the row max over the query's 16 threads through shared
+        // memory; the row sum is taken in the P·V loop below, which reads every p of the row
+        // anyway (red is next written after the next tile's first barrier).
         red[si][sj] = max(sc[0], sc[1]);
         barrier();
         float mx = m;
         for (uint t = 0; t < TPQ; ++t) mx = max(mx, red[si][t]);
-        const float p0 = mx == NEG_INF ? 0.0 : exp(sc[0] - mx);
-        const float p1 = mx == NEG_INF ? 0.0 : exp(sc[1] - mx);
-        ps[si][sj] = p0;
-        ps[si][sj + TPQ] = p1;
-        barrier();  // every thread has read its row's maxima
-        red[si][sj] = p0 + p1;
-        barrier();
-        float sum = 0.0;
-        for (uint t = 0; t < TPQ; ++t) sum += red[si][t];
+        ps[si][sj] = mx == NEG_INF ? 0.0 : exp(sc[0] - mx);
+        ps[si][sj + TPQ] = mx == NEG_INF ? 0.0 : exp(sc[1] - mx);
         const float corr = mx == NEG_INF ? 1.0 : exp(m - mx);
-        l = l * corr + sum;
         m = mx;
         [[unroll]] for (uint c = 0; c < NCH; ++c) acc[c] *= corr;
-        [[unroll]] for (uint c = 0; c < NCH; ++c) {
-            if (c * DC >= hd) break;
-            barrier();  // kvs free
-            LOAD_CHUNK(vc, c)
-            barrier();
-            [[unroll]] for (uint jj = 0; jj < BKV; ++jj) acc[c] += ps[si][jj] * kvs[jj][sj];
+        float sum = 0.0;
+#ifdef SMALL_HD
+        if (one_chunk) {
+            barrier();  // ps complete
+            [[unroll]] for (uint jj = 0; jj < BKV; ++jj) {
+                const float pj = ps[si][jj];
+                sum += pj;
+                acc[0] += pj * vs[jj][sj];
+            }
+        } else
+#endif
+        {
+            [[unroll]] for (uint c = 0; c < NCH; ++c) {
+                if (c * DC >= hd) break;
+                barrier();  // kvs free, ps complete
+                LOAD_CHUNK(vc, c)
+                barrier();
+                [[unroll]] for (uint jj = 0; jj < BKV; ++jj) {
+                    const float pj = ps[si][jj];
+                    if (c == 0u) sum += pj;  // c is a constant of the unrolled loop
+                    acc[c] += pj * kvs[jj][sj];
+                }
+            }
         }
+        l = l * corr + sum;
     }
     if (si < nq) {
         [[unroll]] for (uint c = 0; c < NCH; ++c)

@@ -65,7 +65,9 @@ void GraphSession::sdpa(const TensorView& q, const TensorView& k, const TensorVi
              p.softcap,
              p.window};
     DispatchDesc d;
-    d.kernel = k.dtype == DType::f16 ? "sdpa_f16" : "sdpa_f32";
+    // Head dims up to 64 take the variant that loads K and V tiles together (docs/kernels.md).
+    d.kernel = fmt::format("sdpa_{}{}", k.dtype == DType::f16 ? "f16" : "f32",
+                           p.head_dim <= 64 ? "_hd64" : "");
     d.bindings = {{0, q}, {1, k}, {2, v}, {3, out}};
     d.push_constants = push_constant_bytes(params);
     d.workgroups = {(p.seq_q + kSdpaQueryBlock - 1) / kSdpaQueryBlock, p.n_heads, 1};
