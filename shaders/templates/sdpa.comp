@@ -103,6 +103,17 @@ void main() {
     // instead of two, and only one chunk of each.
 #ifdef SMALL_HD
     const bool one_chunk = true;
+    // The next tile's K and V values of this thread, loaded into registers while the current
+    // tile is computed (global latency hidden behind the scores and P·V).
+#define PER_THREAD (BKV * DC / WG_SIZE)
+    float kr[PER_THREAD], vr[PER_THREAD];
+    [[unroll]] for (uint u = 0; u < PER_THREAD; ++u) {
+        const uint e = lid + u * WG_SIZE, jj = e / DC, d = e % DC, key = lo + jj;
+        const bool inside = key < hi && d < hd;
+        const uint at = key * tok + kv_base + d;
+        kr[u] = inside ? float(kc[at]) : 0.0;
+        vr[u] = inside ? float(vc[at]) : 0.0;
+    }
 #else
     const bool one_chunk = false;
 #endif
@@ -111,14 +122,19 @@ void main() {
 #ifdef SMALL_HD
         if (one_chunk) {
             barrier();  // kvs, vs free (every thread done with the last tile; qs written)
-            for (uint e = lid; e < BKV * DC; e += WG_SIZE) {
-                const uint jj = e / DC, d = e % DC, key = j0 + jj;
-                const bool inside = key < hi && d < hd;
-                const uint at = key * tok + kv_base + d;
-                kvs[jj][d / 4][d % 4] = inside ? float(kc[at]) : 0.0;
-                vs[jj][d / 4][d % 4] = inside ? float(vc[at]) : 0.0;
+            [[unroll]] for (uint u = 0; u < PER_THREAD; ++u) {
+                const uint e = lid + u * WG_SIZE, jj = e / DC, d = e % DC;
+                kvs[jj][d / 4][d % 4] = kr[u];
+                vs[jj][d / 4][d % 4] = vr[u];
             }
             barrier();
+            [[unroll]] for (uint u = 0; u < PER_THREAD; ++u) {
+                const uint e = lid + u * WG_SIZE, jj = e / DC, d = e % DC, key = j0 + BKV + jj;
+                const bool inside = key < hi && d < hd;
+                const uint at = key * tok + kv_base + d;
+                kr[u] = inside ? float(kc[at]) : 0.0;
+                vr[u] = inside ? float(vc[at]) : 0.0;
+            }
             [[unroll]] for (uint d4 = 0; d4 < DC / 4; ++d4) {
                 const vec4 qv = qs[si][d4];
                 s0 += dot(qv, kvs[sj][d4]);
