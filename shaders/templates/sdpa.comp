@@ -15,16 +15,19 @@
 #extension GL_EXT_control_flow_attributes : require
 
 #define WG_SIZE 256
-#define BQ 16
 #define BKV 32
 #define DC 64
 #ifdef SMALL_HD
 #define MAX_HD 64  // head dims <= 64 (llama-3.2-1b, qwen3-0.6b): K and V tiles loaded together
+#define BQ 32      // queries per workgroup (GraphSession::sdpa's grid follows the variant)
 #else
 #define MAX_HD 256
+#define BQ 16
 #endif
 #define NCH (MAX_HD / DC)
-#define TPQ (WG_SIZE / BQ)  // threads per query: 16
+#define TPQ (WG_SIZE / BQ)      // threads per query: 16, or 8 with SMALL_HD
+#define KPT (BKV / TPQ)         // keys a thread scores per tile: 2 or 4
+#define VPT ((DC / 4) / TPQ)    // vec4s of a chunk a thread accumulates: 1 or 2
 
 layout(local_size_x = WG_SIZE) in;
 
@@ -89,13 +92,14 @@ void main() {
     const uint hi = p.causal != 0u ? min(p.seq_kv, pos0 + nq) : p.seq_kv;
     const uint lo = (p.window > 0u && pos0 + 1u > p.window) ? pos0 + 1u - p.window : 0u;
 
-    // Scores: thread (si, sj) computes keys sj and sj + 16 of query si. Outputs: thread
-    // (si, sj) accumulates dimensions 4 sj .. 4 sj + 3 of each chunk of query si, so a vec4 of
-    // the V tile is one shared load per 4 FMAs (dimensions sj + 16 u took one per FMA).
+    // Scores: thread (si, sj) computes keys sj + t TPQ (t < KPT) of query si. Outputs: thread
+    // (si, sj) accumulates the vec4s sj + v TPQ (v < VPT) of each chunk of query si, so a vec4
+    // of the V tile is one shared load per 4 FMAs (dimensions sj + 16 u took one per FMA).
     const uint si = lid / TPQ, sj = lid % TPQ;
     const uint pos = pos0 + si;
-    vec4 acc[NCH];
-    [[unroll]] for (uint c = 0; c < NCH; ++c) acc[c] = vec4(0.0);
+    vec4 acc[NCH][VPT];
+    [[unroll]] for (uint c = 0; c < NCH; ++c)
+        [[unroll]] for (uint v = 0; v < VPT; ++v) acc[c][v] = vec4(0.0);
     // Running max and sum of query si: the 16 threads of a query keep identical copies.
     float m = NEG_INF, l = 0.0;
 
@@ -118,7 +122,8 @@ void main() {
     const bool one_chunk = false;
 #endif
     for (uint j0 = lo; j0 < hi; j0 += BKV) {
-        float s0 = 0.0, s1 = 0.0;
+        float sc[KPT];
+        [[unroll]] for (uint t = 0; t < KPT; ++t) sc[t] = 0.0;
 #ifdef SMALL_HD
         if (one_chunk) {
             barrier();  // kvs, vs free (every thread done with the last tile; qs written)
@@ -137,8 +142,7 @@ void main() {
             }
             [[unroll]] for (uint d4 = 0; d4 < DC / 4; ++d4) {
                 const vec4 qv = qs[si][d4];
-                s0 += dot(qv, kvs[sj][d4]);
-                s1 += dot(qv, kvs[sj + TPQ][d4]);
+                [[unroll]] for (uint t = 0; t < KPT; ++t) sc[t] += dot(qv, kvs[sj + t * TPQ][d4]);
             }
         } else
 #endif
@@ -150,32 +154,34 @@ void main() {
                 barrier();
                 [[unroll]] for (uint d4 = 0; d4 < DC / 4; ++d4) {
                     const vec4 qv = qs[si][c * (DC / 4) + d4];
-                    s0 += dot(qv, kvs[sj][d4]);
-                    s1 += dot(qv, kvs[sj + TPQ][d4]);
+                    [[unroll]] for (uint t = 0; t < KPT; ++t)
+                        sc[t] += dot(qv, kvs[sj + t * TPQ][d4]);
                 }
             }
         }
-        float sc[2];
-        [[unroll]] for (uint t = 0; t < 2u; ++t) {
+        float tile_max = NEG_INF;
+        [[unroll]] for (uint t = 0; t < KPT; ++t) {
             const uint key = j0 + sj + t * TPQ;
-            float s = t == 0u ? s0 : s1;
+            float s = sc[t];
             if (p.softcap > 0.0) s = p.softcap * tanh(s / p.softcap);
             const bool visible = si < nq && key < hi && (p.causal == 0u || key <= pos) &&
                                  (p.window == 0u || key + p.window > pos);
             sc[t] = visible ? s : NEG_INF;
+            tile_max = max(tile_max, sc[t]);
         }
         // Online softmax of the tile: the row max over the query's 16 threads through shared
         // memory; the row sum is taken in the P·V loop below, which reads every p of the row
         // anyway (red is next written after the next tile's first barrier).
-        red[si][sj] = max(sc[0], sc[1]);
+        red[si][sj] = tile_max;
         barrier();
         float mx = m;
         for (uint t = 0; t < TPQ; ++t) mx = max(mx, red[si][t]);
-        ps[si][sj] = mx == NEG_INF ? 0.0 : exp(sc[0] - mx);
-        ps[si][sj + TPQ] = mx == NEG_INF ? 0.0 : exp(sc[1] - mx);
+        [[unroll]] for (uint t = 0; t < KPT; ++t)
+            ps[si][sj + t * TPQ] = mx == NEG_INF ? 0.0 : exp(sc[t] - mx);
         const float corr = mx == NEG_INF ? 1.0 : exp(m - mx);
         m = mx;
-        [[unroll]] for (uint c = 0; c < NCH; ++c) acc[c] *= corr;
+        [[unroll]] for (uint c = 0; c < NCH; ++c)
+            [[unroll]] for (uint v = 0; v < VPT; ++v) acc[c][v] *= corr;
         float sum = 0.0;
 #ifdef SMALL_HD
         if (one_chunk) {
@@ -183,7 +189,7 @@ void main() {
             [[unroll]] for (uint jj = 0; jj < BKV; ++jj) {
                 const float pj = ps[si][jj];
                 sum += pj;
-                acc[0] += pj * vs[jj][sj];
+                [[unroll]] for (uint v = 0; v < VPT; ++v) acc[0][v] += pj * vs[jj][sj + v * TPQ];
             }
         } else
 #endif
@@ -196,7 +202,8 @@ void main() {
                 [[unroll]] for (uint jj = 0; jj < BKV; ++jj) {
                     const float pj = ps[si][jj];
                     if (c == 0u) sum += pj;  // c is a constant of the unrolled loop
-                    acc[c] += pj * kvs[jj][sj];
+                    [[unroll]] for (uint v = 0; v < VPT; ++v)
+                        acc[c][v] += pj * kvs[jj][sj + v * TPQ];
                 }
             }
         }
@@ -204,9 +211,12 @@ void main() {
     }
     if (si < nq) {
         [[unroll]] for (uint c = 0; c < NCH; ++c)
-            [[unroll]] for (uint e = 0; e < 4u; ++e) {
-                const uint d = c * DC + 4u * sj + e;
-                if (d < hd) o[((q0 + si) * p.n_heads + h) * hd + d] = l > 0.0 ? acc[c][e] / l : 0.0;
-            }
+            [[unroll]] for (uint v = 0; v < VPT; ++v)
+                [[unroll]] for (uint e = 0; e < 4u; ++e) {
+                    const uint d = c * DC + 4u * (sj + v * TPQ) + e;
+                    if (d < hd)
+                        o[((q0 + si) * p.n_heads + h) * hd + d] =
+                            l > 0.0 ? acc[c][v][e] / l : 0.0;
+                }
     }
 }

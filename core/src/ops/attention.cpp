@@ -24,7 +24,9 @@ constexpr uint32_t kFlashAttnHeadBatch = 4;
 /// against 35.3 us (head dim 128): fewer K/V reads pay once the GPU is full anyway.
 constexpr uint32_t kFlashAttnGqaMinWorkgroups = 128;
 /// Queries per sdpa workgroup: BQ in shaders/templates/sdpa.comp.
+// Queries per sdpa workgroup (sdpa.comp's BQ): 16, or 32 for the head-dim <= 64 variant.
 constexpr uint32_t kSdpaQueryBlock = 16;
+constexpr uint32_t kSdpaQueryBlockHd64 = 32;
 }  // namespace
 
 void GraphSession::sdpa(const TensorView& q, const TensorView& k, const TensorView& v,
@@ -70,7 +72,8 @@ void GraphSession::sdpa(const TensorView& q, const TensorView& k, const TensorVi
                            p.head_dim <= 64 ? "_hd64" : "");
     d.bindings = {{0, q}, {1, k}, {2, v}, {3, out}};
     d.push_constants = push_constant_bytes(params);
-    d.workgroups = {(p.seq_q + kSdpaQueryBlock - 1) / kSdpaQueryBlock, p.n_heads, 1};
+    const uint32_t block = p.head_dim <= 64 ? kSdpaQueryBlockHd64 : kSdpaQueryBlock;
+    d.workgroups = {(p.seq_q + block - 1) / block, p.n_heads, 1};
     d.op = OpKind::sdpa;
     d.label = std::move(label);
     dispatch(d);
