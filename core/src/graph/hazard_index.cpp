@@ -634,16 +634,22 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
             graph.nodes[i + kPrefetchAhead].writes.prefetch();
         }
         if (i + kPrefetchAhead / 2 < n) prefetch_ranges(graph.nodes[i + kPrefetchAhead / 2]);
-        // The stores those ranges touch: the store objects two nodes ahead, their arrays one.
+        // The stores those ranges touch: the store objects two nodes ahead, into the L2 only
+        // (prefetch_l2: the first-level fill buffers stay free for what the next node needs),
+        // both their lines (an object spans two, and the tree check of every access reads its
+        // last bytes); their arrays one node ahead.
         for (size_t ahead = 1; ahead <= 2 && i + ahead < n; ++ahead) {
             const Node& next = graph.nodes[i + ahead];
             for (const SharedVector<ByteRange>* ranges : {&next.reads, &next.writes})
                 for (const ByteRange& r : *ranges) {
                     if (r.allocation >= stores.size()) continue;
-                    if (ahead == 2)
-                        graphlens::prefetch(&stores[r.allocation]);
-                    else
+                    if (ahead == 2) {
+                        const auto* object = reinterpret_cast<const char*>(&stores[r.allocation]);
+                        graphlens::prefetch_l2(object);
+                        graphlens::prefetch_l2(object + sizeof(AllocationSegments) - 1);
+                    } else {
                         stores[r.allocation].prefetch();
+                    }
                 }
         }
         // Growing the hazard list by doubling moved it again and again (48 bytes a hazard):
