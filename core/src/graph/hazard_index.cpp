@@ -247,7 +247,9 @@ class ArrayPool {
     FlatSegment* take(unsigned log2) {
         if (log2 >= free_.size()) free_.resize(log2 + 1, nullptr);
         if (FlatSegment* p = free_[log2]) {
-            std::memcpy(&free_[log2], p, sizeof(FlatSegment*));  // the next free block
+            FlatSegment* next = nullptr;  // the next free block
+            std::memcpy(&next, static_cast<const void*>(p), sizeof next);
+            free_[log2] = next;
             return p;
         }
         const size_t count = size_t{1} << log2;
