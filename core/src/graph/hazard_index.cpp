@@ -11,6 +11,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "graph_validator.h"
+
 namespace graphlens {
 namespace {
 
@@ -609,7 +611,9 @@ HazardIndex::~HazardIndex() {
     keep_larger(spare.out_begin, out_begin_);
 }
 
-HazardIndex::HazardIndex(const ComputeGraph& graph) {
+HazardIndex::HazardIndex(const ComputeGraph& graph) : HazardIndex(graph, nullptr) {}
+
+HazardIndex::HazardIndex(const ComputeGraph& graph, detail::GraphValidator* validator) {
     const size_t n = graph.nodes.size();
     if (SpareLists* spare = spare_lists()) {
         take(hazards_, spare->hazards);
@@ -636,6 +640,13 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
             graph.nodes[i + kPrefetchAhead].writes.prefetch();
         }
         if (i + kPrefetchAhead / 2 < n) prefetch_ranges(graph.nodes[i + kPrefetchAhead / 2]);
+        if (validator) {
+            // The bindings, which only the validator reads.
+            if (i + kPrefetchAhead < n)
+                detail::GraphValidator::prefetch_far(graph.nodes[i + kPrefetchAhead]);
+            if (i + kPrefetchAhead / 2 < n)
+                detail::GraphValidator::prefetch_near(graph.nodes[i + kPrefetchAhead / 2]);
+        }
         // The stores those ranges touch: the store objects two nodes ahead, into the L2 only
         // (prefetch_l2: the first-level fill buffers stay free for what the next node needs),
         // both their lines (an object spans two, and the tree check of every access reads its
@@ -670,6 +681,7 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
                 pairs_.reserve(room);
             }
         }
+        if (validator) validator->node(i);
         const Node& node = graph.nodes[i];
         if (!node.is_dispatch()) continue;
         const auto self = static_cast<uint32_t>(i);
