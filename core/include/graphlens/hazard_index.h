@@ -32,12 +32,19 @@
 
 namespace graphlens {
 
+namespace detail {
+class GraphValidator;  // core/src/graph/graph_validator.h
+}
+
 class HazardIndex {
   public:
     HazardIndex() = default;
     /// Builds its lists in the memory an index destroyed earlier on this thread left behind
     /// (see ~HazardIndex), if any.
     explicit HazardIndex(const ComputeGraph& graph);
+    /// The same index, and graph.validate()'s checks made in the same walk (for the pipeline,
+    /// which needs both of the captured graph): `validator` sees every node in order.
+    HazardIndex(const ComputeGraph& graph, detail::GraphValidator* validator);
     HazardIndex(const HazardIndex&) = default;
     HazardIndex(HazardIndex&&) noexcept = default;
     HazardIndex& operator=(const HazardIndex&) = default;

@@ -5,6 +5,8 @@
 #include <string>
 #include <unordered_set>
 
+#include "graph_validator.h"
+
 namespace graphlens {
 
 size_t ComputeGraph::dispatch_count() const {
@@ -77,76 +79,86 @@ size_t ComputeGraph::add_barrier() {
     return nodes.size() - 1;
 }
 
-std::vector<std::string> ComputeGraph::validate() const {
-    std::vector<std::string> errors;
+namespace detail {
+
+GraphValidator::GraphValidator(const ComputeGraph& graph) : graph_(graph) {
+    const auto& allocations = graph.allocations;
     for (size_t i = 0; i < allocations.size(); ++i)
         if (allocations[i].id != i)
-            errors.push_back("allocation " + std::to_string(i) + " has id " +
-                             std::to_string(allocations[i].id));
+            errors_.push_back("allocation " + std::to_string(i) + " has id " +
+                              std::to_string(allocations[i].id));
     // Ids are dense in captures and passes: a table by id (grown as ids are met, one walk)
     // replaces a hash set (one heap block per id) for ids up to 4 per node; sparse foreign ids
     // above that go to the set. Each id has one home, so a second use is found either way.
-    const size_t dense_limit = 4 * nodes.size() + 1024;
-    std::vector<char> id_seen(nodes.size(), 0);
-    std::unordered_set<NodeId> ids;
-    auto first_use = [&](NodeId id) {
-        if (id > dense_limit) return ids.insert(id).second;
-        if (id >= id_seen.size())
-            id_seen.resize(
-                std::min(dense_limit + 1, std::max<size_t>(size_t{id} + 1, 2 * id_seen.size())), 0);
-        const bool first = !id_seen[id];
-        id_seen[id] = 1;
-        return first;
-    };
-    // The allocations' sizes in a table of their own, for the walk below: 8 bytes an
-    // allocation where an AllocationInfo takes 56 (thousands of allocations read in random
-    // order at 100k dispatches).
-    std::vector<uint64_t> sizes(allocations.size());
-    for (size_t a = 0; a < allocations.size(); ++a) sizes[a] = allocations[a].size;
-    auto in_bounds = [&](const ByteRange& r) {
-        return r.allocation < sizes.size() && r.begin <= r.end && r.end <= sizes[r.allocation];
-    };
-    // Reports a range that is not in_bounds.
-    auto report_range = [&](size_t i, const ByteRange& r, const char* what) {
-        if (r.allocation >= allocations.size()) {
-            errors.push_back("node " + std::to_string(i) + ": " + what +
-                             " range names allocation " + std::to_string(r.allocation) +
-                             " which does not exist");
-        } else if (r.begin > r.end || r.end > allocations[r.allocation].size) {
-            errors.push_back("node " + std::to_string(i) + ": " + what + " range [" +
-                             std::to_string(r.begin) + ", " + std::to_string(r.end) +
-                             ") lies outside allocation '" + allocations[r.allocation].name +
-                             "' of " + std::to_string(allocations[r.allocation].size) + " bytes");
-        }
-    };
+    dense_limit_ = 4 * graph.nodes.size() + 1024;
+    id_seen_.assign(graph.nodes.size(), 0);
+    // The allocations' sizes in a table of their own, for the walk: 8 bytes an allocation
+    // where an AllocationInfo takes 56 (thousands of allocations read in random order at 100k
+    // dispatches).
+    sizes_.resize(allocations.size());
+    for (size_t a = 0; a < allocations.size(); ++a) sizes_[a] = allocations[a].size;
+}
+
+bool GraphValidator::first_use(NodeId id) {
+    if (id > dense_limit_) return ids_.insert(id).second;
+    if (id >= id_seen_.size())
+        id_seen_.resize(
+            std::min(dense_limit_ + 1, std::max<size_t>(size_t{id} + 1, 2 * id_seen_.size())), 0);
+    const bool first = !id_seen_[id];
+    id_seen_[id] = 1;
+    return first;
+}
+
+// Reports a range that is not in_bounds.
+void GraphValidator::report_range(size_t i, const ByteRange& r, const char* what) {
+    const auto& allocations = graph_.allocations;
+    if (r.allocation >= allocations.size()) {
+        errors_.push_back("node " + std::to_string(i) + ": " + what + " range names allocation " +
+                          std::to_string(r.allocation) + " which does not exist");
+    } else if (r.begin > r.end || r.end > allocations[r.allocation].size) {
+        errors_.push_back("node " + std::to_string(i) + ": " + what + " range [" +
+                          std::to_string(r.begin) + ", " + std::to_string(r.end) +
+                          ") lies outside allocation '" + allocations[r.allocation].name + "' of " +
+                          std::to_string(allocations[r.allocation].size) + " bytes");
+    }
+}
+
+void GraphValidator::node(size_t i) {
+    const Node& n = graph_.nodes[i];
+    if (!n.is_dispatch()) return;
+    if (!first_use(n.id))
+        errors_.push_back("node " + std::to_string(i) + ": dispatch id " + std::to_string(n.id) +
+                          " is used twice");
+    if (n.kernel >= graph_.kernels.size())
+        errors_.push_back("node " + std::to_string(i) + ": kernel " + std::to_string(n.kernel) +
+                          " does not exist");
+    for (const auto& r : n.reads)
+        if (!in_bounds(r)) report_range(i, r, "read");
+    for (const auto& r : n.writes)
+        if (!in_bounds(r)) report_range(i, r, "write");
+    for (const auto& b : n.bindings)
+        if (!in_bounds(b.view.range())) report_range(i, b.view.range(), "binding");
+}
+
+}  // namespace detail
+
+std::vector<std::string> ComputeGraph::validate() const {
+    detail::GraphValidator validator(*this);
     for (size_t i = 0; i < nodes.size(); ++i) {
         if (i + kPrefetchAheadShortWork < nodes.size()) {
             const Node& ahead = nodes[i + kPrefetchAheadShortWork];
             ahead.reads.prefetch();
             ahead.writes.prefetch();
-            ahead.bindings.prefetch();
+            detail::GraphValidator::prefetch_far(ahead);
         }
         if (i + kPrefetchAheadShortWork / 2 < nodes.size()) {
             const Node& ahead = nodes[i + kPrefetchAheadShortWork / 2];
             prefetch_ranges(ahead);
-            ahead.bindings.prefetch_items();
+            detail::GraphValidator::prefetch_near(ahead);
         }
-        const Node& n = nodes[i];
-        if (!n.is_dispatch()) continue;
-        if (!first_use(n.id))
-            errors.push_back("node " + std::to_string(i) + ": dispatch id " + std::to_string(n.id) +
-                             " is used twice");
-        if (n.kernel >= kernels.size())
-            errors.push_back("node " + std::to_string(i) + ": kernel " + std::to_string(n.kernel) +
-                             " does not exist");
-        for (const auto& r : n.reads)
-            if (!in_bounds(r)) report_range(i, r, "read");
-        for (const auto& r : n.writes)
-            if (!in_bounds(r)) report_range(i, r, "write");
-        for (const auto& b : n.bindings)
-            if (!in_bounds(b.view.range())) report_range(i, b.view.range(), "binding");
+        validator.node(i);
     }
-    return errors;
+    return validator.take_errors();
 }
 
 ComputeGraph ComputeGraph::without_barriers() const {

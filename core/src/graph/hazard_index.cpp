@@ -11,6 +11,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "graph_validator.h"
+
 namespace graphlens {
 namespace {
 
@@ -247,7 +249,9 @@ class ArrayPool {
     FlatSegment* take(unsigned log2) {
         if (log2 >= free_.size()) free_.resize(log2 + 1, nullptr);
         if (FlatSegment* p = free_[log2]) {
-            std::memcpy(&free_[log2], p, sizeof(FlatSegment*));  // the next free block
+            FlatSegment* next = nullptr;  // the next free block
+            std::memcpy(&next, static_cast<const void*>(p), sizeof next);
+            free_[log2] = next;
             return p;
         }
         const size_t count = size_t{1} << log2;
@@ -607,7 +611,9 @@ HazardIndex::~HazardIndex() {
     keep_larger(spare.out_begin, out_begin_);
 }
 
-HazardIndex::HazardIndex(const ComputeGraph& graph) {
+HazardIndex::HazardIndex(const ComputeGraph& graph) : HazardIndex(graph, nullptr) {}
+
+HazardIndex::HazardIndex(const ComputeGraph& graph, detail::GraphValidator* validator) {
     const size_t n = graph.nodes.size();
     if (SpareLists* spare = spare_lists()) {
         take(hazards_, spare->hazards);
@@ -634,16 +640,29 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
             graph.nodes[i + kPrefetchAhead].writes.prefetch();
         }
         if (i + kPrefetchAhead / 2 < n) prefetch_ranges(graph.nodes[i + kPrefetchAhead / 2]);
-        // The stores those ranges touch: the store objects two nodes ahead, their arrays one.
+        if (validator) {
+            // The bindings, which only the validator reads.
+            if (i + kPrefetchAhead < n)
+                detail::GraphValidator::prefetch_far(graph.nodes[i + kPrefetchAhead]);
+            if (i + kPrefetchAhead / 2 < n)
+                detail::GraphValidator::prefetch_near(graph.nodes[i + kPrefetchAhead / 2]);
+        }
+        // The stores those ranges touch: the store objects two nodes ahead, into the L2 only
+        // (prefetch_l2: the first-level fill buffers stay free for what the next node needs),
+        // both their lines (an object spans two, and the tree check of every access reads its
+        // last bytes); their arrays one node ahead.
         for (size_t ahead = 1; ahead <= 2 && i + ahead < n; ++ahead) {
             const Node& next = graph.nodes[i + ahead];
             for (const SharedVector<ByteRange>* ranges : {&next.reads, &next.writes})
                 for (const ByteRange& r : *ranges) {
                     if (r.allocation >= stores.size()) continue;
-                    if (ahead == 2)
-                        graphlens::prefetch(&stores[r.allocation]);
-                    else
+                    if (ahead == 2) {
+                        const auto* object = reinterpret_cast<const char*>(&stores[r.allocation]);
+                        graphlens::prefetch_l2(object);
+                        graphlens::prefetch_l2(object + sizeof(AllocationSegments) - 1);
+                    } else {
                         stores[r.allocation].prefetch();
+                    }
                 }
         }
         // Growing the hazard list by doubling moved it again and again (48 bytes a hazard):
@@ -662,6 +681,7 @@ HazardIndex::HazardIndex(const ComputeGraph& graph) {
                 pairs_.reserve(room);
             }
         }
+        if (validator) validator->node(i);
         const Node& node = graph.nodes[i];
         if (!node.is_dispatch()) continue;
         const auto self = static_cast<uint32_t>(i);

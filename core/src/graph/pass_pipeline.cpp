@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "fusion_detail.h"
+#include "graph_validator.h"
 #include "graphlens/barrier_planner.h"
 #include "graphlens/dependency_dag.h"
 #include "graphlens/hazard_index.h"
@@ -181,7 +182,9 @@ std::vector<Snapshot> PassPipeline::run(std::shared_ptr<const ComputeGraph> shar
     // reordered, planned and split stages are orders over the nodes of the fused stage's graph
     // (snapshot.h). `base` is set with the captured stage's graph after the fusion pass.
     std::shared_ptr<const ComputeGraph> base;
-    const HazardIndex captured_hazards(captured);
+    // The index's walk also makes captured.validate()'s checks (graph_validator.h).
+    detail::GraphValidator captured_validator(captured);
+    const HazardIndex captured_hazards(captured, &captured_validator);
     const DependencyDag captured_dag(captured, captured_hazards);
     // The dependency analysis of base's dispatches, by its node indices: reused by the
     // reorders; only an applied fusion changes it.
@@ -233,7 +236,7 @@ std::vector<Snapshot> PassPipeline::run(std::shared_ptr<const ComputeGraph> shar
         s.stage = "captured";
         scan = scan_stage(captured);
         s.stats = stats_of(scan, dependency_stats(captured_hazards, captured_dag));
-        s.diagnostics = captured.validate();
+        s.diagnostics = captured_validator.take_errors();  // captured.validate()
         captured_valid = schedule_is_valid(captured, captured_hazards);
         if (!captured_valid)
             s.diagnostics.push_back(

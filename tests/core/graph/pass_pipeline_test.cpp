@@ -109,6 +109,49 @@ TEST(PassPipelineTest, EmptyGraphsAndBarrierOnlyGraphsPassThrough) {
     EXPECT_EQ(PassPipeline::run(barriers, o).back().stats.barriers, 0u);
 }
 
+TEST(PassPipelineTest, CapturedDiagnosticsBeginWithWhatValidateReports) {
+    // The pipeline makes validate()'s checks inside the hazard index's walk: the same reports
+    // in the same order, on graphs with ranges outside their allocation, ranges of allocations
+    // that do not exist, dispatch ids used twice and allocations with the wrong id.
+    for (uint64_t seed = 1; seed <= 40; ++seed) {
+        RandomGraphOptions r;
+        r.seed = seed;
+        r.dispatches = 20 + seed * 5;
+        r.allocations = 1 + seed % 5;
+        r.allocation_size = 256;
+        ComputeGraph g = plan_barriers(random_graph(r));
+        for (size_t i = seed % 7; i < g.nodes.size(); i += 9) {
+            Node& n = g.nodes[i];
+            if (!n.is_dispatch()) continue;
+            switch ((i + seed) % 4) {
+                case 0:
+                    n.reads.push_back({0, 200, 300});  // past the end of 256 bytes
+                    break;
+                case 1:
+                    n.writes.push_back({static_cast<AllocationId>(g.allocations.size() + 2), 0, 8});
+                    break;
+                case 2:
+                    n.id = g.nodes[0].is_dispatch() ? g.nodes[0].id : n.id;  // used twice
+                    break;
+                default:
+                    n.reads.push_back({0, 64, 32});  // begin after end
+                    break;
+            }
+        }
+        if (seed % 5 == 0) g.allocations[0].id = 7;
+        const std::vector<std::string> expected = g.validate();
+        ASSERT_FALSE(expected.empty());
+        PassOptions o;
+        o.fuse = false;
+        o.reorder = ReorderMode::none;
+        o.verify = false;
+        const auto s = PassPipeline::run(g, o);
+        const std::vector<std::string>& got = s.front().diagnostics;
+        ASSERT_GE(got.size(), expected.size()) << "seed " << seed;
+        EXPECT_TRUE(std::equal(expected.begin(), expected.end(), got.begin())) << "seed " << seed;
+    }
+}
+
 TEST(PassPipelineTest, DiffNamesMovedFusedAndRemovedIds) {
     testing::TinyGraph t;
     using testing::R;
