@@ -266,23 +266,34 @@ std::string recorded_kernel(GraphExecutor& executor, const TensorView& x, const 
                                  : std::string(g.kernels[node->kernel].name);
 }
 
-// The op's pick for one column: a split-k kernel at every row count where its choice changes
-// (thread counts by rows, core/src/ops/matmul.cpp), with odd row counts.
-TEST_F(OpsTest, OneColumnOfQ4_0AndQ8_0TakesTheSplitKMatvec) {
-    const uint32_t k = 96;
-    for (DType t : {DType::q4_0, DType::q8_0})
-        for (uint32_t n : {5u, 8193u, 16385u}) {
-            const auto w = random(size_t(n) * k);
-            auto tw = input_as(t, w, {k, n}, "w");
-            const auto x = random(k);
-            auto tx = input(x, {k}, "x");
-            auto out = tensor(DType::f32, {n}, "out");
-            const std::string what = std::string(dtype_name(t)) + ", n = " + std::to_string(n);
-            const std::string kernel = recorded_kernel(*executor, tx, tw, out);
-            EXPECT_EQ(kernel.rfind("matvec1_", 0), 0u) << what << ": " << kernel;
-            run([&](GraphSession& s) { s.quantized_matmul_ggml(tx, tw, out); });
-            expect_close(out, ref::matmul(as_stored(t, w), x, n, k, 1), kTolF32, what);
-        }
+// The op's pick for one column of x (f32, or q8x: the _xq8 twin), for Q4_0 and Q8_0 at every
+// row count where the choice changes (thread counts by rows, core/src/ops/matmul.cpp), with
+// odd row counts, against the product with the values x stands for.
+class OneColumnTest : public OpsTest {
+  protected:
+    void check_picks(DType x_type) {
+        const uint32_t k = 96;
+        for (DType t : {DType::q4_0, DType::q8_0})
+            for (uint32_t n : {5u, 8193u, 16385u}) {
+                const auto w = random(size_t(n) * k);
+                auto tw = input_as(t, w, {k, n}, "w");
+                const auto x = random(k);
+                auto tx = x_type == DType::q8x ? input_as(DType::q8x, x, {k}, "x_q8")
+                                               : input(x, {k}, "x");
+                auto out = tensor(DType::f32, {n}, "out");
+                const std::string what = std::string(dtype_name(t)) + ", n = " + std::to_string(n);
+                const std::string kernel = recorded_kernel(*executor, tx, tw, out);
+                EXPECT_EQ(kernel.rfind("matvec1_", 0), 0u) << what << ": " << kernel;
+                EXPECT_EQ(kernel.ends_with("_xq8"), x_type == DType::q8x) << what << ": " << kernel;
+                run([&](GraphSession& s) { s.quantized_matmul_ggml(tx, tw, out); });
+                expect_close(out, ref::matmul(as_stored(t, w), as_stored(x_type, x), n, k, 1),
+                             kTolF32, what);
+            }
+    }
+};
+
+TEST_F(OneColumnTest, OfQ4_0AndQ8_0TakesTheSplitKMatvec) {
+    check_picks(DType::f32);
 }
 
 // quantize_q8: blocks of 32 (37 of them: not a multiple of the workgroup) as the CPU quantiser
@@ -300,26 +311,11 @@ TEST_F(OpsTest, QuantizeQ8WritesTheCpuQuantisersBlocks) {
 }
 
 // One column of x given as q8x: the op takes the pick's _xq8 twin and multiplies by the values
-// the blocks stand for; the f32-only paths say why they cannot take it.
-TEST_F(OpsTest, OneColumnOfQ8xTakesTheIntegerDotMatvec) {
+// the blocks stand for; more columns are a clear error.
+TEST_F(OneColumnTest, OfQ8xTakesTheIntegerDotMatvec) {
     if (!device().facts().integer_dot_product)
         GTEST_SKIP() << "the device has no shaderIntegerDotProduct";
-    const uint32_t k = 96;
-    for (DType t : {DType::q4_0, DType::q8_0})
-        for (uint32_t n : {5u, 8193u, 16385u}) {
-            const auto w = random(size_t(n) * k);
-            auto tw = input_as(t, w, {k, n}, "w");
-            const auto x = random(k);
-            auto tx = input_as(DType::q8x, x, {k}, "x_q8");
-            auto out = tensor(DType::f32, {n}, "out");
-            const std::string what = std::string(dtype_name(t)) + ", n = " + std::to_string(n);
-            const std::string kernel = recorded_kernel(*executor, tx, tw, out);
-            EXPECT_TRUE(kernel.rfind("matvec1_", 0) == 0 && kernel.ends_with("_xq8"))
-                << what << ": " << kernel;
-            run([&](GraphSession& s) { s.quantized_matmul_ggml(tx, tw, out); });
-            expect_close(out, ref::matmul(as_stored(t, w), as_stored(DType::q8x, x), n, k, 1),
-                         kTolF32, what);
-        }
+    check_picks(DType::q8x);
     auto w = input_as(DType::q4_k, random(256 * 4), {256, 4}, "w_q4_k");
     auto x2 = input_as(DType::q8x, random(256 * 2), {256, 2}, "x_q8_two_columns");
     auto out = tensor(DType::f32, {4, 2}, "out");
