@@ -811,8 +811,9 @@ class TestWidgets : public QObject {
                 "Vulkan: vkQueueSubmit failed (VK_ERROR_DEVICE_LOST, VkResult -4)");
         };
         QVERIFY(!runThroughWorker(request));
-        QVERIFY2(w().lastError().contains(QStringLiteral("device was lost")),
-                 qPrintable(w().lastError()));
+        // The window shows the worker's failure through a queued slot: wait for it.
+        QTRY_VERIFY2(w().lastError().contains(QStringLiteral("device was lost")),
+                     qPrintable(w().lastError()));
         QCOMPARE(w().state()->document(), before);
         QVERIFY(!w().state()->run());
         const int devices = w().worker()->devicesCreated();
@@ -834,8 +835,8 @@ class TestWidgets : public QObject {
         request.repeats = 1;
         request.adjust_plan = [](ModePlan& p) { p.execute.barriers = BarrierSource::none; };
         QVERIFY(!runThroughWorker(request));
-        QVERIFY2(w().lastError().contains(QStringLiteral("validation error")),
-                 qPrintable(w().lastError()));
+        QTRY_VERIFY2(w().lastError().contains(QStringLiteral("validation error")),
+                     qPrintable(w().lastError()));
         QVERIFY(w().state()->document());
     }
 
