@@ -1,5 +1,6 @@
 #pragma once
 // Element types of tensors, including ggml's block-quantized formats.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -11,6 +12,8 @@ namespace graphlens {
 /// ggml's q8 rule d = max|x| / 127 (see docs/kernels.md). Mat-vecs read it with integer dot
 /// products; it is never a weight.
 enum class DType : uint8_t { f32, f16, bf16, i32, u32, u8, q4_0, q8_0, q4_k, q6_k, q8x };
+/// Number of enumerators, for tables indexed by DType.
+inline constexpr size_t kDTypeCount = static_cast<size_t>(DType::q8x) + 1;
 
 /// Elements per block: 1 for plain types, 32 for Q4_0/Q8_0, 256 for Q4_K/Q6_K.
 uint32_t dtype_block_elements(DType t);

@@ -14,7 +14,7 @@ struct DTypeFacts {
 // Block layouts follow ggml: Q4_0 = f16 d + 16 bytes of nibbles; Q8_0 = f16 d + 32 int8;
 // Q4_K = 2×f16 + 12 bytes of scales + 128 bytes of nibbles; Q6_K = 128 + 64 + 16 + f16.
 // q8x (activations) = 32 int8 + f32 d + a spare word.
-constexpr std::array<DTypeFacts, 11> kFacts{{
+constexpr std::array<DTypeFacts, kDTypeCount> kFacts{{
     {DType::f32, "f32", 1, 4},
     {DType::f16, "f16", 1, 2},
     {DType::bf16, "bf16", 1, 2},
