@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <fstream>
 #include <functional>
 #include <optional>
@@ -445,8 +444,8 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
         out("\n(xq8: the device has no shaderIntegerDotProduct; skipped)\n");
     } else if (wanted("xq8")) {
         // The mat-vec twins over x given quantised to 8 bits (10 words per 32 elements, X_Q8 in
-        // matvec_blocks.comp) with integer dot products, against the op's f32-x kernel. The x
-        // is 0.01 everywhere (timing does not depend on the values).
+        // matvec_blocks.comp) with integer dot products, against the op's f32-x kernel, over
+        // the setup's q8x x (0.01 everywhere: timing does not depend on the values).
         out("\n## Mat-vec with x quantised to 8 bits (integer dot products), streaming\n");
         out("| weights (n x k) | type | kernel | single us | streaming us | GB/s | % of copy |");
         out("|---|---|---|---|---|---|---|");
@@ -461,16 +460,6 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
             DeviceMemory mem(device);
             GraphExecutor exec(device, mem);
             const MatvecSetup m = setup_matvec(mem, sh.t, sh.n, sh.k, true);
-            std::vector<uint32_t> words(size_t(sh.k / 32) * 10, 0);
-            for (uint32_t b = 0; b < sh.k / 32; ++b) {  // x = 0.01: q = 127, d = 0.01 / 127
-                for (uint32_t j = 0; j < 8; ++j) words[b * 10 + j] = 0x7F7F7F7Fu;
-                const float d = 0.01f / 127.0f;
-                std::memcpy(&words[b * 10 + 8], &d, 4);
-            }
-            const AllocationId xa =
-                mem.allocate("xq8", words.size() * 4, AllocationUsage::activations);
-            const TensorView xq = mem.view(xa, DType::u32, {int64_t(words.size())});
-            mem.upload(xq, words);
             std::vector<std::pair<std::string, MatvecRecorder>> cands = {
                 {"(op, f32 x)", record_op}, {"(op, q8x x)", record_op_q8x}};
             const std::string prefix = fmt::format("matvec1_{}_", dtype_name(sh.t));
@@ -479,7 +468,7 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
                     name.find("_glu_") == std::string::npos &&
                     name.find("_rope") == std::string::npos &&
                     name.find("_f16") == std::string::npos)
-                    cands.emplace_back(name, record_kernel(name, false, xq));
+                    cands.emplace_back(name, record_kernel(name, false, m.x_q8));
             time_candidates(exec, m, cands);
         }
     }
