@@ -1,12 +1,13 @@
 #version 450
 // f32 values -> q8x blocks (DType::q8x: 32 signed bytes q, the scale d as float bits, a spare
 // zero word; 10 words per block), ggml's q8 rule: d = max|x| / 127, q = roundEven(x / d) with
-// x / d computed as x * (1 / d). One thread per block. The fused norm kernels (rms_norm.comp
-// with Q8_OUT) quantise with the same operations, so fused and unfused graphs agree bit for
-// bit; the _xq8 mat-vecs (matvec_blocks.comp with X_Q8) read the result.
+// x / d computed as x * (1 / d) (q8x.glsl). One thread per block. The fused norm kernels
+// (rms_norm.comp with Q8_OUT) quantise with the same functions, so fused and unfused graphs
+// agree bit for bit; the _xq8 mat-vecs (matvec_blocks.comp with X_Q8) read the result.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
+#include "q8x.glsl"
 
 layout(local_size_x = 64) in;
 
@@ -28,12 +29,8 @@ void main() {
         amax = max(amax, max(max(a.x, a.y), max(a.z, a.w)));
     }
     const float d = amax / 127.0;
-    const float id = d != 0.0 ? 1.0 / d : 0.0;
-    [[unroll]] for (uint j = 0; j < 8u; ++j) {
-        const ivec4 q = ivec4(roundEven(v[j] * id));
-        yq[10u * b + j] = uint(q.x & 255) | (uint(q.y & 255) << 8) | (uint(q.z & 255) << 16) |
-                          (uint(q.w & 255) << 24);
-    }
+    const float id = q8x_inverse_scale(d);
+    [[unroll]] for (uint j = 0; j < 8u; ++j) yq[10u * b + j] = q8x_pack(v[j], id);
     yq[10u * b + 8u] = floatBitsToUint(d);
     yq[10u * b + 9u] = 0u;
 }

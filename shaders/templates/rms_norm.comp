@@ -57,6 +57,7 @@ layout(set = 0, binding = 3) readonly buffer A { float a[]; };
 #define Y_T float
 #endif
 #ifdef Q8_OUT
+#include "q8x.glsl"
 layout(set = 0, binding = 4) writeonly buffer Y { uint yq[]; };
 #define Q8_MAX_DIM 4096
 shared float qv[Q8_MAX_DIM + Q8_MAX_DIM / 32];  // element i at i + i / 32: no bank conflicts
@@ -147,7 +148,7 @@ void store_row_value(uint row, uint base, uint i, float v) {
 }
 
 #ifdef Q8_OUT
-// Quantises the row held in qv, one block of 32 per thread (quantize_q8.comp's operations).
+// Quantises the row held in qv, one block of 32 per thread (q8x.glsl, as quantize_q8.comp).
 void quantize_row(uint row) {
     barrier();  // qv is complete
     const uint blocks = p.dim / 32u;
@@ -156,15 +157,12 @@ void quantize_row(uint row) {
         float amax = 0.0;
         [[unroll]] for (uint j = 0; j < 32u; ++j) amax = max(amax, abs(qv[s0 + j]));
         const float d = amax / 127.0;
-        const float id = d != 0.0 ? 1.0 / d : 0.0;
+        const float id = q8x_inverse_scale(d);
         const uint dst = 10u * (row * blocks + blk);
-        [[unroll]] for (uint w = 0; w < 8u; ++w) {
-            const ivec4 q = ivec4(roundEven(vec4(qv[s0 + 4u * w], qv[s0 + 4u * w + 1u],
-                                                 qv[s0 + 4u * w + 2u], qv[s0 + 4u * w + 3u]) *
-                                            id));
-            yq[dst + w] = uint(q.x & 255) | (uint(q.y & 255) << 8) | (uint(q.z & 255) << 16) |
-                          (uint(q.w & 255) << 24);
-        }
+        [[unroll]] for (uint w = 0; w < 8u; ++w)
+            yq[dst + w] = q8x_pack(vec4(qv[s0 + 4u * w], qv[s0 + 4u * w + 1u],
+                                        qv[s0 + 4u * w + 2u], qv[s0 + 4u * w + 3u]),
+                                   id);
         yq[dst + 8u] = floatBitsToUint(d);
         yq[dst + 9u] = 0u;
     }
