@@ -350,12 +350,9 @@ bool TransformerModel::quantises_activations() const {
 TensorView TransformerModel::x_for(GraphSession& s, std::initializer_list<std::string_view> weights,
                                    const TensorView& x, uint32_t n_tokens,
                                    const std::string& q8_region, std::string label) const {
-    if (n_tokens != 1 || !quantises_activations()) return x;
-    std::vector<DType> types;
-    for (std::string_view w : weights) types.push_back(slot(w).spec.dtype);
-    const bool all_blocks = std::all_of(
-        types.begin(), types.end(), [&](DType t) { return mat_vecs_read_q8_x({t}, x.shape[0]); });
-    if (types.empty() || !all_blocks) return x;
+    if (n_tokens != 1 || !quantises_activations() || weights.size() == 0) return x;
+    for (std::string_view w : weights)
+        if (!mat_vecs_read_q8_x({slot(w).spec.dtype}, x.shape[0])) return x;
     const TensorView q = act(q8_region, DType::q8x, {x.shape[0], x.elements() / x.shape[0]});
     s.quantize_q8(x, q, std::move(label));
     return q;
@@ -707,7 +704,10 @@ ComputeGraph capture_transformer(DeviceMemory& memory, const CaptureRequest& req
     graph.metadata["weight_type"] = std::string(dtype_name(c.weight_type));
     graph.metadata["kv_type"] = std::string(dtype_name(request.kv_type));
     graph.metadata["weight_bytes"] = std::to_string(model_weight_bytes(c));
-    graph.metadata["x_q8"] = T == 1 && model.quantises_activations() ? "yes" : "no";
+    // Whether the step quantised any mat-vec's x (decode, Q4_0 / Q8_0 weights, integer dots).
+    const bool x_q8 = std::any_of(graph.nodes.begin(), graph.nodes.end(),
+                                  [](const Node& n) { return n.op == OpKind::quantize_q8; });
+    graph.metadata["x_q8"] = x_q8 ? "yes" : "no";
     graph.metadata["layers"] = std::to_string(c.n_layer);
     // What valid inputs look like, for runners that fill input allocations themselves.
     graph.metadata["input.inp_tokens"] = fmt::format("i32 token ids in [0, {})", c.n_vocab);
