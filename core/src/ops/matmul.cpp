@@ -62,12 +62,17 @@ struct SplitKMatvec {
     std::string_view kernel;
     uint32_t rows;  // per workgroup
 };
-std::optional<SplitKMatvec> split_k_matvec(std::string_view format, uint32_t n) {
+// With x given as q8x the picks are the same kernels' _xq8 twins, except that the widest rows
+// (the lm_head) stream best on 64 threads over 4 rows: 128256 x 2048 Q4_0 60.9 us against 65.0
+// (docs/kernels.md, try 27), while their grid allows.
+std::optional<SplitKMatvec> split_k_matvec(std::string_view format, uint32_t n,
+                                           bool q8x_x = false) {
     std::optional<SplitKMatvec> r;
+    const bool wide_on_64 = q8x_x && (n + 3) / 4 <= 65535;  // 64 x 4 within the grid
     if (format == "q4_0")
-        r = n >= 16384  ? SplitKMatvec{"matvec1_q4_0_32x8_c16_u2", 8}
-            : n >= 8192 ? SplitKMatvec{"matvec1_q4_0_64x4_c16", 4}
-                        : SplitKMatvec{"matvec1_q4_0_128x4_c16", 4};
+        r = n >= 16384 && !wide_on_64 ? SplitKMatvec{"matvec1_q4_0_32x8_c16_u2", 8}
+            : n >= 8192               ? SplitKMatvec{"matvec1_q4_0_64x4_c16", 4}
+                                      : SplitKMatvec{"matvec1_q4_0_128x4_c16", 4};
     else if (format == "q8_0")
         r = SplitKMatvec{"matvec1_q8_0_128x2_c8", 2};
     if (r && (n + r->rows - 1) / r->rows > 65535) r.reset();  // over the grid limit: matvec.comp
@@ -160,11 +165,7 @@ DispatchDesc xq8_matvec(Device& device, const TensorView& x, const TensorView& w
              fmt::format("x is q8x with {} columns; one column is supported",
                          x.elements() / std::max<int64_t>(k, 1)));
     require_elements(op, label, "out", out, n);
-    auto split_k = split_k_matvec(dtype_name(weight.dtype), n);
-    // With 8-bit x the widest rows (the lm_head) stream best on 64 threads over 4 rows:
-    // 128256 x 2048 Q4_0 60.9 us against 65.0 for the f32-x pick's twin (docs/kernels.md, try 27).
-    if (split_k && weight.dtype == DType::q4_0 && n >= 16384 && (n + 3) / 4 <= 65535)
-        split_k = SplitKMatvec{"matvec1_q4_0_64x4_c16", 4};
+    const auto split_k = split_k_matvec(dtype_name(weight.dtype), n, true);
     if (!split_k)
         fail(op, label,
              fmt::format("x is q8x: the {} weight of {} rows has no integer-dot mat-vec (q4_0 "

@@ -316,6 +316,14 @@ TEST_F(OneColumnTest, OfQ8xTakesTheIntegerDotMatvec) {
     if (!device().facts().integer_dot_product)
         GTEST_SKIP() << "the device has no shaderIntegerDotProduct";
     check_picks(DType::q8x);
+    // A vocabulary past 64 x 4's grid (gemma-3's 262144 rows) keeps the 32 x 8 twin.
+    {
+        const uint32_t n = 262145, k = 96;
+        const std::string kernel =
+            recorded_kernel(*executor, tensor(DType::q8x, {k}, "x_q8"),
+                            tensor(DType::q4_0, {k, n}, "w"), tensor(DType::f32, {n}, "out"));
+        EXPECT_EQ(kernel, "matvec1_q4_0_32x8_c16_u2_xq8");
+    }
     auto w = input_as(DType::q4_k, random(256 * 4), {256, 4}, "w_q4_k");
     auto x2 = input_as(DType::q8x, random(256 * 2), {256, 2}, "x_q8_two_columns");
     auto out = tensor(DType::f32, {4, 2}, "out");
