@@ -65,11 +65,10 @@ shared float red[BQ][TPQ];  // per-thread partial max, then partial sum, of a qu
 const float NEG_INF = -1.0 / 0.0;
 
 // Dimensions c*DC .. c*DC+DC-1 of the key tile j0.. of K or V into kvs (0 outside).
-#define LOAD_CHUNK(SRC, c) LOAD_CHUNK_INTO(kvs, SRC, c)
-#define LOAD_CHUNK_INTO(DST, SRC, c)                                                   \
+#define LOAD_CHUNK(SRC, c)                                                             \
     for (uint e = lid; e < BKV * DC; e += WG_SIZE) {                                  \
         const uint jj = e / DC, d = e % DC, key = j0 + jj, dg = (c) * DC + d;         \
-        DST[jj][d / 4][d % 4] = (key < hi && dg < hd) ? float(SRC[key * tok + kv_base + dg]) : 0.0; \
+        kvs[jj][d / 4][d % 4] = (key < hi && dg < hd) ? float(SRC[key * tok + kv_base + dg]) : 0.0; \
     }
 
 void main() {
@@ -106,7 +105,6 @@ void main() {
     // SMALL_HD (head dims <= DC): K and V tiles are loaded together, one barrier pair a tile
     // instead of two, and only one chunk of each.
 #ifdef SMALL_HD
-    const bool one_chunk = true;
     // The next tile's K and V values of this thread, loaded into registers while the current
     // tile is computed (global latency hidden behind the scores and P·V).
 #define PER_THREAD (BKV * DC / WG_SIZE)
@@ -118,14 +116,12 @@ void main() {
         kr[u] = inside ? float(kc[at]) : 0.0;
         vr[u] = inside ? float(vc[at]) : 0.0;
     }
-#else
-    const bool one_chunk = false;
 #endif
     for (uint j0 = lo; j0 < hi; j0 += BKV) {
         float sc[KPT];
         [[unroll]] for (uint t = 0; t < KPT; ++t) sc[t] = 0.0;
 #ifdef SMALL_HD
-        if (one_chunk) {
+        {
             barrier();  // kvs, vs free (every thread done with the last tile; qs written)
             [[unroll]] for (uint u = 0; u < PER_THREAD; ++u) {
                 const uint e = lid + u * WG_SIZE, jj = e / DC, d = e % DC;
@@ -144,8 +140,8 @@ void main() {
                 const vec4 qv = qs[si][d4];
                 [[unroll]] for (uint t = 0; t < KPT; ++t) sc[t] += dot(qv, kvs[sj + t * TPQ][d4]);
             }
-        } else
-#endif
+        }
+#else
         {
             [[unroll]] for (uint c = 0; c < NCH; ++c) {
                 if (c * DC >= hd) break;
@@ -159,6 +155,7 @@ void main() {
                 }
             }
         }
+#endif
         float tile_max = NEG_INF;
         [[unroll]] for (uint t = 0; t < KPT; ++t) {
             const uint key = j0 + sj + t * TPQ;
@@ -184,15 +181,15 @@ void main() {
             [[unroll]] for (uint v = 0; v < VPT; ++v) acc[c][v] *= corr;
         float sum = 0.0;
 #ifdef SMALL_HD
-        if (one_chunk) {
+        {
             barrier();  // ps complete
             [[unroll]] for (uint jj = 0; jj < BKV; ++jj) {
                 const float pj = ps[si][jj];
                 sum += pj;
                 [[unroll]] for (uint v = 0; v < VPT; ++v) acc[0][v] += pj * vs[jj][sj + v * TPQ];
             }
-        } else
-#endif
+        }
+#else
         {
             [[unroll]] for (uint c = 0; c < NCH; ++c) {
                 if (c * DC >= hd) break;
@@ -207,6 +204,7 @@ void main() {
                 }
             }
         }
+#endif
         l = l * corr + sum;
     }
     if (si < nq) {
