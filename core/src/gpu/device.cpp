@@ -356,7 +356,10 @@ DeviceFacts gather_facts(VkInstance instance, VkPhysicalDevice pd, uint32_t inde
         (sync2_ext || p.apiVersion >= VK_API_VERSION_1_3) && sync2.synchronization2;
     f.tensor_cores = f.cooperative_matrix_nv && p.apiVersion >= VK_API_VERSION_1_2 &&
                      coop.cooperativeMatrix && tc_shape && v12.vulkanMemoryModel &&
-                     v12.shaderFloat16 && f.subgroup_size == 32;
+                     v12.shaderFloat16 && f.subgroup_size == 32 &&
+                     // the attention twin (sdpa_tc.comp) reduces rows with clustered operations
+                     (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_CLUSTERED_BIT) &&
+                     (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
     return f;
 }
 

@@ -27,6 +27,7 @@ constexpr uint32_t kFlashAttnGqaMinWorkgroups = 128;
 // Queries per sdpa workgroup (sdpa.comp's BQ): 16, or 32 for the head-dim <= 64 variant.
 constexpr uint32_t kSdpaQueryBlock = 16;
 constexpr uint32_t kSdpaQueryBlockHd64 = 32;
+constexpr uint32_t kSdpaMaxExactQueries = 8;  // the mat-vec limit of matmul.cpp
 }  // namespace
 
 void GraphSession::sdpa(const TensorView& q, const TensorView& k, const TensorView& v,
@@ -67,12 +68,14 @@ void GraphSession::sdpa(const TensorView& q, const TensorView& k, const TensorVi
              p.softcap,
              p.window};
     DispatchDesc d;
-    // Head dims up to 64 take the variant that loads K and V tiles together (docs/kernels.md).
-    d.kernel = fmt::format("sdpa_{}{}", k.dtype == DType::f16 ? "f16" : "f32",
-                           p.head_dim <= 64 ? "_hd64" : "");
+    // Head dims up to 64 take the variant that loads K and V tiles together (docs/kernels.md)
+    // for more than 8 queries. That variant has a tensor-core twin (f16 inputs), so, as for the
+    // mat-mat (matmul.cpp), a step of at most 8 tokens keeps f32 arithmetic on every device.
+    const bool hd64 = p.head_dim <= 64 && p.seq_q > kSdpaMaxExactQueries;
+    d.kernel = fmt::format("sdpa_{}{}", k.dtype == DType::f16 ? "f16" : "f32", hd64 ? "_hd64" : "");
     d.bindings = {{0, q}, {1, k}, {2, v}, {3, out}};
     d.push_constants = push_constant_bytes(params);
-    const uint32_t block = p.head_dim <= 64 ? kSdpaQueryBlockHd64 : kSdpaQueryBlock;
+    const uint32_t block = hd64 ? kSdpaQueryBlockHd64 : kSdpaQueryBlock;
     d.workgroups = {(p.seq_q + block - 1) / block, p.n_heads, 1};
     d.op = OpKind::sdpa;
     d.label = std::move(label);

@@ -4,6 +4,7 @@
 // before the queries, sliding window and soft-capping.
 #include <algorithm>
 
+#include "graphlens/kernel_registry.h"
 #include "graphlens/op_reference.h"
 #include "ops_test_support.h"
 
@@ -46,12 +47,16 @@ TEST_P(Sdpa, MatchesReference) {
     recorded.sdpa(tq, tk, tv, out, p);
     const ComputeGraph g = recorded.finish_recording();
     ASSERT_EQ(g.kernels.size(), 1u);
-    // Head dims up to 64 take the variant with K and V tiles side by side.
+    // Head dims up to 64 take the variant with K and V tiles side by side for more than 8
+    // queries; it runs on tensor cores (f16 inputs) where the device uses them.
+    const bool hd64 = p.head_dim <= 64 && p.seq_q > 8;
     EXPECT_EQ(g.kernels.front().name,
-              "sdpa_" + std::string(dtype_name(c.kv)) + (p.head_dim <= 64 ? "_hd64" : ""));
+              "sdpa_" + std::string(dtype_name(c.kv)) + (hd64 ? "_hd64" : ""));
+    const bool tc = device().kernels().get(g.kernels.front().name).tensor_cores;
+    EXPECT_EQ(tc, hd64 && device().uses_tensor_cores());
 
     run([&](GraphSession& s) { s.sdpa(tq, tk, tv, out, p); });
-    expect_close(out, ref::sdpa(q, k, v, p), kTolF32);
+    expect_close(out, ref::sdpa(q, k, v, p), tc ? kTolTensorCores : kTolF32);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -65,7 +70,11 @@ INSTANTIATE_TEST_SUITE_P(
         SdpaCase{"f16_head_dim_136", DType::f16, 136, 2, 1, 17, 40, true, 0, 0},
         SdpaCase{"f32_head_dim_256_softcap_window", DType::f32, 256, 2, 1, 33, 45, true, 2.0f, 10},
         SdpaCase{"f16_window_shorter_than_a_tile", DType::f16, 32, 4, 4, 50, 70, true, 0, 7},
-        SdpaCase{"f16_softcap", DType::f16, 48, 4, 2, 21, 21, true, 1.5f, 0}),
+        SdpaCase{"f16_softcap", DType::f16, 48, 4, 2, 21, 21, true, 1.5f, 0},
+        // several 64-key tiles, a partial query block and the tensor-core twin's padding
+        SdpaCase{"f32_head_dim_64_long", DType::f32, 64, 4, 2, 150, 230, true, 0, 0},
+        SdpaCase{"f16_head_dim_40_full", DType::f16, 40, 2, 1, 45, 130, false, 0, 0},
+        SdpaCase{"f32_eight_queries_stay_exact", DType::f32, 64, 2, 2, 8, 40, true, 0, 0}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST_F(OpsTest, SdpaRejectsMixedCacheTypes) {
