@@ -40,47 +40,4 @@ void w_oct(uint rb, uint k8, out float v[8]) {
 }
 #endif
 
-#ifdef TC_V4
-// The same octet as four packed f16 pairs (element 2i in the low half of word i), for the
-// tensor-core kernel's uvec4 tiles. Q4_0 / Q8_0 decode in f16 arithmetic: a quant q under the
-// exponent of 1024 (0x6400) reads as the half 1024 + q, so (that - offset) * d is the same
-// single rounding of the exact product d * q that converting w_oct's f32 value gives.
-#if defined(W_Q4_0)
-uvec4 w_oct_f16(uint rb, uint k8) {
-    const uint bo = rb + (k8 >> 2) * 18u;
-    const uint o = k8 & 3u;
-    const f16vec2 d = unpackFloat2x16(w_u16_at(bo)).xx;
-    const uint off = bo + 2u + 8u * (o & 1u), sh = 4u * (o >> 1);
-    const uint q0 = (w_u32_at(off) >> sh) & 0x0f0f0f0fu, q1 = (w_u32_at(off + 4u) >> sh) & 0x0f0f0f0fu;
-    uvec4 h = uvec4((q0 & 0xffu) | ((q0 & 0xff00u) << 8), (q0 >> 16) & 0xffu | ((q0 >> 8) & 0xff0000u),
-                    (q1 & 0xffu) | ((q1 & 0xff00u) << 8), (q1 >> 16) & 0xffu | ((q1 >> 8) & 0xff0000u)) |
-              0x64006400u;
-    const f16vec2 bias = f16vec2(1032.0);  // 1024 + Q4_0's offset of 8
-    [[unroll]] for (uint i = 0; i < 4u; ++i) h[i] = packFloat2x16((unpackFloat2x16(h[i]) - bias) * d);
-    return h;
-}
-#elif defined(W_Q8_0)
-uvec4 w_oct_f16(uint rb, uint k8) {
-    const uint bo = rb + (k8 >> 2) * 34u;
-    const f16vec2 d = unpackFloat2x16(w_u16_at(bo)).xx;
-    const uint off = bo + 2u + 8u * (k8 & 3u);
-    // Flipping the sign bit makes a signed byte q the unsigned q + 128.
-    const uint q0 = w_u32_at(off) ^ 0x80808080u, q1 = w_u32_at(off + 4u) ^ 0x80808080u;
-    uvec4 h = uvec4((q0 & 0xffu) | ((q0 & 0xff00u) << 8), (q0 >> 16) & 0xffu | ((q0 >> 8) & 0xff0000u),
-                    (q1 & 0xffu) | ((q1 & 0xff00u) << 8), (q1 >> 16) & 0xffu | ((q1 >> 8) & 0xff0000u)) |
-              0x64006400u;
-    const f16vec2 bias = f16vec2(1152.0);  // 1024 + 128
-    [[unroll]] for (uint i = 0; i < 4u; ++i) h[i] = packFloat2x16((unpackFloat2x16(h[i]) - bias) * d);
-    return h;
-}
-#else
-uvec4 w_oct_f16(uint rb, uint k8) {
-    float v[8];
-    w_oct(rb, k8, v);
-    return uvec4(packFloat2x16(f16vec2(v[0], v[1])), packFloat2x16(f16vec2(v[2], v[3])),
-                 packFloat2x16(f16vec2(v[4], v[5])), packFloat2x16(f16vec2(v[6], v[7])));
-}
-#endif
-#endif
-
 #endif

@@ -59,7 +59,11 @@ void main() {
     [[unroll]] for (uint i = 0; i < TIR * 4; ++i)
         [[unroll]] for (uint j = 0; j < TIC; ++j) acc[i][j] = vec4(0.0);
 
-    for (uint k0 = 0; k0 < p.k; k0 += BK) {
+    // Split k (GraphSession::*_split_k): workgroup z sums k range z of gl_NumWorkGroups.z equal
+    // ones and writes its partial product as column block z of y.
+    const uint ks = p.k / gl_NumWorkGroups.z, kb = gl_WorkGroupID.z * ks;
+    const uint yb = gl_WorkGroupID.z * p.m * p.y_stride;
+    for (uint k0 = kb; k0 < kb + ks; k0 += BK) {
         // W: TILE_N rows x 4 octets of k.
         [[unroll]] for (uint t = 0; t < TIR; ++t) {
             const uint task = lid + WG_SIZE * t;
@@ -103,7 +107,7 @@ void main() {
             [[unroll]] for (uint j = 0; j < TIC; ++j)
                 [[unroll]] for (uint c = 0; c < 4u; ++c) {
                     const uint col = c0 + 4u * (cg + 4u * j) + c;
-                    if (col < p.m) y[col * p.y_stride + row] = acc[4 * i + r][j][c];
+                    if (col < p.m) y[yb + col * p.y_stride + row] = acc[4 * i + r][j][c];
                 }
         }
 }

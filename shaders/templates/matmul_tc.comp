@@ -13,8 +13,6 @@
 // Results go through a per-warp 16 x 16 f32 staging area so partial tiles are bounds-checked.
 // The next k tile is read from global memory into registers while the tensor cores work on the
 // current one (TC_NO_PREFETCH: after it, the variant "_nopf"); BK 64 is the variant "_bk64".
-// TC_V4 (variant "_v4"): tiles as packed halves in uvec4 arrays, one 16-byte shared store per
-// 8 k instead of eight 2-byte ones; Q4_0 weights decoded straight to f16 pairs (w_oct_f16).
 //
 // TC_REFLECT builds the reflection twin: the same declarations and memory accesses with the
 // cooperative-matrix operations left out, for spirv-cross 2021 (which cannot parse NV
@@ -59,13 +57,7 @@ layout(local_size_x = WG_SIZE) in;
 #include "matmul_params.glsl"
 
 #include "weight_binding.glsl"
-#ifdef TC_X4
-// x as vec4s (16-byte loads; the interface check compares bindings and access, not element
-// types). Element i is x4[i / 4][i % 4].
-layout(set = 0, binding = 1) readonly buffer X { vec4 x4[]; };
-#else
 layout(set = 0, binding = 1) readonly buffer X { float x[]; };
-#endif
 layout(set = 0, binding = 2) writeonly buffer Y { float y[]; };
 #ifdef W_AFFINE
 layout(set = 0, binding = 3) readonly buffer S { float16_t scales[]; };
@@ -75,44 +67,20 @@ layout(set = 0, binding = 4) readonly buffer B { float16_t biases[]; };
 #include "weights.glsl"
 #include "matmul_tile.glsl"
 
-#ifdef TC_V4
-// uvec4 arrays of packed halves: one 16-byte store per 8 k of a row or column; the matrix loads
-// read them as f16 with offsets and strides in uvec4s (NVIDIA's own NV cooperative-matrix
-// sample loads its tiles from uvec4 shared arrays the same way).
-#define LDS4 (LDS / 8)     // uvec4s per shared row
-#define XO (TILE_M * BK / 8 / WG_SIZE)  // x octets per thread per tile
-shared uvec4 ws4[TILE_N * LDS4];
-shared uvec4 xs4[TILE_M * LDS4];
-#else
 // Scalar f16 arrays: the matrix loads read the matrix component type itself.
 shared float16_t ws[TILE_N * LDS];
 shared float16_t xs[TILE_M * LDS];
-#endif
 shared float stage[8 * 256];
-
-#ifdef TC_V4
-uint pack_f16(float a, float b) { return packFloat2x16(f16vec2(a, b)); }
-#ifdef TC_X4
-#define X_AT(i) x4[(i) >> 2][(i) & 3u]
-#define X_ALIGNED(i) (((i) & 3u) == 0u)
-#define X_OCT(i, v)                                                  \
-    {                                                                \
-        const vec4 lo = x4[(i) >> 2], hi = x4[((i) >> 2) + 1u];      \
-        v[0] = lo.x; v[1] = lo.y; v[2] = lo.z; v[3] = lo.w;          \
-        v[4] = hi.x; v[5] = hi.y; v[6] = hi.z; v[7] = hi.w;          \
-    }
-#else
-#define X_AT(i) x[i]
-#define X_ALIGNED(i) true
-#define X_OCT(i, v) [[unroll]] for (uint e = 0; e < 8u; ++e) v[e] = x[(i) + e];
-#endif
-#endif
 
 void main() {
     const uint lid = gl_LocalInvocationID.x;
     const uint r0 = gl_WorkGroupID.x * TILE_N;
     const uint c0 = gl_WorkGroupID.y * TILE_M;
     const uint warp = lid / 32u, lane = lid % 32u;
+    // Split k (GraphSession::*_split_k): workgroup z sums k range z of gl_NumWorkGroups.z equal
+    // ones and writes its partial product as column block z of y.
+    const uint ks = p.k / gl_NumWorkGroups.z, kb = gl_WorkGroupID.z * ks, ke = kb + ks;
+    const uint yb = gl_WorkGroupID.z * p.m * p.y_stride;
     const uint wn = warp % WARPS_N, wm = warp / WARPS_N;
 
 #ifndef TC_REFLECT
@@ -122,35 +90,6 @@ void main() {
             acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
 #endif
 
-#ifdef TC_V4
-    // Global -> registers for the tile at k0, as packed halves: TILE_N rows x BK/8 octets of W
-    // (w_oct_f16) and TILE_M columns x BK/8 octets of x (4 lanes read one column's 128 bytes
-    // per 32 k).
-    uvec4 wh[WT];
-    uvec4 xh[XO];
-#define LOAD_TILE(K0)                                                                  \
-    [[unroll]] for (uint t = 0; t < WT; ++t) {                                         \
-        const uint task = lid + WG_SIZE * t;                                           \
-        const uint rr = task / (BK / 8u), o = task % (BK / 8u), row = r0 + rr;          \
-        wh[t] = (row < p.n && (K0) + 8u * o < p.k)                                     \
-                    ? w_oct_f16(row * p.row_bytes, (K0) / 8u + o)                      \
-                    : uvec4(0u);                                                       \
-    }                                                                                  \
-    [[unroll]] for (uint t = 0; t < XO; ++t) {                                         \
-        const uint task = lid + WG_SIZE * t;                                           \
-        const uint cc = task / (BK / 8u), o = task % (BK / 8u), col = c0 + cc;         \
-        float xe[8];                                                                   \
-        const uint ko = (K0) + 8u * o, base = col * p.x_stride + ko;                   \
-        if (col < p.m && ko + 8u <= p.k && X_ALIGNED(base)) {                          \
-            X_OCT(base, xe)                                                            \
-        } else {                                                                       \
-            [[unroll]] for (uint e = 0; e < 8u; ++e)                                   \
-                xe[e] = (col < p.m && ko + e < p.k) ? X_AT(base + e) : 0.0;            \
-        }                                                                              \
-        xh[t] = uvec4(pack_f16(xe[0], xe[1]), pack_f16(xe[2], xe[3]),                  \
-                      pack_f16(xe[4], xe[5]), pack_f16(xe[6], xe[7]));                 \
-    }
-#else
     // Global -> registers for the tile at k0: TILE_N rows x BK/8 octets of W (dequantised) and
     // TILE_M columns x BK/4 quads of x (8 lanes read one column's 128 bytes per 32 k).
     float wv[WT][8];
@@ -171,25 +110,17 @@ void main() {
         xv[t] = vec4(0.0);                                                             \
         if (col < p.m) {                                                               \
             const uint kq = (K0) + 4u * q, base = col * p.x_stride + kq;               \
-            [[unroll]] for (uint e = 0; e < 4u; ++e)                                   \
-                if (kq + e < p.k) xv[t][e] = x[base + e];                              \
+            if (kq + 4u <= p.k) { /* a whole quad: four loads, no per-element test */   \
+                [[unroll]] for (uint e = 0; e < 4u; ++e) xv[t][e] = x[base + e];       \
+            } else {                                                                   \
+                [[unroll]] for (uint e = 0; e < 4u; ++e)                               \
+                    if (kq + e < p.k) xv[t][e] = x[base + e];                          \
+            }                                                                          \
         }                                                                              \
     }
 
-#endif
-
-    LOAD_TILE(0u)
-    for (uint k0 = 0; k0 < p.k; k0 += BK) {
-#ifdef TC_V4
-        [[unroll]] for (uint t = 0; t < WT; ++t) {
-            const uint task = lid + WG_SIZE * t;
-            ws4[(task / (BK / 8u)) * LDS4 + task % (BK / 8u)] = wh[t];
-        }
-        [[unroll]] for (uint t = 0; t < XO; ++t) {
-            const uint task = lid + WG_SIZE * t;
-            xs4[(task / (BK / 8u)) * LDS4 + task % (BK / 8u)] = xh[t];
-        }
-#else
+    LOAD_TILE(kb)
+    for (uint k0 = kb; k0 < ke; k0 += BK) {
         // Registers -> shared, as f16.
         [[unroll]] for (uint t = 0; t < WT; ++t) {
             const uint task = lid + WG_SIZE * t;
@@ -203,11 +134,10 @@ void main() {
             [[unroll]] for (uint e = 0; e < 4u; ++e)
                 xs[cc * LDS + 4u * q + e] = float16_t(xv[t][e]);
         }
-#endif
         barrier();
 #ifndef TC_NO_PREFETCH
         // The next tile's global loads are in flight during this tile's products.
-        if (k0 + BK < p.k) {
+        if (k0 + BK < ke) {
             LOAD_TILE(k0 + BK)
         }
 #endif
@@ -215,17 +145,10 @@ void main() {
         [[unroll]] for (uint kk = 0; kk < BK; kk += 16) {
             fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[FN];
             fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> b[FM];
-#ifdef TC_V4
-            [[unroll]] for (uint i = 0; i < FN; ++i)
-                coopMatLoadNV(a[i], ws4, (wn * FN + i) * 16u * LDS4 + kk / 8u, LDS4, false);
-            [[unroll]] for (uint j = 0; j < FM; ++j)
-                coopMatLoadNV(b[j], xs4, (wm * FM + j) * 16u * LDS4 + kk / 8u, LDS4, true);
-#else
             [[unroll]] for (uint i = 0; i < FN; ++i)
                 coopMatLoadNV(a[i], ws, (wn * FN + i) * 16u * LDS + kk, LDS, false);
             [[unroll]] for (uint j = 0; j < FM; ++j)
                 coopMatLoadNV(b[j], xs, (wm * FM + j) * 16u * LDS + kk, LDS, true);
-#endif
             [[unroll]] for (uint i = 0; i < FN; ++i)
                 [[unroll]] for (uint j = 0; j < FM; ++j)
                     acc[i][j] = coopMatMulAddNV(a[i], b[j], acc[i][j]);
@@ -233,7 +156,7 @@ void main() {
 #endif
         barrier();
 #ifdef TC_NO_PREFETCH
-        if (k0 + BK < p.k) {
+        if (k0 + BK < ke) {
             LOAD_TILE(k0 + BK)
         }
 #endif
@@ -251,7 +174,7 @@ void main() {
             const uint rb = r0 + (wn * FN + i) * 16u, cb = c0 + (wm * FM + j) * 16u;
             [[unroll]] for (uint e = 0; e < 8u; ++e) {
                 const uint idx = lane + 32u * e, row = rb + idx % 16u, col = cb + idx / 16u;
-                if (row < p.n && col < p.m) y[col * p.y_stride + row] = stage[warp * 256u + idx];
+                if (row < p.n && col < p.m) y[yb + col * p.y_stride + row] = stage[warp * 256u + idx];
             }
             subgroupMemoryBarrierShared();
             subgroupBarrier();

@@ -63,6 +63,14 @@ struct SessionOptions {
     bool timestamps = true;  ///< timestamp queries around the command buffer
 };
 
+/// How many equal k ranges a mat-mat of a `weight`-typed [k, n] weight and m columns of x
+/// should be split into (GraphSession::matmul_split_k): 4, or 2, for rows of at least 4096
+/// elements whose 128 x 128 tile grid has fewer than 128 workgroups (the 1b model's ffn_down:
+/// 64 tiles, at 512 tokens, against an H100's 132 SMs), where the ranges are whole tiles and
+/// blocks; else 1. A constant rule, as the tile choice: a graph records the same kernels on
+/// every device.
+uint32_t matmul_k_splits(DType weight, uint32_t n, uint32_t k, uint32_t m);
+
 /// What finish_with_timing() measured, in nanoseconds.
 struct SessionTiming {
     uint64_t encode_ns = 0;  ///< CPU: direct mode begin()..finish(); recorded mode the replay
@@ -235,6 +243,17 @@ class GraphSession {
     /// out f32 [n, m]. Mat-vec kernel for m <= 8, tiled mat-mat kernel above.
     void quantized_matmul_ggml(const TensorView& x, const TensorView& weight, const TensorView& out,
                                std::string label = "quantized_matmul_ggml");
+    /// Split-k mat-mat (m > 8 columns): `partials` f32 [n, m * splits] gets the products over
+    /// `splits` equal, consecutive k ranges, range z as columns z m .. z m + m - 1; the
+    /// product is their sum, which the caller records (adds: the fusion pass makes a chain of
+    /// them one multi_add). Each range must be whole 32-element tiles and whole weight blocks.
+    /// For shapes whose tile grid alone would leave a large GPU idle (matmul_k_splits).
+    void matmul_split_k(const TensorView& weight, const TensorView& x, const TensorView& partials,
+                        uint32_t splits, std::string label = "matmul");
+    /// The same for ggml block weights.
+    void quantized_matmul_ggml_split_k(const TensorView& x, const TensorView& weight,
+                                       const TensorView& partials, uint32_t splits,
+                                       std::string label = "quantized_matmul_ggml");
     /// Expert-routed mat-vec for MoE (see MatmulIdParams): out[t][s] = W[ids[t][s]] x[t][s].
     void quantized_matmul_id_ggml(const TensorView& x, const TensorView& weight,
                                   const TensorView& ids, const TensorView& out,

@@ -157,6 +157,12 @@ TransformerModel::TransformerModel(DeviceMemory& memory, ModelConfig config,
         region("act_raw", f * c.n_ff);
         region("act", f * c.n_ff);
         region("ffn_out", f * c.n_embd);
+        // Split-k down projection (record_ffn): its partial products and their running sums.
+        if (c.n_ff >= 4096) {
+            region("down_parts", f * c.n_embd * 4);
+            region("down_sum1", f * c.n_embd);
+            region("down_sum2", f * c.n_embd);
+        }
     }
     if (c.post_norms) {
         region("post_ffw_raw", f * c.n_embd);
@@ -608,7 +614,31 @@ void TransformerModel::record_ffn(GraphSession& s, uint32_t il, uint32_t T, cons
     else
         s.silu(gate, a_raw, b + "ffn_act");
     s.mul(a_raw, up, a, b + "ffn_mul");
-    matmul(s, weight(b + "ffn_down.weight"), a, out, b + "ffn_down");
+    const std::string down = b + "ffn_down.weight";
+    const uint32_t splits = matmul_k_splits(slot(down).spec.dtype, uint32_t(c.n_embd),
+                                            uint32_t(ff), T);
+    if (splits == 1) {
+        matmul(s, weight(down), a, out, b + "ffn_down");
+        return;
+    }
+    // A long-row down projection whose tiles alone would leave most of the GPU idle: partial
+    // products over k ranges, then their sum as a chain of adds (with the residual add after
+    // it, one multi_add once fused).
+    const TensorView parts = act("down_parts", DType::f32, {int64_t(c.n_embd), nt * splits});
+    if (dtype_is_quantized(weight(down).dtype))
+        s.quantized_matmul_ggml_split_k(a, weight(down), parts, splits, b + "ffn_down");
+    else
+        s.matmul_split_k(weight(down), a, parts, splits, b + "ffn_down");
+    auto part = [&](uint32_t z) {
+        return act("down_parts", DType::f32, {int64_t(c.n_embd), nt}, 4ull * c.n_embd * nt * z);
+    };
+    TensorView sum = part(0);
+    for (uint32_t z = 1; z < splits; ++z) {
+        const TensorView to =
+            z + 1 == splits ? out : act(fmt::format("down_sum{}", z), DType::f32, {int64_t(c.n_embd), nt});
+        s.add(sum, part(z), to, fmt::format("{}ffn_down.sum{}", b, z));
+        sum = to;
+    }
 }
 
 void TransformerModel::record_moe(GraphSession& s, uint32_t il, uint32_t T, const TensorView& in,

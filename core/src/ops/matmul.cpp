@@ -99,6 +99,40 @@ uint32_t check_x_out(std::string_view op, std::string_view label, const TensorVi
     return m;
 }
 
+// Split-k: k ranges per mat-mat, at most, and the tile grid they fill (two workgroups an SM
+// of a large GPU).
+constexpr uint32_t kMaxKSplits = 4;
+constexpr uint32_t kMinSplitRow = 4096;
+
+// Elements of a k range: whole 32-k tiles and whole blocks of t.
+uint32_t split_unit(DType t) { return std::max<uint32_t>(32, uint32_t(dtype_block_elements(t))); }
+
+// Checks x [k, m] and partials [n, m * splits] of a split-k product; returns m.
+uint32_t check_x_partials(std::string_view op, std::string_view label, const TensorView& x,
+                          const TensorView& partials, uint32_t n, uint32_t k, DType weight,
+                          uint32_t splits) {
+    require_dtype(op, label, "x", x, DType::f32);
+    require_dtype(op, label, "partials", partials, DType::f32);
+    require_consistent(op, label, "x", x);
+    require_consistent(op, label, "partials", partials);
+    if (k == 0 || n == 0) fail(op, label, "empty weight");
+    if (x.shape[0] != k)
+        fail(op, label,
+             fmt::format("x rows have {} elements but weight rows have {}", x.shape[0], k));
+    const uint32_t m = checked_u32(op, label, "columns of x", x.elements() / k);
+    const uint32_t unit = split_unit(weight);
+    if (splits < 2 || splits > kMaxKSplits || k % (uint64_t(splits) * unit) != 0)
+        fail(op, label,
+             fmt::format("{} splits of rows of {} (2..{} ranges of whole {}-element tiles "
+                         "and blocks)",
+                         splits, k, kMaxKSplits, unit));
+    if (m <= kMatvecMaxCols)
+        fail(op, label,
+             fmt::format("{} columns take the mat-vec kernel, which has no split", m));
+    require_elements(op, label, "partials", partials, int64_t(n) * m * splits);
+    return m;
+}
+
 // A ggml block weight (Q4_0, Q8_0, Q4_K, Q6_K): consistent, rows of whole blocks; returns k.
 uint32_t check_ggml_weight(std::string_view op, std::string_view label, const TensorView& weight) {
     if (!dtype_is_quantized(weight.dtype))
@@ -116,7 +150,7 @@ uint32_t check_ggml_weight(std::string_view op, std::string_view label, const Te
 
 DispatchDesc product(std::string_view op, std::string_view format, const Shape& s,
                      MatmulParams params, std::vector<BoundView> bindings, OpKind kind,
-                     std::string label, bool vec_ok) {
+                     std::string label, bool vec_ok, uint32_t splits = 1) {
     const std::string_view words = words_suffix(bindings.front().view);
     params.n = s.n;
     params.k = s.k;
@@ -125,7 +159,11 @@ DispatchDesc product(std::string_view op, std::string_view format, const Shape& 
     params.y_stride = s.n;
     DispatchDesc d;
     const auto split_k = s.m == 1 ? split_k_matvec(format, s.n) : std::nullopt;
-    if (split_k) {
+    if (splits > 1) {  // the 128 x 128 tile, one grid layer a k range
+        d.kernel = fmt::format("matmul_{}{}{}", format, words, kMatmulTiles[0].suffix);
+        d.workgroups = {(s.n + kMatmulTiles[0].rows - 1) / kMatmulTiles[0].rows,
+                        (s.m + kMatmulTiles[0].cols - 1) / kMatmulTiles[0].cols, splits};
+    } else if (split_k) {
         d.kernel = split_k->kernel;  // 16-bit weight words: any view size
         d.workgroups = {(s.n + split_k->rows - 1) / split_k->rows, 1, 1};
     } else if (s.m <= kMatvecMaxCols) {
@@ -190,6 +228,17 @@ DispatchDesc xq8_matvec(Device& device, const TensorView& x, const TensorView& w
 
 }  // namespace
 
+uint32_t matmul_k_splits(DType weight, uint32_t n, uint32_t k, uint32_t m) {
+    if (m <= kMatvecMaxCols || k < kMinSplitRow) return 1;
+    const MatmulTile& t = kMatmulTiles[0];
+    const uint64_t groups = uint64_t((n + t.rows - 1) / t.rows) * ((m + t.cols - 1) / t.cols);
+    if (groups >= kTileMinGroups) return 1;
+    for (uint32_t s = kMaxKSplits; s >= 2; s /= 2)
+        if (groups * s <= 2 * kTileMinGroups && k % (uint64_t(s) * split_unit(weight)) == 0)
+            return s;
+    return 1;
+}
+
 void GraphSession::matmul(const TensorView& weight, const TensorView& x, const TensorView& out,
                           std::string label) {
     constexpr std::string_view op = "matmul";
@@ -206,6 +255,22 @@ void GraphSession::matmul(const TensorView& weight, const TensorView& x, const T
     dispatch(product(op, weight.dtype == DType::f16 ? "f16" : "f32", {n, k, m}, params,
                      {{0, weight}, {1, x}, {2, out}}, OpKind::matmul, std::move(label),
                      vec && m <= kMatvecMaxCols));
+}
+
+void GraphSession::matmul_split_k(const TensorView& weight, const TensorView& x,
+                                  const TensorView& partials, uint32_t splits,
+                                  std::string label) {
+    constexpr std::string_view op = "matmul";
+    require_dtype_of(op, label, "weight", weight, DType::f32, DType::f16);
+    require_consistent(op, label, "weight", weight);
+    const uint32_t k = checked_u32(op, label, "k", weight.shape[0]);
+    const uint32_t n = checked_u32(op, label, "n", k ? weight.elements() / k : 0);
+    const uint32_t m = check_x_partials(op, label, x, partials, n, k, weight.dtype, splits);
+    MatmulParams params;
+    params.row_bytes = checked_u32(op, label, "row bytes", int64_t(row_bytes(weight.dtype, k)));
+    dispatch(product(op, weight.dtype == DType::f16 ? "f16" : "f32", {n, k, m}, params,
+                     {{0, weight}, {1, x}, {2, partials}}, OpKind::matmul, std::move(label),
+                     false, splits));
 }
 
 void GraphSession::quantized_matmul(const TensorView& x, const TensorView& weight,
@@ -253,6 +318,20 @@ void GraphSession::quantized_matmul_ggml(const TensorView& x, const TensorView& 
     params.row_bytes = checked_u32(op, label, "row bytes", int64_t(row_bytes(weight.dtype, k)));
     dispatch(product(op, suffix, {n, k, m}, params, {{0, weight}, {1, x}, {2, out}},
                      OpKind::quantized_matmul_ggml, std::move(label), false));
+}
+
+void GraphSession::quantized_matmul_ggml_split_k(const TensorView& x, const TensorView& weight,
+                                                 const TensorView& partials, uint32_t splits,
+                                                 std::string label) {
+    constexpr std::string_view op = "quantized_matmul_ggml";
+    const uint32_t k = check_ggml_weight(op, label, weight);
+    const auto suffix = weight_suffix(op, label, weight.dtype);
+    const uint32_t n = checked_u32(op, label, "n", k ? weight.elements() / k : 0);
+    const uint32_t m = check_x_partials(op, label, x, partials, n, k, weight.dtype, splits);
+    MatmulParams params;
+    params.row_bytes = checked_u32(op, label, "row bytes", int64_t(row_bytes(weight.dtype, k)));
+    dispatch(product(op, suffix, {n, k, m}, params, {{0, weight}, {1, x}, {2, partials}},
+                     OpKind::quantized_matmul_ggml, std::move(label), false, splits));
 }
 
 void GraphSession::quantized_matmul_id_ggml(const TensorView& x, const TensorView& weight,

@@ -99,5 +99,102 @@ INSTANTIATE_TEST_SUITE_P(
                       TileCase{DType::q8_0, 1028, 64, 900, "matmul_q8_0_t128x64"}),
     [](const auto& info) { return std::string(info.param.kernel); });
 
+// Split-k mat-mat (GraphSession::*_split_k): the partial products over equal k ranges, summed,
+// are the product; partial tiles in n and m, every weight family, 2 and 4 ranges.
+struct SplitCase {
+    DType dtype;
+    uint32_t n, k, m, splits;
+};
+
+class MatmulSplitK : public OpsTest, public ::testing::WithParamInterface<SplitCase> {
+  protected:
+    void record(GraphSession& s, const TensorView& w, const TensorView& x,
+                const TensorView& partials, uint32_t splits) {
+        if (dtype_is_quantized(GetParam().dtype))
+            s.quantized_matmul_ggml_split_k(x, w, partials, splits);
+        else
+            s.matmul_split_k(w, x, partials, splits);
+    }
+};
+
+TEST_P(MatmulSplitK, PartialsSumToTheProduct) {
+    const SplitCase c = GetParam();
+    const auto w = random(size_t(c.n) * c.k);
+    const auto stored = as_stored(c.dtype, w);
+    const auto x = random(size_t(c.k) * c.m);
+    auto tw = input_as(c.dtype, w, {c.k, c.n}, "w");
+    auto tx = input(x, {c.k, c.m}, "x");
+    auto partials = tensor(DType::f32, {c.n, c.m * c.splits}, "partials");
+
+    auto recorded = executor->begin_recorded();
+    record(recorded, tw, tx, partials, c.splits);
+    const ComputeGraph g = recorded.finish_recording();
+    ASSERT_EQ(g.nodes.size(), 1u);
+    const Node& node = g.nodes.front();
+    // The 128 x 128 tile, one grid layer per k range.
+    EXPECT_EQ(g.kernels[node.kernel].name.find("_t"), std::string::npos)
+        << g.kernels[node.kernel].name;
+    EXPECT_EQ(node.workgroups[2], c.splits);
+
+    const bool tc = device().kernels().get(g.kernels[node.kernel].name).tensor_cores;
+    run([&](GraphSession& s) { record(s, tw, tx, partials, c.splits); });
+    const auto parts = read(partials);
+    std::vector<float> sum(size_t(c.n) * c.m, 0.0f);
+    for (uint32_t z = 0; z < c.splits; ++z)
+        for (size_t i = 0; i < sum.size(); ++i) sum[i] += parts[z * sum.size() + i];
+    const double e = relative_error(sum, ref::matmul(stored, x, c.n, c.k, c.m));
+    EXPECT_LE(e, tc ? kTolTensorCores : kTolF32);
+    // Each range alone is a product too, not the whole one: partial 0 is W[:, :k/s] x[:k/s].
+    std::vector<float> w0, x0;
+    for (uint32_t r = 0; r < c.n; ++r)
+        for (uint32_t i = 0; i < c.k / c.splits; ++i) w0.push_back(stored[size_t(r) * c.k + i]);
+    for (uint32_t col = 0; col < c.m; ++col)
+        for (uint32_t i = 0; i < c.k / c.splits; ++i) x0.push_back(x[size_t(col) * c.k + i]);
+    const std::vector<float> first(parts.begin(), parts.begin() + long(sum.size()));
+    EXPECT_LE(relative_error(first, ref::matmul(w0, x0, c.n, c.k / c.splits, c.m)),
+              tc ? kTolTensorCores : kTolF32);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, MatmulSplitK,
+    ::testing::Values(SplitCase{DType::f32, 130, 256, 20, 2}, SplitCase{DType::f16, 130, 256, 20, 4},
+                      SplitCase{DType::q4_0, 132, 512, 140, 4},
+                      SplitCase{DType::q8_0, 100, 256, 40, 2},
+                      SplitCase{DType::q4_k, 132, 1024, 20, 4}),
+    [](const auto& info) {
+        return std::string(dtype_name(info.param.dtype)) + "_" +
+               std::to_string(info.param.splits);
+    });
+
+TEST_F(OpsTest, SplitKRejectsRangesOfPartialBlocksMatVecsAndShortPartials) {
+    auto w = tensor(DType::q4_k, {512, 64}, "w");
+    auto x = tensor(DType::f32, {512, 16}, "x");
+    auto s = executor->begin_recorded();
+    // 512 / 4 = 128: not whole 256-element q4_k blocks.
+    EXPECT_THROW(s.quantized_matmul_ggml_split_k(x, w, tensor(DType::f32, {64, 64}, "p"), 4),
+                 std::invalid_argument);
+    EXPECT_THROW(s.quantized_matmul_ggml_split_k(x, w, tensor(DType::f32, {64, 16}, "p1"), 1),
+                 std::invalid_argument);
+    EXPECT_THROW(s.quantized_matmul_ggml_split_k(x, w, tensor(DType::f32, {64, 16}, "p2"), 2),
+                 std::invalid_argument);  // partials hold one product, not two
+    auto x8 = tensor(DType::f32, {512, 8}, "x8");
+    EXPECT_THROW(s.quantized_matmul_ggml_split_k(x8, w, tensor(DType::f32, {64, 16}, "p3"), 2),
+                 std::invalid_argument);  // 8 columns: the mat-vec path
+    s.quantized_matmul_ggml_split_k(x, w, tensor(DType::f32, {64, 32}, "ok"), 2);
+}
+
+TEST(MatmulKSplits, SplitsLongRowsWhoseTilesWouldNotFillALargeGpu) {
+    // llama-3.2-1b at 512 tokens: ffn_down (n 2048, k 8192) has 64 tiles of 128 x 128.
+    EXPECT_EQ(matmul_k_splits(DType::q4_0, 2048, 8192, 512), 4u);
+    EXPECT_EQ(matmul_k_splits(DType::q4_0, 2048, 8192, 640), 2u);   // 80 tiles: 4 x would be 320
+    EXPECT_EQ(matmul_k_splits(DType::q4_0, 2048, 8192, 1024), 1u);  // 128 tiles
+    EXPECT_EQ(matmul_k_splits(DType::q4_0, 2048, 2048, 512), 1u);   // short rows
+    EXPECT_EQ(matmul_k_splits(DType::q4_0, 8192, 2048, 512), 1u);   // 256 tiles already
+    EXPECT_EQ(matmul_k_splits(DType::q4_0, 4096, 14336, 512), 1u);  // 128 tiles
+    EXPECT_EQ(matmul_k_splits(DType::q4_0, 2048, 8192, 8), 1u);     // mat-vec
+    EXPECT_EQ(matmul_k_splits(DType::q4_k, 2048, 4352, 512), 1u);   // 17 blocks: no even split
+    EXPECT_EQ(matmul_k_splits(DType::q6_k, 2048, 4608, 512), 2u);   // 18 blocks: 2 x 9
+}
+
 }  // namespace
 }  // namespace graphlens::test
