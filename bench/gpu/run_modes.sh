@@ -2,7 +2,7 @@
 # The execution-mode device run of docs/benchmarks.md §1: every mode on llama-3.2-1b decode at
 # KV 512 and 4096, llama-3.1-8b decode and a 512-token llama-3.2-1b prefill (random Q4_0
 # weights, f16 KV cache for decode), the copy bandwidth for the floor, a per-group profile of
-# the 1b decode, the decode attention kernels and the op/matmul tests on the device. Put graphlens-cli, graphlens-bench and
+# the 1b decode and prefill, the decode attention kernels and the op/matmul tests on the device. Put graphlens-cli, graphlens-bench and
 # test_ops (Release) next to this script and run it on the GPU machine with $OUT set; logs go
 # to $OUT as one archive, logs.tgz (the device tool returns at most 8 files). STEPS (a regular
 # expression over the step names) runs a subset.
@@ -22,6 +22,7 @@ step run-1b-4096 150 "$B/graphlens-cli" run d4096.json --modes all --repeat 20 -
 step run-8b-512 200 "$B/graphlens-cli" run d8b.json --modes all --repeat 20 --warmup-ms 1000
 step run-1b-pre 200 "$B/graphlens-cli" run p512.json --modes all --repeat 10 --warmup-ms 1000
 step groups-1b-512 90 "$B/graphlens-cli" run d512.json --modes levels --groups levels --profile --top 40
+step groups-1b-pre 90 "$B/graphlens-cli" run p512.json --modes levels --repeat 3 --groups levels --profile --top 400
 step test-ops 150 "$B/test_ops"
 (cd "$OUT" && tar czf logs.tgz ./*.log steps.txt smi.txt && rm -f ./*.log)
 exit 0

@@ -34,10 +34,11 @@ layout(push_constant) uniform Params {
 } p;
 
 void main() {
-    const uint j = gl_GlobalInvocationID.x;  // pair index within the head
-    const uint head = gl_WorkGroupID.y;
+    // Pair j of a head; the grid's x runs over the pairs of every head of position s.
+    const uint pairs = p.head_dim / 2;
+    if (gl_GlobalInvocationID.x >= pairs * p.n_heads) return;
+    const uint head = gl_GlobalInvocationID.x / pairs, j = gl_GlobalInvocationID.x % pairs;
     const uint s = gl_WorkGroupID.z;
-    if (j >= p.head_dim / 2) return;
     const uint base = (s * p.n_heads + head) * p.head_dim;
     const uint half_rot = p.rope_dim / 2;
     if (j >= half_rot) {

@@ -127,8 +127,11 @@ class TransformerModel {
                     const TensorView& out) const;
     void record_moe(GraphSession& s, uint32_t il, uint32_t T, const TensorView& in,
                     const TensorView& out) const;
+    /// out = w x. With `split_region` (a region of partials, sized by split_regions()), a
+    /// product whose tiles alone would leave a large GPU idle (matmul_k_splits) runs as partial
+    /// products over k ranges and a chain of adds through `<split_region>.sum1`, `.sum2`.
     void matmul(GraphSession& s, const TensorView& w, const TensorView& x, const TensorView& out,
-                std::string label) const;
+                std::string label, const char* split_region = nullptr) const;
     /// The x the mat-vecs over `weights` read: x itself, or (one-token steps, see
     /// TransformerOptions::q8_activations) x quantised into region q8_region by a quantize_q8
     /// dispatch recorded here.

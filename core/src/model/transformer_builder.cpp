@@ -100,6 +100,16 @@ TransformerModel::TransformerModel(DeviceMemory& memory, ModelConfig config,
         end += align_up(bytes);
         scratch = std::max(scratch, end);
     };
+    // Partials and running sums of a split-k product of n outputs a token over rows of k
+    // (matmul(..., split_region)), where a step of up to T tokens might split it: the fewest
+    // mat-mat columns (9) make the smallest tile grid, and f32's 32-element unit divides
+    // every format's.
+    auto split_regions = [&](const std::string& name, uint64_t n, uint64_t k) {
+        if (T <= 8 || matmul_k_splits(DType::f32, uint32_t(n), uint32_t(k), 9) == 1) return;
+        region(name, 4ull * T * n * 4);  // at most 4 ranges
+        region(name + ".sum1", 4ull * T * n);
+        region(name + ".sum2", 4ull * T * n);
+    };
     const uint64_t f = 4ull * T;  // f32 bytes per value per token
     region("norm_raw", f * c.n_embd);
     region("norm", f * c.n_embd);
@@ -123,6 +133,7 @@ TransformerModel::TransformerModel(DeviceMemory& memory, ModelConfig config,
     region("k_rope", f * c.kv_dim());
     region("attn", f * c.q_dim());
     region("attn_out", f * c.n_embd);
+    split_regions("o_parts", c.n_embd, c.q_dim());
     if (c.post_norms) {
         region("post_attn_raw", f * c.n_embd);
         region("post_attn", f * c.n_embd);
@@ -157,12 +168,7 @@ TransformerModel::TransformerModel(DeviceMemory& memory, ModelConfig config,
         region("act_raw", f * c.n_ff);
         region("act", f * c.n_ff);
         region("ffn_out", f * c.n_embd);
-        // Split-k down projection (record_ffn): its partial products and their running sums.
-        if (c.n_ff >= 4096) {
-            region("down_parts", f * c.n_embd * 4);
-            region("down_sum1", f * c.n_embd);
-            region("down_sum2", f * c.n_embd);
-        }
+        split_regions("down_parts", c.n_embd, c.n_ff);
     }
     if (c.post_norms) {
         region("post_ffw_raw", f * c.n_embd);
@@ -336,11 +342,35 @@ void TransformerModel::upload_inputs(std::span<const int32_t> tokens, uint32_t k
 }
 
 void TransformerModel::matmul(GraphSession& s, const TensorView& w, const TensorView& x,
-                              const TensorView& out, std::string label) const {
-    if (dtype_is_quantized(w.dtype))
-        s.quantized_matmul_ggml(x, w, out, std::move(label));
+                              const TensorView& out, std::string label,
+                              const char* split_region) const {
+    const bool quantized = dtype_is_quantized(w.dtype);
+    const int64_t n = out.shape[0], cols = out.elements() / std::max<int64_t>(n, 1);
+    const uint32_t splits =
+        split_region ? matmul_k_splits(w.dtype, uint32_t(n), uint32_t(x.shape[0]), uint32_t(cols))
+                     : 1;
+    if (splits == 1) {
+        if (quantized)
+            s.quantized_matmul_ggml(x, w, out, std::move(label));
+        else
+            s.matmul(w, x, out, std::move(label));
+        return;
+    }
+    const std::string region = split_region;
+    const TensorView parts = act(region, DType::f32, {n, cols * splits});
+    if (quantized)
+        s.quantized_matmul_ggml_split_k(x, w, parts, splits, label);
     else
-        s.matmul(w, x, out, std::move(label));
+        s.matmul_split_k(w, x, parts, splits, label);
+    TensorView sum = act(region, DType::f32, {n, cols});
+    for (uint32_t z = 1; z < splits; ++z) {
+        const TensorView to = z + 1 == splits
+                                  ? out
+                                  : act(fmt::format("{}.sum{}", region, z), DType::f32, {n, cols});
+        s.add(sum, act(region, DType::f32, {n, cols}, 4ull * n * cols * z), to,
+              fmt::format("{}.sum{}", label, z));
+        sum = to;
+    }
 }
 
 bool mat_vecs_read_q8_x(std::initializer_list<DType> weights, int64_t k) {
@@ -469,6 +499,8 @@ void TransformerModel::record_layer(GraphSession& s, uint32_t il, uint32_t T, ui
     // A decode step reads the projections' x as q8x (integer dot products).
     const TensorView hx = x_for(s, {b + "attn_q.weight", b + "attn_k.weight", b + "attn_v.weight"},
                                 h, T, "norm_q8", b + "attn_norm.q8");
+    // The q projection is not split: the sum of its partials would be one more level before its
+    // rope, with which it cannot fuse (1b prefill, H100: no gain, 2026-11-24).
     matmul(s, W("attn_q.weight"), hx, q, b + "attn_q");
     matmul(s, W("attn_k.weight"), hx, k, b + "attn_k");
     matmul(s, W("attn_v.weight"), hx, v, b + "attn_v");
@@ -522,7 +554,7 @@ void TransformerModel::record_layer(GraphSession& s, uint32_t il, uint32_t T, ui
     const TensorView attn = f32("attn", {hd, c.n_head, nt});
     record_attention(s, il, T, L, q_rope, attn);
     TensorView o = f32("attn_out", {embd, nt});
-    matmul(s, W("attn_output.weight"), reshape(attn, {qd, nt}), o, b + "attn_output");
+    matmul(s, W("attn_output.weight"), reshape(attn, {qd, nt}), o, b + "attn_output", "o_parts");
     if (c.post_norms) {
         const TensorView po = f32("post_attn", {embd, nt});
         norm(s, o, W("post_attention_norm.weight"), f32("post_attn_raw", {embd, nt}), po,
@@ -614,31 +646,7 @@ void TransformerModel::record_ffn(GraphSession& s, uint32_t il, uint32_t T, cons
     else
         s.silu(gate, a_raw, b + "ffn_act");
     s.mul(a_raw, up, a, b + "ffn_mul");
-    const std::string down = b + "ffn_down.weight";
-    const uint32_t splits = matmul_k_splits(slot(down).spec.dtype, uint32_t(c.n_embd),
-                                            uint32_t(ff), T);
-    if (splits == 1) {
-        matmul(s, weight(down), a, out, b + "ffn_down");
-        return;
-    }
-    // A long-row down projection whose tiles alone would leave most of the GPU idle: partial
-    // products over k ranges, then their sum as a chain of adds (with the residual add after
-    // it, one multi_add once fused).
-    const TensorView parts = act("down_parts", DType::f32, {int64_t(c.n_embd), nt * splits});
-    if (dtype_is_quantized(weight(down).dtype))
-        s.quantized_matmul_ggml_split_k(a, weight(down), parts, splits, b + "ffn_down");
-    else
-        s.matmul_split_k(weight(down), a, parts, splits, b + "ffn_down");
-    auto part = [&](uint32_t z) {
-        return act("down_parts", DType::f32, {int64_t(c.n_embd), nt}, 4ull * c.n_embd * nt * z);
-    };
-    TensorView sum = part(0);
-    for (uint32_t z = 1; z < splits; ++z) {
-        const TensorView to =
-            z + 1 == splits ? out : act(fmt::format("down_sum{}", z), DType::f32, {int64_t(c.n_embd), nt});
-        s.add(sum, part(z), to, fmt::format("{}ffn_down.sum{}", b, z));
-        sum = to;
-    }
+    matmul(s, weight(b + "ffn_down.weight"), a, out, b + "ffn_down", "down_parts");
 }
 
 void TransformerModel::record_moe(GraphSession& s, uint32_t il, uint32_t T, const TensorView& in,

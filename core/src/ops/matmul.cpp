@@ -102,7 +102,7 @@ uint32_t check_x_out(std::string_view op, std::string_view label, const TensorVi
 // Split-k: k ranges per mat-mat, at most, and the tile grid they fill (two workgroups an SM
 // of a large GPU).
 constexpr uint32_t kMaxKSplits = 4;
-constexpr uint32_t kMinSplitRow = 4096;
+constexpr uint32_t kMinSplitRow = 2048;
 
 // Elements of a k range: whole 32-k tiles and whole blocks of t.
 uint32_t split_unit(DType t) { return std::max<uint32_t>(32, uint32_t(dtype_block_elements(t))); }

@@ -44,7 +44,9 @@ DispatchDesc rope_desc(std::string_view op, bool neox, const TensorView& x,
     d.kernel = fmt::format("rope{}{}_f32{}", neox ? "_neox" : "", ff ? "_ff" : "",
                            out.dtype == DType::f16 ? "_f16" : "");
     d.push_constants = push_constant_bytes(params);
-    d.workgroups = {(p.head_dim / 2 + kLocal - 1) / kLocal, p.n_heads, p.seq_len};
+    // One thread a pair, the pairs of all heads of a position in a row of workgroups: a
+    // 64-dimension head alone would leave half of a workgroup idle.
+    d.workgroups = {(p.head_dim / 2 * p.n_heads + kLocal - 1) / kLocal, 1, p.seq_len};
     d.op = neox ? OpKind::rope_neox : OpKind::rope;
     d.label = std::move(label);
     return d;

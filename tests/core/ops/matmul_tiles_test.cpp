@@ -184,16 +184,19 @@ TEST_F(OpsTest, SplitKRejectsRangesOfPartialBlocksMatVecsAndShortPartials) {
 }
 
 TEST(MatmulKSplits, SplitsLongRowsWhoseTilesWouldNotFillALargeGpu) {
-    // llama-3.2-1b at 512 tokens: ffn_down (n 2048, k 8192) has 64 tiles of 128 x 128.
+    // llama-3.2-1b at 512 tokens: ffn_down (n 2048, k 8192) and attn_output (2048, 2048) have
+    // 64 tiles of 128 x 128 each.
     EXPECT_EQ(matmul_k_splits(DType::q4_0, 2048, 8192, 512), 4u);
+    EXPECT_EQ(matmul_k_splits(DType::q4_0, 2048, 2048, 512), 4u);
     EXPECT_EQ(matmul_k_splits(DType::q4_0, 2048, 8192, 640), 2u);   // 80 tiles: 4 x would be 320
     EXPECT_EQ(matmul_k_splits(DType::q4_0, 2048, 8192, 1024), 1u);  // 128 tiles
-    EXPECT_EQ(matmul_k_splits(DType::q4_0, 2048, 2048, 512), 1u);   // short rows
+    EXPECT_EQ(matmul_k_splits(DType::q4_0, 2048, 1024, 512), 1u);   // short rows
     EXPECT_EQ(matmul_k_splits(DType::q4_0, 8192, 2048, 512), 1u);   // 256 tiles already
     EXPECT_EQ(matmul_k_splits(DType::q4_0, 4096, 14336, 512), 1u);  // 128 tiles
     EXPECT_EQ(matmul_k_splits(DType::q4_0, 2048, 8192, 8), 1u);     // mat-vec
     EXPECT_EQ(matmul_k_splits(DType::q4_k, 2048, 4352, 512), 1u);   // 17 blocks: no even split
     EXPECT_EQ(matmul_k_splits(DType::q6_k, 2048, 4608, 512), 2u);   // 18 blocks: 2 x 9
+    EXPECT_EQ(matmul_k_splits(DType::q4_0, 4096, 4096, 512), 1u);   // 8b attn_output: 128 tiles
 }
 
 }  // namespace
