@@ -272,6 +272,35 @@ int run_prefill_benchmarks(const PrefillBenchOptions& o) {
         }
     }
 
+    if (wanted("stats")) {
+        // What the driver says of the prefill kernels' pipelines (registers, shared memory,
+        // spills; VK_KHR_pipeline_executable_properties), default twins and every tag.
+        out("\n## Pipeline statistics (driver-reported)\n");
+        out("| kernel | module | statistic | value |");
+        out("|---|---|---|---|");
+        std::vector<std::string> tags{""};
+        for (const auto& t : KernelCatalog::embedded().tensor_core_tags()) tags.push_back(t);
+        for (const std::string& tag : tags) {
+            Device::Options so = dopt;
+            so.pipeline_statistics = true;
+            so.tensor_core_variant = tag;
+            Device sd(so);
+            if (!sd.pipeline_statistics()) {
+                out("| - | - | no VK_KHR_pipeline_executable_properties | - |");
+                break;
+            }
+            for (const char* k : {"matmul_q4_0", "matmul_q4_0_t128x64", "matmul_q4_0_t64",
+                                  "sdpa_f32_hd64", "sdpa_f32", "matvec1_q4_0_128x4_c16_xq8"}) {
+                if (!tag.empty() && KernelCatalog::embedded().tensor_core_twin(k, tag) ==
+                                        KernelCatalog::embedded().tensor_core_twin(k))
+                    continue;  // no such tagged twin: the default's row above
+                const std::string module = sd.kernels().get(k).module_name;
+                for (const KernelStatistic& st : sd.kernels().statistics(k))
+                    out(fmt::format("| {} | {} | {} | {} |", k, module, st.name, st.value));
+            }
+        }
+    }
+
     if (wanted("sdpa")) {
         out("\n## sdpa (prefill, causal), 32 query heads, 8 KV heads, KV = tokens\n");
         out("| head dim | KV cache | softcap | window | us |");
@@ -428,7 +457,7 @@ const RegisterBench prefill_reg{
         app.add_option("--repeat", o->repeats, "timed runs (median reported)");
         app.add_option("--warmup-ms", o->warmup_ms, "minimum warm-up time per measurement");
         app.add_option("--sections", o->sections,
-                       "matmat,tiles,tcvariants,sdpa,check (any subset)");
+                       "matmat,tiles,tcvariants,stats,sdpa,check (any subset)");
         app.add_option("--report", o->report_path, "write the tables as markdown");
         app.add_option("--tensor-cores", o->tensor_cores,
                        "auto, on or off: the mat-mat kernels' tensor-core twins");

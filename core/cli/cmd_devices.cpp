@@ -2,8 +2,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "command.h"
 #include "graphlens/device.h"
+#include "graphlens/kernel_registry.h"
 
 namespace graphlens::cli {
 namespace {
@@ -41,7 +46,13 @@ void print_device(const DeviceFacts& f, bool chosen) {
 const RegisterCommand reg{
     "devices", [](CLI::App& app) -> std::function<int()> {
         app.description("List Vulkan devices and the facts that matter for GraphLens");
-        return [] {
+        auto kernels = std::make_shared<std::vector<std::string>>();
+        app.add_option("--kernel-stats", *kernels,
+                       "also print what the selected device's driver reports of these kernels' "
+                       "pipelines (registers, shared memory, ...; "
+                       "VK_KHR_pipeline_executable_properties), e.g. matmul_q4_0")
+            ->delimiter(',');
+        return [kernels] {
             const auto devices = list_devices();
             if (devices.empty()) {
                 fmt::print(stderr, "no Vulkan device found\n");
@@ -57,6 +68,30 @@ const RegisterCommand reg{
                 fmt::print(stderr, "note: {}\n", e.what());
             }
             for (const auto& f : devices) print_device(f, f.index == chosen);
+            if (kernels->empty()) return 0;
+            Device::Options o;
+            o.validation = false;
+            o.pipeline_statistics = true;
+            Device device(o);
+            if (!device.pipeline_statistics()) {
+                fmt::print(stderr,
+                           "{}: the driver has no VK_KHR_pipeline_executable_properties, so no "
+                           "kernel statistics\n",
+                           device.facts().name);
+                return 1;
+            }
+            for (const std::string& k : *kernels) {
+                std::vector<KernelStatistic> stats;
+                try {
+                    stats = device.kernels().statistics(k);
+                } catch (const std::out_of_range&) {
+                    fmt::print(stderr, "--kernel-stats: no kernel named '{}'\n", k);
+                    return 1;
+                }
+                fmt::print("{} ({}):\n", k, device.kernels().get(k).module_name);
+                for (const KernelStatistic& st : stats)
+                    fmt::print("    {:<22} {}\n", st.name, st.value);
+            }
             return 0;
         };
     }};

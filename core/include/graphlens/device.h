@@ -37,6 +37,9 @@ struct DeviceFunctions {
     PFN_vkCmdPipelineBarrier2KHR pipeline_barrier2 = nullptr;
     PFN_vkCmdBeginDebugUtilsLabelEXT begin_label = nullptr;
     PFN_vkCmdEndDebugUtilsLabelEXT end_label = nullptr;
+    /// VK_KHR_pipeline_executable_properties, when Options::pipeline_statistics enabled it.
+    PFN_vkGetPipelineExecutablePropertiesKHR executable_properties = nullptr;
+    PFN_vkGetPipelineExecutableStatisticsKHR executable_statistics = nullptr;
 };
 
 class Device {
@@ -64,6 +67,11 @@ class Device {
         /// Which tensor-core twins: "" the default, else a tag (KernelCatalog: `<kernel>__tc<tag>`;
         /// kernels without that tag use their default twin). Empty = GRAPHLENS_TC_VARIANT, else "".
         std::optional<std::string> tensor_core_variant;
+        /// Ask the driver for each pipeline's statistics (VK_KHR_pipeline_executable_properties:
+        /// registers, shared memory, spills, ... as the driver names them), read with
+        /// KernelRegistry::statistics. Empty = GRAPHLENS_PIPELINE_STATS=1; ignored where the
+        /// extension is missing.
+        std::optional<bool> pipeline_statistics;
     };
 
     Device();
@@ -87,6 +95,8 @@ class Device {
     bool uses_tensor_cores() const { return tensor_cores_; }
     /// Options::tensor_core_variant as resolved at creation.
     const std::string& tensor_core_variant() const { return tensor_core_variant_; }
+    /// True when pipelines are created with their statistics (Options::pipeline_statistics).
+    bool pipeline_statistics() const { return fn_.executable_statistics != nullptr; }
     /// How long a fence wait polls before it blocks (Options::fence_spin_us).
     uint32_t fence_spin_us() const { return fence_spin_us_; }
 

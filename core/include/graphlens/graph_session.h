@@ -67,8 +67,8 @@ struct SessionOptions {
 /// should be split into (GraphSession::matmul_split_k): 4, or 2, for rows of at least 2048
 /// elements whose 128 x 128 tile grid has fewer than 128 workgroups (the 1b model's ffn_down
 /// and attn_output: 64 tiles each at 512 tokens, against an H100's 132 SMs), where the ranges
-/// are whole tiles and blocks; else 1. A constant rule, as the tile choice: a graph records the same kernels on
-/// every device.
+/// are whole tiles and blocks; else 1. A constant rule, as the tile choice: a graph records the
+/// same kernels on every device.
 uint32_t matmul_k_splits(DType weight, uint32_t n, uint32_t k, uint32_t m);
 
 /// What finish_with_timing() measured, in nanoseconds.

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "graphlens/kernel_info.h"
 
@@ -32,6 +33,15 @@ struct KernelPipeline {
     std::string module_name;    ///< the kernel's name, or its twin's `<kernel>__tc<tag>`
 };
 
+/// One statistic the driver reports for a pipeline (VkPipelineExecutableStatisticKHR), e.g.
+/// NVIDIA's "Register Count" or "Local Memory Size", its value formatted.
+struct KernelStatistic {
+    std::string executable;  ///< the pipeline executable (a compute pipeline has one)
+    std::string name;
+    std::string value;
+    std::string description;
+};
+
 class KernelRegistry {
   public:
     explicit KernelRegistry(Device& device);
@@ -44,6 +54,10 @@ class KernelRegistry {
     const KernelPipeline& get(std::string_view name);
     /// Number of pipelines created so far.
     size_t size() const;
+    /// What the driver reports about the kernel's pipeline (creating it first): empty unless
+    /// the device was created with Options::pipeline_statistics on a driver that has
+    /// VK_KHR_pipeline_executable_properties.
+    std::vector<KernelStatistic> statistics(std::string_view name);
 
   private:
     Device& device_;

@@ -57,10 +57,10 @@ struct TransformerOptions {
     /// smaller value forces the host embedding and the chunked lm_head (for tests).
     uint64_t max_binding_bytes = 0;
     /// One-token steps quantise the shared x of the q/k/v projections, of a dense FFN's gate
-    /// and up, and of the lm_head to q8x (quantize_q8) when mat_vecs_read_q8_x holds for their weights and
-    /// the device has integer dot products, as llama.cpp's Vulkan backend does: the mat-vecs
-    /// then read 8-bit x with packed integer dot products (docs/kernels.md, try 26). Off: f32
-    /// x everywhere.
+    /// and up, and of the lm_head to q8x (quantize_q8) when mat_vecs_read_q8_x holds for their
+    /// weights and the device has integer dot products, as llama.cpp's Vulkan backend does: the
+    /// mat-vecs then read 8-bit x with packed integer dot products (docs/kernels.md, try 26). Off:
+    /// f32 x everywhere.
     bool q8_activations = true;
 };
 

@@ -554,6 +554,10 @@ void Device::pick_and_create_device(const Options& options) {
     const bool use_tc = facts_.tensor_cores &&
                         options.tensor_cores.value_or(env_flag("GRAPHLENS_TENSOR_CORES", true));
     if (use_tc) exts.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    const bool use_stats =
+        options.pipeline_statistics.value_or(env_flag("GRAPHLENS_PIPELINE_STATS", false)) &&
+        has_extension(dev_exts, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    if (use_stats) exts.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
 
     VkPhysicalDeviceVulkan12Features v12 = vk_struct<VkPhysicalDeviceVulkan12Features>(
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
@@ -617,6 +621,15 @@ void Device::pick_and_create_device(const Options& options) {
         tail = &coop.pNext;
     }
 
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR stats =
+        vk_struct<VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR>(
+            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR);
+    if (use_stats) {
+        stats.pipelineExecutableInfo = VK_TRUE;
+        *tail = &stats;
+        tail = &stats.pNext;
+    }
+
     float priority = 1.0f;
     VkDeviceQueueCreateInfo qi =
         vk_struct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
@@ -644,6 +657,14 @@ void Device::pick_and_create_device(const Options& options) {
     if (use_sync2)
         fn_.pipeline_barrier2 = reinterpret_cast<PFN_vkCmdPipelineBarrier2KHR>(vkGetDeviceProcAddr(
             device_, sync2_core ? "vkCmdPipelineBarrier2" : "vkCmdPipelineBarrier2KHR"));
+    if (use_stats) {
+        fn_.executable_properties = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+            vkGetDeviceProcAddr(device_, "vkGetPipelineExecutablePropertiesKHR"));
+        fn_.executable_statistics = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+            vkGetDeviceProcAddr(device_, "vkGetPipelineExecutableStatisticsKHR"));
+        if (!fn_.executable_properties || !fn_.executable_statistics)
+            fn_.executable_properties = nullptr, fn_.executable_statistics = nullptr;
+    }
     const bool labels = options.labels.value_or(env_flag("GRAPHLENS_LABELS", true));
     if (labels && instance_debug_utils_) {
         fn_.begin_label = reinterpret_cast<PFN_vkCmdBeginDebugUtilsLabelEXT>(

@@ -93,6 +93,8 @@ const KernelPipeline& KernelRegistry::get(std::string_view name) {
         ci.stage.module = p->module;
         ci.stage.pName = info.entry_point.c_str();
         ci.layout = p->layout;
+        if (device_.pipeline_statistics())
+            ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
         vk_check(vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &ci, nullptr, &p->pipeline),
                  "vkCreateComputePipelines");
     } catch (const std::exception& e) {
@@ -107,6 +109,57 @@ const KernelPipeline& KernelRegistry::get(std::string_view name) {
     auto& ref = *p;
     pipelines_.emplace(std::string(name), std::move(p));
     return ref;
+}
+
+std::vector<KernelStatistic> KernelRegistry::statistics(std::string_view name) {
+    std::vector<KernelStatistic> out;
+    const KernelPipeline& p = get(name);
+    const DeviceFunctions& fn = device_.functions();
+    if (!fn.executable_properties || !fn.executable_statistics) return out;
+    VkPipelineInfoKHR pi = vk_struct<VkPipelineInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR);
+    pi.pipeline = p.pipeline;
+    uint32_t count = 0;
+    vk_check(fn.executable_properties(device_.handle(), &pi, &count, nullptr),
+             "vkGetPipelineExecutablePropertiesKHR");
+    std::vector<VkPipelineExecutablePropertiesKHR> executables(
+        count, vk_struct<VkPipelineExecutablePropertiesKHR>(
+                   VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR));
+    vk_check(fn.executable_properties(device_.handle(), &pi, &count, executables.data()),
+             "vkGetPipelineExecutablePropertiesKHR");
+    for (uint32_t e = 0; e < count; ++e) {
+        VkPipelineExecutableInfoKHR ei =
+            vk_struct<VkPipelineExecutableInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR);
+        ei.pipeline = p.pipeline;
+        ei.executableIndex = e;
+        uint32_t n = 0;
+        vk_check(fn.executable_statistics(device_.handle(), &ei, &n, nullptr),
+                 "vkGetPipelineExecutableStatisticsKHR");
+        std::vector<VkPipelineExecutableStatisticKHR> stats(
+            n, vk_struct<VkPipelineExecutableStatisticKHR>(
+                   VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR));
+        vk_check(fn.executable_statistics(device_.handle(), &ei, &n, stats.data()),
+                 "vkGetPipelineExecutableStatisticsKHR");
+        for (uint32_t i = 0; i < n; ++i) {
+            const auto& st = stats[i];
+            std::string value;
+            switch (st.format) {
+                case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+                    value = st.value.b32 ? "true" : "false";
+                    break;
+                case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+                    value = fmt::format("{}", st.value.i64);
+                    break;
+                case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+                    value = fmt::format("{}", st.value.u64);
+                    break;
+                default:
+                    value = fmt::format("{}", st.value.f64);
+                    break;
+            }
+            out.push_back({executables[e].name, st.name, std::move(value), st.description});
+        }
+    }
+    return out;
 }
 
 }  // namespace graphlens

@@ -364,9 +364,8 @@ void TransformerModel::matmul(GraphSession& s, const TensorView& w, const Tensor
         s.matmul_split_k(w, x, parts, splits, label);
     TensorView sum = act(region, DType::f32, {n, cols});
     for (uint32_t z = 1; z < splits; ++z) {
-        const TensorView to = z + 1 == splits
-                                  ? out
-                                  : act(fmt::format("{}.sum{}", region, z), DType::f32, {n, cols});
+        const TensorView to =
+            z + 1 == splits ? out : act(fmt::format("{}.sum{}", region, z), DType::f32, {n, cols});
         s.add(sum, act(region, DType::f32, {n, cols}, 4ull * n * cols * z), to,
               fmt::format("{}.sum{}", label, z));
         sum = to;

@@ -105,7 +105,9 @@ constexpr uint32_t kMaxKSplits = 4;
 constexpr uint32_t kMinSplitRow = 2048;
 
 // Elements of a k range: whole 32-k tiles and whole blocks of t.
-uint32_t split_unit(DType t) { return std::max<uint32_t>(32, uint32_t(dtype_block_elements(t))); }
+uint32_t split_unit(DType t) {
+    return std::max<uint32_t>(32, uint32_t(dtype_block_elements(t)));
+}
 
 // Checks x [k, m] and partials [n, m * splits] of a split-k product; returns m.
 uint32_t check_x_partials(std::string_view op, std::string_view label, const TensorView& x,
@@ -127,8 +129,7 @@ uint32_t check_x_partials(std::string_view op, std::string_view label, const Ten
                          "and blocks)",
                          splits, k, kMaxKSplits, unit));
     if (m <= kMatvecMaxCols)
-        fail(op, label,
-             fmt::format("{} columns take the mat-vec kernel, which has no split", m));
+        fail(op, label, fmt::format("{} columns take the mat-vec kernel, which has no split", m));
     require_elements(op, label, "partials", partials, int64_t(n) * m * splits);
     return m;
 }
@@ -258,8 +259,7 @@ void GraphSession::matmul(const TensorView& weight, const TensorView& x, const T
 }
 
 void GraphSession::matmul_split_k(const TensorView& weight, const TensorView& x,
-                                  const TensorView& partials, uint32_t splits,
-                                  std::string label) {
+                                  const TensorView& partials, uint32_t splits, std::string label) {
     constexpr std::string_view op = "matmul";
     require_dtype_of(op, label, "weight", weight, DType::f32, DType::f16);
     require_consistent(op, label, "weight", weight);
@@ -269,8 +269,8 @@ void GraphSession::matmul_split_k(const TensorView& weight, const TensorView& x,
     MatmulParams params;
     params.row_bytes = checked_u32(op, label, "row bytes", int64_t(row_bytes(weight.dtype, k)));
     dispatch(product(op, weight.dtype == DType::f16 ? "f16" : "f32", {n, k, m}, params,
-                     {{0, weight}, {1, x}, {2, partials}}, OpKind::matmul, std::move(label),
-                     false, splits));
+                     {{0, weight}, {1, x}, {2, partials}}, OpKind::matmul, std::move(label), false,
+                     splits));
 }
 
 void GraphSession::quantized_matmul(const TensorView& x, const TensorView& weight,

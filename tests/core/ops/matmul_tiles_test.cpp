@@ -155,16 +155,16 @@ TEST_P(MatmulSplitK, PartialsSumToTheProduct) {
               tc ? kTolTensorCores : kTolF32);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Shapes, MatmulSplitK,
-    ::testing::Values(SplitCase{DType::f32, 130, 256, 20, 2}, SplitCase{DType::f16, 130, 256, 20, 4},
-                      SplitCase{DType::q4_0, 132, 512, 140, 4},
-                      SplitCase{DType::q8_0, 100, 256, 40, 2},
-                      SplitCase{DType::q4_k, 132, 1024, 20, 4}),
-    [](const auto& info) {
-        return std::string(dtype_name(info.param.dtype)) + "_" +
-               std::to_string(info.param.splits);
-    });
+INSTANTIATE_TEST_SUITE_P(Shapes, MatmulSplitK,
+                         ::testing::Values(SplitCase{DType::f32, 130, 256, 20, 2},
+                                           SplitCase{DType::f16, 130, 256, 20, 4},
+                                           SplitCase{DType::q4_0, 132, 512, 140, 4},
+                                           SplitCase{DType::q8_0, 100, 256, 40, 2},
+                                           SplitCase{DType::q4_k, 132, 1024, 20, 4}),
+                         [](const auto& info) {
+                             return std::string(dtype_name(info.param.dtype)) + "_" +
+                                    std::to_string(info.param.splits);
+                         });
 
 TEST_F(OpsTest, SplitKRejectsRangesOfPartialBlocksMatVecsAndShortPartials) {
     auto w = tensor(DType::q4_k, {512, 64}, "w");
