@@ -494,7 +494,7 @@ class AllocationSegments {
 };
 
 /// A piece of a hazard of the node being indexed (its later end): who, which bytes, which kind.
-/// 32 bytes where a Hazard has 48, and one key for the earlier end and the allocation.
+/// One key for the earlier end and the allocation (one comparison in the sort).
 struct Piece {
     uint64_t earlier_and_allocation = 0;  ///< earlier << 32 | allocation
     HazardKind kind = HazardKind::raw;
@@ -533,20 +533,25 @@ class PieceList {
             if (a.kind != b.kind) return a.kind < b.kind;
             return a.begin < b.begin;
         });
-        const size_t first = out.size();
+        // Adjacent or overlapping pieces of one (earlier, allocation, kind) merged in place.
+        size_t merged = 0;
         for (const Piece& p : pieces_) {
-            const auto earlier = static_cast<size_t>(p.earlier_and_allocation >> 32);
-            const auto allocation = static_cast<AllocationId>(p.earlier_and_allocation);
-            if (out.size() > first) {
-                Hazard& prev = out.back();
-                if (prev.earlier == earlier && prev.kind == p.kind &&
-                    prev.overlap.allocation == allocation && p.begin <= prev.overlap.end) {
-                    prev.overlap.end = std::max(prev.overlap.end, p.end);
+            if (merged > 0) {
+                Piece& last = pieces_[merged - 1];
+                if (last.earlier_and_allocation == p.earlier_and_allocation &&
+                    last.kind == p.kind && p.begin <= last.end) {
+                    last.end = std::max(last.end, p.end);
                     continue;
                 }
             }
+            pieces_[merged++] = p;
+        }
+        for (size_t k = 0; k < merged; ++k) {
+            const Piece& p = pieces_[k];
+            const auto earlier = static_cast<uint32_t>(p.earlier_and_allocation >> 32);
+            const auto allocation = static_cast<AllocationId>(p.earlier_and_allocation);
             out.push_back({p.kind, earlier, later, {allocation, p.begin, p.end}});
-            ends.push_back({static_cast<uint32_t>(earlier), static_cast<uint32_t>(later)});
+            ends.push_back({earlier, static_cast<uint32_t>(later)});
         }
         pieces_.clear();
     }
@@ -665,7 +670,7 @@ HazardIndex::HazardIndex(const ComputeGraph& graph, detail::GraphValidator* vali
                     }
                 }
         }
-        // Growing the hazard list by doubling moved it again and again (48 bytes a hazard):
+        // Growing the hazard list by doubling moved it again and again (32 bytes a hazard):
         // at a 64th (of a large graph) and again at an 8th, when the list has no room for all
         // at the rate so far and a quarter, then an eighth. At the 8th it gets room for four
         // times that rate: in a graph whose allocations fill up as it goes the rate rises

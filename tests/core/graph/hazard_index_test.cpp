@@ -77,6 +77,18 @@ TEST(HazardIndexTest, ReadWriteBindingLeavesTheBytesWrittenByItself) {
     EXPECT_EQ(h.into(2)[0], (Hazard{HazardKind::raw, 1, 2, R(0, 0, 16)}));
 }
 
+TEST(HazardIndexTest, HazardsKeepOffsetsBeyondFourGiB) {
+    constexpr uint64_t GiB = uint64_t{1} << 30;
+    TinyGraph t;
+    const size_t w = t.dispatch("w", {}, {R(0, 5 * GiB, 6 * GiB)});
+    const size_t r = t.dispatch("r", {R(0, 5 * GiB + 16, 7 * GiB)}, {});
+    const HazardIndex h(t.graph);
+    ASSERT_EQ(h.size(), 1u);
+    EXPECT_EQ(h.hazards()[0], (Hazard{HazardKind::raw, w, r, R(0, 5 * GiB + 16, 6 * GiB)}));
+    EXPECT_EQ(h.hazards()[0].overlap(), R(0, 5 * GiB + 16, 6 * GiB));
+    EXPECT_EQ(h.hazards()[0].overlap().size(), GiB - 16);
+}
+
 TEST(HazardIndexTest, ReusedScratchGivesHazardsWithThePreviousLayerOnly) {
     TinyGraph t;
     const size_t layers = 1000;
