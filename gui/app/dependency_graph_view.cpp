@@ -221,7 +221,7 @@ void DependencyGraphView::rebuild() {
         item->setToolTip(
             tr("%1 %2 → %3\n%4%5")
                 .arg(hazardName(h.kind), nodeTitle(s->graph, h.earlier),
-                     nodeTitle(s->graph, h.later), formatRange(s->graph, h.overlap))
+                     nodeTitle(s->graph, h.later), formatRange(s->graph, h.overlap()))
                 .arg(edge.count > 1
                          ? tr("\n(+%1 more hazards between these items)").arg(edge.count - 1)
                          : QString()));

@@ -159,8 +159,8 @@ void MemoryMapCanvas::paintEvent(QPaintEvent*) {
     p.setBrush(Qt::NoBrush);
     for (size_t h : hazards_) {
         const Hazard& hz = an->hazards[h];
-        if (auto it = row_of.find(hz.overlap.allocation); it != row_of.end()) {
-            QRectF r = span(hz.overlap, it->second, true);
+        if (auto it = row_of.find(hz.overlap().allocation); it != row_of.end()) {
+            QRectF r = span(hz.overlap(), it->second, true);
             r.setBottom(r.top() + kBarH - 4);
             p.setPen(QPen(hazardColor(hz.kind), 2, Qt::DotLine));
             p.drawRect(r);

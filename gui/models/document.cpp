@@ -128,7 +128,7 @@ StageAnalysis analyse_stage(const ComputeGraph& graph, const HazardAnalysisUse& 
 
     auto hazard_index_of = [&](const Hazard& h) -> std::optional<size_t> {
         const auto key = [](const Hazard& x) {
-            return std::make_tuple(x.later, x.earlier, x.overlap.allocation, x.overlap.begin);
+            return std::make_tuple(x.later, x.earlier, x.overlap().allocation, x.overlap().begin);
         };
         auto it =
             std::lower_bound(a.hazards.begin(), a.hazards.end(), h,

@@ -152,7 +152,7 @@ QString folded_graph_dot(const ComputeGraph& graph, const StageAnalysis& analysi
                 .arg(e.from)
                 .arg(e.to)
                 .arg(hazardColor(h.kind).name())
-                .arg(quote(hazardName(h.kind) + QLatin1Char(' ') + formatRange(graph, h.overlap) +
+                .arg(quote(hazardName(h.kind) + QLatin1Char(' ') + formatRange(graph, h.overlap()) +
                            (e.count > 1 ? QStringLiteral(" (+%1)").arg(e.count - 1) : QString())));
     }
     out += QStringLiteral("}\n");

@@ -75,9 +75,9 @@ QVariant HazardModel::data(const QModelIndex& index, int role) const {
             case Later:
                 return nodeTitle(g, h.later);
             case Range:
-                return formatRange(g, h.overlap);
+                return formatRange(g, h.overlap());
             case Bytes:
-                return qulonglong(h.overlap.size());
+                return qulonglong(h.overlap().size());
         }
     }
     if (role == Qt::DecorationRole && index.column() == Kind) return hazardColor(h.kind);
@@ -86,7 +86,7 @@ QVariant HazardModel::data(const QModelIndex& index, int role) const {
                              : h.kind == HazardKind::war ? tr("overwrites bytes read by")
                                                          : tr("overwrites bytes written by");
         return QStringLiteral("%1 %2 %3: %4")
-            .arg(nodeTitle(g, h.later), verb, nodeTitle(g, h.earlier), formatRange(g, h.overlap));
+            .arg(nodeTitle(g, h.later), verb, nodeTitle(g, h.earlier), formatRange(g, h.overlap()));
     }
     return {};
 }

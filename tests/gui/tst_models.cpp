@@ -77,7 +77,7 @@ class TestModels : public QObject {
         QCOMPARE(a.hazards[0].kind, HazardKind::raw);
         QCOMPARE(a.hazards[0].earlier, size_t(0));
         QCOMPARE(a.hazards[0].later, size_t(3));
-        QCOMPARE(a.hazards[0].overlap, (ByteRange{0, 0, 64}));
+        QCOMPARE(a.hazards[0].overlap(), (ByteRange{0, 0, 64}));
         QCOMPARE(a.level[3], 1);
         QCOMPARE(a.level[5], 1);
         QCOMPARE(a.level_count, 2);
@@ -109,7 +109,7 @@ class TestModels : public QObject {
         // disjoint bytes.
         QCOMPARE(a.hazards.size(), size_t(2));
         QCOMPARE(a.unsynchronised.size(), size_t(2));
-        QCOMPARE(a.hazards[0].overlap, (ByteRange{x, 32, 64}));
+        QCOMPARE(a.hazards[0].overlap(), (ByteRange{x, 32, 64}));
         QCOMPARE(a.hazards[1].kind, HazardKind::waw);
     }
 

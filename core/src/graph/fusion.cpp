@@ -184,7 +184,7 @@ class ChainMatcher {
             // of the graph see it as before.
             if (kept) continue;
             for (const Hazard& h : hazards_.out_of(p))
-                if (h.kind == HazardKind::raw && h.later != c && h.overlap.overlaps(out))
+                if (h.kind == HazardKind::raw && h.later != c && h.overlap().overlaps(out))
                     return fmt::format("output of {} also read by {}", name_of(g_, p),
                                        node_ref(g_, h.later));
             const bool overwritten_by_chain = std::any_of(
@@ -261,7 +261,7 @@ class ChainMatcher {
         const ByteRange out = s.writes[0];
         for (const Hazard& h : hazards_.out_of(sibling)) {
             if (h.kind == HazardKind::raw && h.later == m) continue;
-            if (h.kind == HazardKind::raw && h.overlap.overlaps(out))
+            if (h.kind == HazardKind::raw && h.overlap().overlaps(out))
                 return fmt::format("output of {} also read by {}", name_of(g_, sibling),
                                    node_ref(g_, h.later));
             // The sibling runs where the last member stands: nothing up to there may
@@ -359,7 +359,7 @@ FusionResult detail::fuse(const ComputeGraph& graph, const HazardIndex& hazards,
                 const ByteRange out = graph.nodes[chain.back()].writes[0];
                 // out_of() is sorted by later: the first reader found is the first reader.
                 for (const Hazard& h : hazards.out_of(chain.back()))
-                    if (h.kind == HazardKind::raw && h.overlap.overlaps(out)) {
+                    if (h.kind == HazardKind::raw && h.overlap().overlaps(out)) {
                         next = h.later;
                         break;
                     }

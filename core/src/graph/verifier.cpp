@@ -46,11 +46,11 @@ bool touches(const std::vector<ByteRange>& ranges, const ByteRange& bytes) {
 bool still_conflicts(const Node& e, const Node& l, const Hazard& h) {
     switch (h.kind) {
         case HazardKind::raw:
-            return touches(e.writes, h.overlap) && touches(l.reads, h.overlap);
+            return touches(e.writes, h.overlap()) && touches(l.reads, h.overlap());
         case HazardKind::war:
-            return touches(e.reads, h.overlap) && touches(l.writes, h.overlap);
+            return touches(e.reads, h.overlap()) && touches(l.writes, h.overlap());
         case HazardKind::waw:
-            return touches(e.writes, h.overlap) && touches(l.writes, h.overlap);
+            return touches(e.writes, h.overlap()) && touches(l.writes, h.overlap());
     }
     return true;
 }
@@ -231,14 +231,14 @@ class Checker {
             auto what = [&] {
                 return fmt::format("{} hazard from original {} to {} on {}",
                                    hazard_kind_name(h.kind), describe(o_, h.earlier),
-                                   describe(o_, h.later), describe_range(o_, h.overlap));
+                                   describe(o_, h.later), describe_range(o_, h.overlap()));
             };
             const bool fused = fused_[te] || fused_[tl];
             if (fused && !still_conflicts(ne, nl, h)) {
                 // The fused node no longer touches these bytes (its internal intermediate);
                 // harmless unless a reader outside lost the value it read.
                 if (h.kind == HazardKind::raw && ne.origin.size() > 1 && nl.origin.size() <= 1 &&
-                    touches(nl.reads, h.overlap))
+                    touches(nl.reads, h.overlap()))
                     add(ViolationKind::lost_value,
                         fmt::format("{}: fused {} no longer writes these bytes, which {} reads",
                                     what(), describe(t_, te), describe(t_, tl)));
@@ -289,7 +289,7 @@ class Checker {
                     fmt::format("{} hazard inside the transformed schedule between {} and {} on "
                                 "{}: both in concurrency group {}",
                                 hazard_kind_name(h.kind), describe(t_, h.earlier),
-                                describe(t_, h.later), describe_range(t_.graph, h.overlap),
+                                describe(t_, h.later), describe_range(t_.graph, h.overlap()),
                                 group_[h.earlier]));
             }
         }

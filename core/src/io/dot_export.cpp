@@ -109,13 +109,14 @@ std::string dependency_dot(const ComputeGraph& g, const DotOptions& options) {
     for (const Hazard& h : hazards.hazards()) {
         if (!selected[h.earlier] || !selected[h.later]) continue;
         hazard_pairs.insert(uint64_t{h.earlier} << 32 | h.later);
-        const std::string alloc = h.overlap.allocation < g.allocations.size()
-                                      ? g.allocations[h.overlap.allocation].name
-                                      : "allocation " + std::to_string(h.overlap.allocation);
+        const ByteRange bytes = h.overlap();
+        const std::string alloc = bytes.allocation < g.allocations.size()
+                                      ? g.allocations[bytes.allocation].name
+                                      : "allocation " + std::to_string(bytes.allocation);
         dot += fmt::format("  n{} -> n{} [color=\"{}\", fontcolor=\"{}\", label={}];\n", h.earlier,
                            h.later, hazard_colour(h.kind), hazard_colour(h.kind),
                            quote(fmt::format("{} {}\n[{}, {})", hazard_kind_name(h.kind), alloc,
-                                             h.overlap.begin, h.overlap.end)));
+                                             bytes.begin, bytes.end)));
     }
     // Ordering that is not a byte hazard: fences conflict with everything.
     for (size_t i = 0; i < g.nodes.size(); ++i) {

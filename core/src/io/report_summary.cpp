@@ -92,12 +92,13 @@ void add_barrier_causes(const Snapshot& final_stage, ReportSummary& s, size_t to
         for (const Hazard& h : e.hazards) {
             const Node& a = g.nodes[h.earlier];
             const Node& b = g.nodes[h.later];
-            const std::string alloc = h.overlap.allocation < g.allocations.size()
-                                          ? g.allocations[h.overlap.allocation].name
+            const ByteRange bytes = h.overlap();
+            const std::string alloc = bytes.allocation < g.allocations.size()
+                                          ? g.allocations[bytes.allocation].name
                                           : "?";
             count({false, h.kind, alloc, std::string(op_kind_name(a.op)),
                    std::string(op_kind_name(b.op))},
-                  a.label + " → " + b.label + ", " + describe_range(g, h.overlap));
+                  a.label + " → " + b.label + ", " + describe_range(g, bytes));
         }
         for (size_t f : e.fences)
             count({true, HazardKind::raw, "", std::string(op_kind_name(g.nodes[f].op)), ""},

@@ -5,7 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
+#include <optional>
 #include <random>
+#include <set>
+#include <tuple>
 
 #include "graph_test_support.h"
 #include "graphlens/synthetic_graphs.h"
@@ -14,6 +18,79 @@ namespace graphlens {
 namespace {
 using testing::R;
 using testing::TinyGraph;
+
+/// The rule of hazard_index.h applied byte by byte, for small graphs: for every byte a
+/// dispatch reads, RAW with the byte's last writer; for every byte it writes, WAR with each
+/// reader since the last write but the dispatch itself or, when there is none, WAW with the
+/// last writer. Adjacent bytes of one (earlier, later, allocation, kind) make one Hazard, in
+/// the order of hazards().
+std::vector<Hazard> hazards_byte_by_byte(const ComputeGraph& g) {
+    struct Byte {
+        std::optional<size_t> writer;
+        std::set<size_t> readers;  ///< since the last write
+    };
+    std::vector<std::vector<Byte>> bytes(g.allocations.size());  // up to the last range's end
+    for (const Node& node : g.nodes)
+        for (const auto* ranges : {&node.reads, &node.writes})
+            for (const ByteRange& r : *ranges)
+                if (bytes[r.allocation].size() < r.end) bytes[r.allocation].resize(r.end);
+    std::vector<Hazard> out;
+    for (size_t later = 0; later < g.nodes.size(); ++later) {
+        const Node& node = g.nodes[later];
+        if (!node.is_dispatch()) continue;
+        std::map<std::tuple<size_t, AllocationId, HazardKind>, std::set<uint64_t>> found;
+        for (const ByteRange& r : node.reads)
+            for (uint64_t b = r.begin; b < r.end; ++b)
+                if (const auto writer = bytes[r.allocation][b].writer)
+                    found[{*writer, r.allocation, HazardKind::raw}].insert(b);
+        for (const ByteRange& w : node.writes)
+            for (uint64_t b = w.begin; b < w.end; ++b) {
+                const Byte& byte = bytes[w.allocation][b];
+                bool read_since = false;
+                for (const size_t reader : byte.readers)
+                    if (reader != later) {
+                        found[{reader, w.allocation, HazardKind::war}].insert(b);
+                        read_since = true;
+                    }
+                if (!read_since && byte.writer)
+                    found[{*byte.writer, w.allocation, HazardKind::waw}].insert(b);
+            }
+        for (const auto& [key, at] : found) {
+            const auto& [earlier, allocation, kind] = key;
+            for (auto b = at.begin(); b != at.end();) {
+                uint64_t end = *b + 1;
+                auto next = std::next(b);
+                for (; next != at.end() && *next == end; ++next) ++end;
+                out.push_back({kind, earlier, later, R(allocation, *b, end)});
+                b = next;
+            }
+        }
+        for (const ByteRange& r : node.reads)
+            for (uint64_t b = r.begin; b < r.end; ++b) bytes[r.allocation][b].readers.insert(later);
+        for (const ByteRange& w : node.writes)
+            for (uint64_t b = w.begin; b < w.end; ++b) bytes[w.allocation][b] = {later, {}};
+    }
+    return out;
+}
+
+/// One allocation of 16 KiB cut into more segments than the index keeps in a flat array: first
+/// filled front to back (appends), then written and read at random places in the middle, which
+/// makes the index move to its tree in the middle of a node's accesses.
+ComputeGraph many_small_ranges_of_one_allocation(uint64_t seed) {
+    TinyGraph t(2, 1 << 14);
+    std::mt19937_64 rng(seed);
+    auto unit = [&](uint64_t units) { return rng() % units * 16; };
+    for (uint64_t at = 0; at < (1 << 14); at += (seed % 2 ? 32 : 16))
+        t.dispatch("fill", {}, {R(0, at, at + 16)});
+    for (size_t i = 0; i < 300; ++i) {
+        const uint64_t r = unit(1000), w = unit(1000), w2 = unit(1000);
+        std::vector<ByteRange> writes{R(0, w, w + 16 * (1 + seed % 3))};
+        if (i % 3 == 0) writes.push_back(R(0, w2, w2 + 48));
+        t.dispatch("mix", {R(0, r, r + 16 * (1 + i % 40)), R(1, 0, 16)}, writes);
+        if (i % 50 == 0) t.barrier();
+    }
+    return t.graph;
+}
 
 TEST(HazardIndexTest, ListsRawWarWawWithTheOverlappingBytes) {
     TinyGraph t;
@@ -75,6 +152,18 @@ TEST(HazardIndexTest, ReadWriteBindingLeavesTheBytesWrittenByItself) {
     EXPECT_EQ(pair[1].kind, HazardKind::waw);
     ASSERT_EQ(h.into(2).size(), 1u);
     EXPECT_EQ(h.into(2)[0], (Hazard{HazardKind::raw, 1, 2, R(0, 0, 16)}));
+}
+
+TEST(HazardIndexTest, HazardsKeepOffsetsBeyondFourGiB) {
+    constexpr uint64_t GiB = uint64_t{1} << 30;
+    TinyGraph t;
+    const size_t w = t.dispatch("w", {}, {R(0, 5 * GiB, 6 * GiB)});
+    const size_t r = t.dispatch("r", {R(0, 5 * GiB + 16, 7 * GiB)}, {});
+    const HazardIndex h(t.graph);
+    ASSERT_EQ(h.size(), 1u);
+    EXPECT_EQ(h.hazards()[0], (Hazard{HazardKind::raw, w, r, R(0, 5 * GiB + 16, 6 * GiB)}));
+    EXPECT_EQ(h.hazards()[0].overlap(), R(0, 5 * GiB + 16, 6 * GiB));
+    EXPECT_EQ(h.hazards()[0].overlap().size(), GiB - 16);
 }
 
 TEST(HazardIndexTest, ReusedScratchGivesHazardsWithThePreviousLayerOnly) {
@@ -163,24 +252,10 @@ TEST(HazardIndexProperty, ListedHazardsImplyExactlyTheBruteForcePairs) {
     }
 }
 
-// One allocation cut into more segments than the index keeps in a flat array: first filled
-// front to back (appends), then written and read at random places in the middle, which makes
-// the index move to its tree in the middle of a node's accesses. Same property as above.
+// Same property as above, where the index moves an allocation to its tree.
 TEST(HazardIndexProperty, ManySmallRangesOfOneAllocationImplyTheBruteForcePairs) {
     for (uint64_t seed = 1; seed <= 12; ++seed) {
-        TinyGraph t(2, 1 << 14);
-        std::mt19937_64 rng(seed);
-        auto unit = [&](uint64_t units) { return rng() % units * 16; };
-        for (uint64_t at = 0; at < (1 << 14); at += (seed % 2 ? 32 : 16))
-            t.dispatch("fill", {}, {R(0, at, at + 16)});
-        for (size_t i = 0; i < 300; ++i) {
-            const uint64_t r = unit(1000), w = unit(1000), w2 = unit(1000);
-            std::vector<ByteRange> writes{R(0, w, w + 16 * (1 + seed % 3))};
-            if (i % 3 == 0) writes.push_back(R(0, w2, w2 + 48));
-            t.dispatch("mix", {R(0, r, r + 16 * (1 + i % 40)), R(1, 0, 16)}, writes);
-            if (i % 50 == 0) t.barrier();
-        }
-        const ComputeGraph& g = t.graph;
+        const ComputeGraph g = many_small_ranges_of_one_allocation(seed);
         const HazardIndex h(g);
         std::vector<std::pair<size_t, size_t>> edges;
         for (const Hazard& x : h.hazards()) {
@@ -194,6 +269,27 @@ TEST(HazardIndexProperty, ManySmallRangesOfOneAllocationImplyTheBruteForcePairs)
             ASSERT_TRUE(reach[b.earlier][b.later])
                 << "seed " << seed << ": conflict " << b.earlier << "->" << b.later
                 << " not implied by the listed hazards";
+    }
+}
+
+// Exactly the hazards of the rule, byte by byte: on random graphs (whose allocations the index
+// keeps flat, with bytes never accessed before, between and after the accessed ones) and where
+// it moves an allocation to its tree.
+TEST(HazardIndexProperty, ListsExactlyTheRuleAppliedByteByByte) {
+    for (uint64_t seed = 1; seed <= 2000; ++seed) {
+        RandomGraphOptions o;
+        o.seed = seed;
+        o.dispatches = 4 + seed % 40;
+        o.allocations = 1 + seed % 3;
+        o.allocation_size = seed % 2 ? 128 : 512;
+        o.barrier_probability = 0.1;
+        o.fence_probability = seed % 5 == 0 ? 0.1 : 0.0;
+        const ComputeGraph g = random_graph(o);
+        ASSERT_EQ(HazardIndex(g).hazards(), hazards_byte_by_byte(g)) << "seed " << seed;
+    }
+    for (uint64_t seed = 1; seed <= 4; ++seed) {
+        const ComputeGraph g = many_small_ranges_of_one_allocation(seed);
+        ASSERT_EQ(HazardIndex(g).hazards(), hazards_byte_by_byte(g)) << "seed " << seed;
     }
 }
 

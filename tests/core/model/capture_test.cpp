@@ -136,7 +136,7 @@ TEST_F(CaptureTest, MemoryIsLaidOutAsAnEngineWould) {
     };
     size_t cross_layer_war = 0, in_layer_raw = 0;
     for (const Hazard& h : hazards.hazards()) {
-        if (h.overlap.allocation != scratch || layer_of(h.earlier) != 0) continue;
+        if (h.overlap().allocation != scratch || layer_of(h.earlier) != 0) continue;
         cross_layer_war += layer_of(h.later) == 1 && h.kind == HazardKind::war;
         in_layer_raw += layer_of(h.later) == 0 && h.kind == HazardKind::raw;
     }
