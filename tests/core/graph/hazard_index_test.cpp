@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <map>
 #include <optional>
 #include <random>
@@ -293,17 +292,22 @@ TEST(HazardIndexProperty, ListsExactlyTheRuleAppliedByteByByte) {
     }
 }
 
-TEST(HazardIndexPerformance, HundredThousandDispatchesInWellUnderASecond) {
-    TransformerGraphOptions o;
-    o.layers = 100000 / kTransformerDispatchesPerLayer;
-    const ComputeGraph g = transformer_graph(o);
-    const auto t0 = std::chrono::steady_clock::now();
-    const HazardIndex h(g);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    EXPECT_GT(h.size(), g.dispatch_count());
-    // Generous for sanitizer builds; the benchmark tracks the real figure.
-    EXPECT_LT(s, 5.0);
-    RecordProperty("seconds", std::to_string(s));
+// At scale the index lists what the layers' own dependencies give, no more: a 100k-dispatch
+// transformer has the hazards per layer of a 1k one (no pairs across distant layers). How long
+// it takes is the benchmark's business (bench/cpu_passes.cpp, docs/benchmarks.md §4), not a
+// unit test's.
+TEST(HazardIndexScale, AHundredThousandDispatchTransformerHasTheHazardsPerLayerOfASmallOne) {
+    auto hazards_per_layer = [](uint32_t layers) {
+        TransformerGraphOptions o;
+        o.layers = layers;
+        const ComputeGraph g = transformer_graph(o);
+        const HazardIndex h(g);
+        EXPECT_GT(h.size(), g.dispatch_count());
+        return double(h.size()) / layers;
+    };
+    const double small = hazards_per_layer(1000 / kTransformerDispatchesPerLayer);
+    const double large = hazards_per_layer(100000 / kTransformerDispatchesPerLayer);
+    EXPECT_NEAR(large, small, 0.05 * small);
 }
 
 }  // namespace
