@@ -83,18 +83,25 @@ struct Shape {
     uint32_t n, k, m;
 };
 
-// Checks x [k, m] and out [n, m] against a weight of n rows of k; returns m.
-uint32_t check_x_out(std::string_view op, std::string_view label, const TensorView& x,
-                     const TensorView& out, uint32_t n, uint32_t k) {
+// Checks x [k, m] and an f32 output `out_name` against a weight of n rows of k; returns m.
+// The output's element count is the caller's check (one product or several partials).
+uint32_t check_x_and_output(std::string_view op, std::string_view label, const TensorView& x,
+                            const TensorView& out, const char* out_name, uint32_t n, uint32_t k) {
     require_dtype(op, label, "x", x, DType::f32);
-    require_dtype(op, label, "out", out, DType::f32);
+    require_dtype(op, label, out_name, out, DType::f32);
     require_consistent(op, label, "x", x);
-    require_consistent(op, label, "out", out);
+    require_consistent(op, label, out_name, out);
     if (k == 0 || n == 0) fail(op, label, "empty weight");
     if (x.shape[0] != k)
         fail(op, label,
              fmt::format("x rows have {} elements but weight rows have {}", x.shape[0], k));
-    const uint32_t m = checked_u32(op, label, "columns of x", x.elements() / k);
+    return checked_u32(op, label, "columns of x", x.elements() / k);
+}
+
+// Checks x [k, m] and out [n, m] against a weight of n rows of k; returns m.
+uint32_t check_x_out(std::string_view op, std::string_view label, const TensorView& x,
+                     const TensorView& out, uint32_t n, uint32_t k) {
+    const uint32_t m = check_x_and_output(op, label, x, out, "out", n, k);
     require_elements(op, label, "out", out, int64_t(n) * m);
     return m;
 }
@@ -113,15 +120,7 @@ uint32_t split_unit(DType t) {
 uint32_t check_x_partials(std::string_view op, std::string_view label, const TensorView& x,
                           const TensorView& partials, uint32_t n, uint32_t k, DType weight,
                           uint32_t splits) {
-    require_dtype(op, label, "x", x, DType::f32);
-    require_dtype(op, label, "partials", partials, DType::f32);
-    require_consistent(op, label, "x", x);
-    require_consistent(op, label, "partials", partials);
-    if (k == 0 || n == 0) fail(op, label, "empty weight");
-    if (x.shape[0] != k)
-        fail(op, label,
-             fmt::format("x rows have {} elements but weight rows have {}", x.shape[0], k));
-    const uint32_t m = checked_u32(op, label, "columns of x", x.elements() / k);
+    const uint32_t m = check_x_and_output(op, label, x, partials, "partials", n, k);
     const uint32_t unit = split_unit(weight);
     if (splits < 2 || splits > kMaxKSplits || k % (uint64_t(splits) * unit) != 0)
         fail(op, label,
