@@ -58,7 +58,9 @@ class Device {
         bool allow_synchronization2 = true;
         /// Waiting on a fence first polls it for this long before blocking: a blocking wait
         /// wakes tens of µs after the GPU finishes, which is a measurable share of a 1 ms
-        /// decode step. Empty = GRAPHLENS_FENCE_SPIN_US, else 2000; 0 = always block.
+        /// decode step. Empty = GRAPHLENS_FENCE_SPIN_US, else 50000 on a GPU (a whole prefill
+        /// step) and 2000 on a CPU device (lavapipe: polling takes a core from its work);
+        /// 0 = always block.
         std::optional<uint32_t> fence_spin_us;
         /// Run the mat-mat kernels that have a tensor-core twin (KernelCatalog) on tensor cores
         /// when the device can (DeviceFacts::tensor_cores). Empty = on unless

@@ -137,6 +137,9 @@ TEST(DeviceOptionsTest, FenceSpinComesFromOptionsOrEnvironment) {
     ::setenv("GRAPHLENS_FENCE_SPIN_US", "150", 1);
     EXPECT_EQ(Device().fence_spin_us(), 150u);
     ::unsetenv("GRAPHLENS_FENCE_SPIN_US");
+    // Neither: a GPU polls for a whole prefill step, a CPU device briefly.
+    const Device d;
+    EXPECT_EQ(d.fence_spin_us(), d.facts().type == DeviceType::cpu ? 2000u : 50000u);
 }
 
 }  // namespace
