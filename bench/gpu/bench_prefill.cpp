@@ -112,6 +112,13 @@ std::vector<float> random_floats(size_t n, uint32_t seed) {
     return v;
 }
 
+// "" (the default tensor-core twins) and every variant tag (KernelCatalog).
+std::vector<std::string> twin_tags() {
+    std::vector<std::string> tags{""};
+    for (const auto& t : KernelCatalog::embedded().tensor_core_tags()) tags.push_back(t);
+    return tags;
+}
+
 int run_prefill_benchmarks(const PrefillBenchOptions& o) {
     Device::Options dopt;
     if (o.tensor_cores == "on" || o.tensor_cores == "off")
@@ -221,8 +228,7 @@ int run_prefill_benchmarks(const PrefillBenchOptions& o) {
         out("\n## Tensor-core twin variants (q4_0), by the op's tile choice\n");
         out("| variant | weights (n x k) x tokens | module | us | TFLOP/s | relative error |");
         out("|---|---|---|---|---|---|");
-        std::vector<std::string> tags{""};
-        for (const auto& t : KernelCatalog::embedded().tensor_core_tags()) tags.push_back(t);
+        const std::vector<std::string> tags = twin_tags();
         const struct {
             uint32_t n, k, m;
             bool timed;
@@ -278,8 +284,7 @@ int run_prefill_benchmarks(const PrefillBenchOptions& o) {
         out("\n## Pipeline statistics (driver-reported)\n");
         out("| kernel | module | statistic | value |");
         out("|---|---|---|---|");
-        std::vector<std::string> tags{""};
-        for (const auto& t : KernelCatalog::embedded().tensor_core_tags()) tags.push_back(t);
+        const std::vector<std::string> tags = twin_tags();
         for (const std::string& tag : tags) {
             Device::Options so = dopt;
             so.pipeline_statistics = true;

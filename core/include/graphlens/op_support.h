@@ -40,5 +40,8 @@ void require_broadcastable(std::string_view op, std::string_view label, const Te
 /// Throws when the view's byte size is not what its dtype and shape need.
 void require_consistent(std::string_view op, std::string_view label, std::string_view operand,
                         const TensorView& v);
+/// An elementwise operand and its output: both consistent, with equal element counts.
+void require_elementwise(std::string_view op, std::string_view label, std::string_view a_name,
+                         const TensorView& a, std::string_view b_name, const TensorView& b);
 
 }  // namespace graphlens

@@ -60,4 +60,11 @@ void require_consistent(std::string_view op, std::string_view label, std::string
             dtype_bytes_for(v.dtype, static_cast<uint64_t>(std::max<int64_t>(v.elements(), 0)))));
 }
 
+void require_elementwise(std::string_view op, std::string_view label, std::string_view a_name,
+                         const TensorView& a, std::string_view b_name, const TensorView& b) {
+    require_consistent(op, label, a_name, a);
+    require_consistent(op, label, b_name, b);
+    require_same_elements(op, label, a_name, a, b_name, b);
+}
+
 }  // namespace graphlens

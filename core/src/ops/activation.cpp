@@ -19,9 +19,7 @@ DispatchDesc unary(std::string_view op, const char* kernel, OpKind kind, const T
                    const TensorView* gate, const TensorView& out, float param, std::string label) {
     require_dtype(op, label, "x", x, DType::f32);
     require_dtype(op, label, "out", out, DType::f32);
-    require_consistent(op, label, "x", x);
-    require_consistent(op, label, "out", out);
-    require_same_elements(op, label, "x", x, "out", out);
+    require_elementwise(op, label, "x", x, "out", out);
     DispatchDesc d;
     d.bindings = {{0, x}, {2, out}};
     if (gate) {

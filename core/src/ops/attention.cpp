@@ -27,7 +27,6 @@ constexpr uint32_t kFlashAttnGqaMinWorkgroups = 128;
 // Queries per sdpa workgroup (sdpa.comp's BQ): 16, or 32 for the head-dim <= 64 variant.
 constexpr uint32_t kSdpaQueryBlock = 16;
 constexpr uint32_t kSdpaQueryBlockHd64 = 32;
-constexpr uint32_t kSdpaMaxExactQueries = 8;  // the mat-vec limit of matmul.cpp
 }  // namespace
 
 void GraphSession::sdpa(const TensorView& q, const TensorView& k, const TensorView& v,
@@ -71,7 +70,7 @@ void GraphSession::sdpa(const TensorView& q, const TensorView& k, const TensorVi
     // Head dims up to 64 take the variant that loads K and V tiles together (docs/kernels.md)
     // for more than 8 queries. That variant has a tensor-core twin (f16 inputs), so, as for the
     // mat-mat (matmul.cpp), a step of at most 8 tokens keeps f32 arithmetic on every device.
-    const bool hd64 = p.head_dim <= 64 && p.seq_q > kSdpaMaxExactQueries;
+    const bool hd64 = p.head_dim <= 64 && p.seq_q > kMaxExactColumns;
     d.kernel = fmt::format("sdpa_{}{}", k.dtype == DType::f16 ? "f16" : "f32", hd64 ? "_hd64" : "");
     d.bindings = {{0, q}, {1, k}, {2, v}, {3, out}};
     d.push_constants = push_constant_bytes(params);

@@ -14,9 +14,7 @@ void GraphSession::copy(const TensorView& src, const TensorView& dst, std::strin
     constexpr std::string_view op = "copy";
     require_dtype(op, label, "src", src, DType::f32);
     require_dtype_of(op, label, "dst", dst, DType::f32, DType::f16);
-    require_consistent(op, label, "src", src);
-    require_consistent(op, label, "dst", dst);
-    require_same_elements(op, label, "src", src, "dst", dst);
+    require_elementwise(op, label, "src", src, "dst", dst);
     const uint32_t n = checked_u32(op, label, "elements", src.elements());
     DispatchDesc d;
     d.kernel = dst.dtype == DType::f16 ? "copy_f32_f16" : "copy_f32";
@@ -32,9 +30,7 @@ void GraphSession::quantize_q8(const TensorView& x, const TensorView& out, std::
     constexpr std::string_view op = "quantize_q8";
     require_dtype(op, label, "x", x, DType::f32);
     require_dtype(op, label, "out", out, DType::q8x);
-    require_consistent(op, label, "x", x);
-    require_consistent(op, label, "out", out);
-    require_same_elements(op, label, "x", x, "out", out);
+    require_elementwise(op, label, "x", x, "out", out);
     if (x.elements() % 32 != 0)
         fail(op, label, fmt::format("{} values are not whole blocks of 32", x.elements()));
     const uint32_t blocks = checked_u32(op, label, "blocks", x.elements() / 32);

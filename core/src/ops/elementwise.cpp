@@ -77,9 +77,7 @@ void GraphSession::scale(const TensorView& x, const TensorView& out, float s, st
     constexpr std::string_view op = "scale";
     require_dtype(op, label, "x", x, DType::f32);
     require_dtype(op, label, "out", out, DType::f32);
-    require_consistent(op, label, "x", x);
-    require_consistent(op, label, "out", out);
-    require_same_elements(op, label, "x", x, "out", out);
+    require_elementwise(op, label, "x", x, "out", out);
     struct {
         uint32_t n;
         float param;

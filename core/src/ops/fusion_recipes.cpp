@@ -545,10 +545,10 @@ FusionBuildResult build_matvec_epilogue(const ComputeGraph& g, std::span<const s
     }
     if (xq8) kernel += "_xq8";
     if (!KernelCatalog::embedded().find(kernel))
-        return decline(fmt::format(
-            "{} runs {}, which has no {} variant (the split-k Q4_0 / Q8_0 "
-            "mat-vecs of decode below 16384 rows have one)",
-            matvec.label, kernel_name(g, matvec), kernel.substr(pick.size())));
+        return decline(
+            fmt::format("{} runs {}, which has no {} variant (the split-k Q4_0 / Q8_0 "
+                        "mat-vecs of decode below 16384 rows have one)",
+                        matvec.label, kernel_name(g, matvec), kernel.substr(pick.size())));
     bindings.push_back({2, out});
     return {make(kernel, OpKind::matvec_epilogue, std::move(bindings), std::move(push),
                  matvec.workgroups),

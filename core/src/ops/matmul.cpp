@@ -21,7 +21,8 @@ using namespace ops_detail;
 
 constexpr uint32_t kMatvecThreadGroups = 4;  // matvec.comp: WG_SIZE 128 / TPR 32
 constexpr uint32_t kMatvecCols = 8;          // matvec.comp: MAX_COLS
-constexpr uint32_t kMatvecMaxCols = 8;       // beyond this the tiled kernel reuses weights better
+// Beyond this the tiled kernel reuses weights better (and may run on tensor cores).
+constexpr uint32_t kMatvecMaxCols = kMaxExactColumns;
 // matmul.comp tiles (rows x columns per workgroup): the biggest that still gives
 // kTileMinGroups workgroups (about one per SM of a large GPU; a 512-token llama-3.2-1b q
 // projection is 64 128 x 128 tiles against 132 SMs on an H100), else 64 x 64. A fixed count,

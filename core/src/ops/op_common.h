@@ -13,6 +13,11 @@ class Device;
 
 namespace graphlens::ops_detail {
 
+/// Steps of at most this many tokens (columns of x, queries) take the mat-vec kernels and the
+/// exact attention variant: f32 arithmetic on every device. Above it the mat-mat and the
+/// head-dim <= 64 attention run, which have tensor-core twins (f16 inputs).
+inline constexpr uint32_t kMaxExactColumns = 8;
+
 /// Throws std::invalid_argument "<op> '<label>': <message>".
 [[noreturn]] void fail(std::string_view op, std::string_view label, const std::string& message);
 /// v as u32, or throws naming what overflowed.

@@ -14,9 +14,7 @@ void GraphSession::softmax(const TensorView& x, const TensorView& out, float sca
     require_subgroups(device(), op);
     require_dtype(op, label, "x", x, DType::f32);
     require_dtype(op, label, "out", out, DType::f32);
-    require_consistent(op, label, "x", x);
-    require_consistent(op, label, "out", out);
-    require_same_elements(op, label, "x", x, "out", out);
+    require_elementwise(op, label, "x", x, "out", out);
     const uint32_t cols = checked_u32(op, label, "row length", x.shape[0]);
     if (cols == 0) fail(op, label, "empty rows");
     struct {

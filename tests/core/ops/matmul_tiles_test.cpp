@@ -18,15 +18,21 @@ struct TileCase {
     const char* kernel;  ///< the kernel the op must pick for this shape
 };
 
-class MatmulTiles : public OpsTest, public ::testing::WithParamInterface<TileCase> {
-  protected:
-    void record(GraphSession& s, const TensorView& w, const TensorView& x, const TensorView& out) {
-        if (dtype_is_quantized(GetParam().dtype))
-            s.quantized_matmul_ggml(x, w, out);
-        else
-            s.matmul(w, x, out);
-    }
-};
+// w x into out through the op of w's dtype: whole, or as `splits` partial products.
+void record_product(GraphSession& s, const TensorView& w, const TensorView& x,
+                    const TensorView& out, uint32_t splits = 1) {
+    const bool ggml = dtype_is_quantized(w.dtype);
+    if (splits > 1 && ggml)
+        s.quantized_matmul_ggml_split_k(x, w, out, splits);
+    else if (splits > 1)
+        s.matmul_split_k(w, x, out, splits);
+    else if (ggml)
+        s.quantized_matmul_ggml(x, w, out);
+    else
+        s.matmul(w, x, out);
+}
+
+class MatmulTiles : public OpsTest, public ::testing::WithParamInterface<TileCase> {};
 
 TEST_P(MatmulTiles, MatchesReferenceOnPartialTiles) {
     const TileCase c = GetParam();
@@ -38,7 +44,7 @@ TEST_P(MatmulTiles, MatchesReferenceOnPartialTiles) {
     auto out = tensor(DType::f32, {c.n, c.m}, "out");
 
     auto recorded = executor->begin_recorded();
-    record(recorded, tw, tx, out);
+    record_product(recorded, tw, tx, out);
     const ComputeGraph g = recorded.finish_recording();
     const auto node =
         std::find_if(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.is_dispatch(); });
@@ -49,7 +55,7 @@ TEST_P(MatmulTiles, MatchesReferenceOnPartialTiles) {
     const bool twin = KernelCatalog::embedded().tensor_core_twin(c.kernel) != nullptr;
     const bool tc = device().kernels().get(c.kernel).tensor_cores;
     EXPECT_EQ(tc, twin && device().uses_tensor_cores());
-    run([&](GraphSession& s) { record(s, tw, tx, out); });
+    run([&](GraphSession& s) { record_product(s, tw, tx, out); });
     expect_close(out, ref::matmul(stored, x, c.n, c.k, c.m), tc ? kTolTensorCores : kTolF32);
 }
 
@@ -106,16 +112,7 @@ struct SplitCase {
     uint32_t n, k, m, splits;
 };
 
-class MatmulSplitK : public OpsTest, public ::testing::WithParamInterface<SplitCase> {
-  protected:
-    void record(GraphSession& s, const TensorView& w, const TensorView& x,
-                const TensorView& partials, uint32_t splits) {
-        if (dtype_is_quantized(GetParam().dtype))
-            s.quantized_matmul_ggml_split_k(x, w, partials, splits);
-        else
-            s.matmul_split_k(w, x, partials, splits);
-    }
-};
+class MatmulSplitK : public OpsTest, public ::testing::WithParamInterface<SplitCase> {};
 
 TEST_P(MatmulSplitK, PartialsSumToTheProduct) {
     const SplitCase c = GetParam();
@@ -127,7 +124,7 @@ TEST_P(MatmulSplitK, PartialsSumToTheProduct) {
     auto partials = tensor(DType::f32, {c.n, c.m * c.splits}, "partials");
 
     auto recorded = executor->begin_recorded();
-    record(recorded, tw, tx, partials, c.splits);
+    record_product(recorded, tw, tx, partials, c.splits);
     const ComputeGraph g = recorded.finish_recording();
     ASSERT_EQ(g.nodes.size(), 1u);
     const Node& node = g.nodes.front();
@@ -137,7 +134,7 @@ TEST_P(MatmulSplitK, PartialsSumToTheProduct) {
     EXPECT_EQ(node.workgroups[2], c.splits);
 
     const bool tc = device().kernels().get(g.kernels[node.kernel].name).tensor_cores;
-    run([&](GraphSession& s) { record(s, tw, tx, partials, c.splits); });
+    run([&](GraphSession& s) { record_product(s, tw, tx, partials, c.splits); });
     const auto parts = read(partials);
     std::vector<float> sum(size_t(c.n) * c.m, 0.0f);
     for (uint32_t z = 0; z < c.splits; ++z)
