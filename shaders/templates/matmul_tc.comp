@@ -13,6 +13,10 @@
 // Results go through a per-warp 16 x 16 f32 staging area so partial tiles are bounds-checked.
 // The next k tile is read from global memory into registers while the tensor cores work on the
 // current one (TC_NO_PREFETCH: after it, the variant "_nopf"); BK 64 is the variant "_bk64".
+// TC_HALF_BLOCKS (Q4_0): a thread loads half a block (16 weights, one scale) and dequantises it
+// as f16 pairs, instead of an octet in f32: half the loads and a quarter of the arithmetic.
+// TC_STAGES 2: two shared stages, one barrier per k tile (48 KiB at 128 x 128; the tensor-core
+// path requires that much, DeviceFacts::tensor_cores). Measured per tile shape, docs/kernels.md.
 //
 // TC_REFLECT builds the reflection twin: the same declarations and memory accesses with the
 // cooperative-matrix operations left out, for spirv-cross 2021 (which cannot parse NV
@@ -41,6 +45,9 @@
 #define BK 32              // k per shared tile: 32 or 64
 #endif
 #define LDS (BK + 8)       // halves per shared row
+#ifndef TC_STAGES
+#define TC_STAGES 1        // shared tiles: 1, or 2 (the variant "_2s": one barrier per k tile)
+#endif
 #define WT (TILE_N * BK / 8 / WG_SIZE)  // W octets per thread per tile
 #define XT (TILE_M * BK / 4 / WG_SIZE)  // x quads per thread per tile
 #if TILE_N == 128 && TILE_M == 128
@@ -67,9 +74,31 @@ layout(set = 0, binding = 4) readonly buffer B { float16_t biases[]; };
 #include "weights.glsl"
 #include "matmul_tile.glsl"
 
+#if defined(W_Q4_0) && defined(TC_HALF_BLOCKS)
+// Half h of Q4_0 block `blk` of the row at byte rb: weights 8h .. 8h+7 (low nibbles of bytes
+// 8h .. 8h+7) and 16+8h .. 23+8h (their high nibbles), as f16 pairs: v[0] = (0, 2), v[1] =
+// (1, 3), v[2] = (4, 6), v[3] = (5, 7) of the low octet, v[4..7] the same of the high one.
+// A nibble q or'ed into 0x6400 is the f16 1024 + q; minus 1032 that is q - 8 exactly, and the
+// one rounding of (q - 8) * d in f16 equals float16_t(d * (q - 8.0)) of the f32 path.
+void w_q4_0_half(uint rb, uint blk, uint h, out f16vec2 v[8]) {
+    const uint bo = rb + blk * 18u;
+    const f16vec2 d = f16vec2(float16_t(w_half_at(bo)));
+    const f16vec2 off = f16vec2(float16_t(1032.0));
+    const uint q[2] = uint[2](w_u32_at(bo + 2u + 8u * h), w_u32_at(bo + 6u + 8u * h));
+    [[unroll]] for (uint i = 0; i < 2u; ++i) {
+        v[2u * i] = (unpackFloat2x16((q[i] & 0x000F000Fu) | 0x64006400u) - off) * d;
+        v[2u * i + 1u] = (unpackFloat2x16(((q[i] >> 8) & 0x000F000Fu) | 0x64006400u) - off) * d;
+        v[4u + 2u * i] = (unpackFloat2x16(((q[i] >> 4) & 0x000F000Fu) | 0x64006400u) - off) * d;
+        v[5u + 2u * i] = (unpackFloat2x16(((q[i] >> 12) & 0x000F000Fu) | 0x64006400u) - off) * d;
+    }
+}
+#define WH (TILE_N * BK / 16)                   // half blocks per W tile
+#define WHT ((WH + WG_SIZE - 1) / WG_SIZE)      // per thread
+#endif
+
 // Scalar f16 arrays: the matrix loads read the matrix component type itself.
-shared float16_t ws[TILE_N * LDS];
-shared float16_t xs[TILE_M * LDS];
+shared float16_t ws[TC_STAGES * TILE_N * LDS];
+shared float16_t xs[TC_STAGES * TILE_M * LDS];
 shared float stage[8 * 256];
 
 void main() {
@@ -92,9 +121,37 @@ void main() {
 
     // Global -> registers for the tile at k0: TILE_N rows x BK/8 octets of W (dequantised) and
     // TILE_M columns x BK/4 quads of x (8 lanes read one column's 128 bytes per 32 k).
+#if defined(W_Q4_0) && defined(TC_HALF_BLOCKS)
+    f16vec2 wh[WHT][8];
+#define LOAD_W(K0)                                                                     \
+    [[unroll]] for (uint t = 0; t < WHT; ++t) {                                        \
+        const uint task = lid + WG_SIZE * t;                                           \
+        const uint rr = task / (BK / 16u), hb = task % (BK / 16u), row = r0 + rr;      \
+        if (task < WH && row < p.n && (K0) + 32u * (hb / 2u) < p.k) {                  \
+            w_q4_0_half(row * p.row_bytes, (K0) / 32u + hb / 2u, hb % 2u, wh[t]);      \
+        } else {                                                                       \
+            [[unroll]] for (uint e = 0; e < 8u; ++e) wh[t][e] = f16vec2(0.0);          \
+        }                                                                              \
+    }
+#define STORE_W(S)                                                                     \
+    [[unroll]] for (uint t = 0; t < WHT; ++t) {                                        \
+        const uint task = lid + WG_SIZE * t;                                           \
+        const uint rr = task / (BK / 16u), hb = task % (BK / 16u);                     \
+        const uint b = (S) * (TILE_N * LDS) + rr * LDS + 32u * (hb / 2u) + 8u * (hb % 2u); \
+        if (task < WH) {                                                               \
+            [[unroll]] for (uint g = 0; g < 2u; ++g) {                                 \
+                [[unroll]] for (uint i = 0; i < 2u; ++i) {                             \
+                    ws[b + 16u * g + 4u * i] = wh[t][4u * g + 2u * i].x;               \
+                    ws[b + 16u * g + 4u * i + 1u] = wh[t][4u * g + 2u * i + 1u].x;     \
+                    ws[b + 16u * g + 4u * i + 2u] = wh[t][4u * g + 2u * i].y;          \
+                    ws[b + 16u * g + 4u * i + 3u] = wh[t][4u * g + 2u * i + 1u].y;     \
+                }                                                                      \
+            }                                                                          \
+        }                                                                              \
+    }
+#else
     float wv[WT][8];
-    vec4 xv[XT];
-#define LOAD_TILE(K0)                                                                  \
+#define LOAD_W(K0)                                                                     \
     [[unroll]] for (uint t = 0; t < WT; ++t) {                                         \
         const uint task = lid + WG_SIZE * t;                                           \
         const uint rr = task / (BK / 8u), o = task % (BK / 8u), row = r0 + rr;          \
@@ -103,7 +160,18 @@ void main() {
         } else {                                                                       \
             [[unroll]] for (uint e = 0; e < 8u; ++e) wv[t][e] = 0.0;                   \
         }                                                                              \
-    }                                                                                  \
+    }
+#define STORE_W(S)                                                                     \
+    [[unroll]] for (uint t = 0; t < WT; ++t) {                                         \
+        const uint task = lid + WG_SIZE * t;                                           \
+        const uint rr = task / (BK / 8u), o = task % (BK / 8u);                        \
+        [[unroll]] for (uint e = 0; e < 8u; ++e)                                       \
+            ws[(S) * (TILE_N * LDS) + rr * LDS + 8u * o + e] = float16_t(wv[t][e]);    \
+    }
+#endif
+    vec4 xv[XT];
+#define LOAD_TILE(K0)                                                                  \
+    LOAD_W(K0)                                                                         \
     [[unroll]] for (uint t = 0; t < XT; ++t) {                                         \
         const uint task = lid + WG_SIZE * t;                                           \
         const uint cc = task / (BK / 4u), q = task % (BK / 4u), col = c0 + cc;         \
@@ -119,21 +187,56 @@ void main() {
         }                                                                              \
     }
 
+    // Registers -> shared stage S, as f16.
+#define STORE_TILE(S)                                                                  \
+    STORE_W(S)                                                                         \
+    [[unroll]] for (uint t = 0; t < XT; ++t) {                                         \
+        const uint task = lid + WG_SIZE * t;                                           \
+        const uint cc = task / (BK / 4u), q = task % (BK / 4u);                        \
+        [[unroll]] for (uint e = 0; e < 4u; ++e)                                       \
+            xs[(S) * (TILE_M * LDS) + cc * LDS + 4u * q + e] = float16_t(xv[t][e]);    \
+    }
+#ifndef TC_REFLECT
+#define PRODUCTS(S)                                                                    \
+    [[unroll]] for (uint kk = 0; kk < BK; kk += 16) {                                  \
+        fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[FN];                                \
+        fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> b[FM];                                \
+        [[unroll]] for (uint i = 0; i < FN; ++i)                                       \
+            coopMatLoadNV(a[i], ws, (S) * (TILE_N * LDS) + (wn * FN + i) * 16u * LDS + kk, \
+                          LDS, false);                                                 \
+        [[unroll]] for (uint j = 0; j < FM; ++j)                                       \
+            coopMatLoadNV(b[j], xs, (S) * (TILE_M * LDS) + (wm * FM + j) * 16u * LDS + kk, \
+                          LDS, true);                                                  \
+        [[unroll]] for (uint i = 0; i < FN; ++i)                                       \
+            [[unroll]] for (uint j = 0; j < FM; ++j)                                   \
+                acc[i][j] = coopMatMulAddNV(a[i], b[j], acc[i][j]);                    \
+    }
+#else
+#define PRODUCTS(S)
+#endif
+
     LOAD_TILE(kb)
+#if TC_STAGES == 2
+    // Two stages: the products read stage s while the next tile's registers go to stage s ^ 1,
+    // which every warp finished reading before the previous barrier: one barrier per k tile.
+    STORE_TILE(0u)
+    barrier();
+    uint s = 0u;
     for (uint k0 = kb; k0 < ke; k0 += BK) {
-        // Registers -> shared, as f16.
-        [[unroll]] for (uint t = 0; t < WT; ++t) {
-            const uint task = lid + WG_SIZE * t;
-            const uint rr = task / (BK / 8u), o = task % (BK / 8u);
-            [[unroll]] for (uint e = 0; e < 8u; ++e)
-                ws[rr * LDS + 8u * o + e] = float16_t(wv[t][e]);
+        const bool more = k0 + BK < ke;
+        if (more) {
+            LOAD_TILE(k0 + BK)
         }
-        [[unroll]] for (uint t = 0; t < XT; ++t) {
-            const uint task = lid + WG_SIZE * t;
-            const uint cc = task / (BK / 4u), q = task % (BK / 4u);
-            [[unroll]] for (uint e = 0; e < 4u; ++e)
-                xs[cc * LDS + 4u * q + e] = float16_t(xv[t][e]);
+        PRODUCTS(s)
+        if (more) {
+            STORE_TILE(s ^ 1u)
         }
+        barrier();
+        s ^= 1u;
+    }
+#else
+    for (uint k0 = kb; k0 < ke; k0 += BK) {
+        STORE_TILE(0u)
         barrier();
 #ifndef TC_NO_PREFETCH
         // The next tile's global loads are in flight during this tile's products.
@@ -141,19 +244,7 @@ void main() {
             LOAD_TILE(k0 + BK)
         }
 #endif
-#ifndef TC_REFLECT
-        [[unroll]] for (uint kk = 0; kk < BK; kk += 16) {
-            fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a[FN];
-            fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> b[FM];
-            [[unroll]] for (uint i = 0; i < FN; ++i)
-                coopMatLoadNV(a[i], ws, (wn * FN + i) * 16u * LDS + kk, LDS, false);
-            [[unroll]] for (uint j = 0; j < FM; ++j)
-                coopMatLoadNV(b[j], xs, (wm * FM + j) * 16u * LDS + kk, LDS, true);
-            [[unroll]] for (uint i = 0; i < FN; ++i)
-                [[unroll]] for (uint j = 0; j < FM; ++j)
-                    acc[i][j] = coopMatMulAddNV(a[i], b[j], acc[i][j]);
-        }
-#endif
+        PRODUCTS(0u)
         barrier();
 #ifdef TC_NO_PREFETCH
         if (k0 + BK < ke) {
@@ -161,6 +252,7 @@ void main() {
         }
 #endif
     }
+#endif
 
     // Each 16 x 16 result: column-major into this warp's staging area, then 32 lanes write
     // it out, 16 consecutive rows of a column per half-warp.

@@ -357,6 +357,8 @@ DeviceFacts gather_facts(VkInstance instance, VkPhysicalDevice pd, uint32_t inde
     f.tensor_cores = f.cooperative_matrix_nv && p.apiVersion >= VK_API_VERSION_1_2 &&
                      coop.cooperativeMatrix && tc_shape && v12.vulkanMemoryModel &&
                      v12.shaderFloat16 && f.subgroup_size == 32 &&
+                     // the two-stage 128 x 128 mat-mat twin (matmul_tc.comp) keeps 48 KiB
+                     f.max_shared_memory >= 48u * 1024u &&
                      // the attention twin (sdpa_tc.comp) reduces rows with clustered operations
                      (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_CLUSTERED_BIT) &&
                      (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
