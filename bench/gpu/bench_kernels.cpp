@@ -322,10 +322,11 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
                 // The op as a decode step dispatches it: x given as q8x (its norm wrote it).
                 warmer.warm(100.0);
                 const auto q = time_matvec(exec, m, o, record_op_q8x);
-                out(fmt::format("| {} x {} | {}, q8x x | {:.1f} | {:.2f} | {:.2f} | {:.0f} | "
+                out(
+                    fmt::format("| {} x {} | {}, q8x x | {:.1f} | {:.2f} | {:.2f} | {:.0f} | "
                                 "{:.0f}% |",
-                                n, k, dtype_name(t), q.bytes / 1e6, q.single_us,
-                                q.per_dispatch_us, q.gbps, 100.0 * q.gbps / copy_gbps));
+                                n, k, dtype_name(t), q.bytes / 1e6, q.single_us, q.per_dispatch_us,
+                                q.gbps, 100.0 * q.gbps / copy_gbps));
             }
         // What the q8x x costs where no norm writes it: quantize_q8 of the rows alone.
         if (device.facts().integer_dot_product)
@@ -333,8 +334,8 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
                 DeviceMemory mem(device);
                 GraphExecutor exec(device, mem);
                 const TensorView x = mem.view(mem.allocate("x", uint64_t(k) * 4), DType::f32, {k});
-                const TensorView q = mem.view(
-                    mem.allocate("x_q8", dtype_bytes_for(DType::q8x, k)), DType::q8x, {k});
+                const TensorView q =
+                    mem.view(mem.allocate("x_q8", dtype_bytes_for(DType::q8x, k)), DType::q8x, {k});
                 warmer.warm(100.0);
                 const double ns =
                     time_session(exec, o, [&](GraphSession& s) { s.quantize_q8(x, q, "q8"); });
@@ -429,9 +430,9 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
                     continue;
                 if (xq8 && !device.facts().integer_dot_product) continue;
                 warmer.warm(100.0);
-                auto r = time_matvec(exec, m, o,
-                                     record_kernel(name, true,
-                                                   xq8 ? std::optional(m.x_q8) : std::nullopt));
+                auto r = time_matvec(
+                    exec, m, o,
+                    record_kernel(name, true, xq8 ? std::optional(m.x_q8) : std::nullopt));
                 r.gbps *= 2.0;
                 out(fmt::format("| {} x {} | {} | {:.2f} | {:.2f} | {:.0f} | {:.0f}% |", n, k, name,
                                 r.single_us, r.per_dispatch_us, r.gbps,
@@ -474,14 +475,20 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
     }
 
     if (wanted("attention")) {
-        // The decode shapes of llama-3.2-1b (head dim 64) at KV 512 and 4096, then the
-        // head dim 128 shape the section started with, over split lengths.
+        // The decode shapes of llama-3.2-1b (head dim 64) at KV 512 and 4096, the head dim 128
+        // shape the section started with, then what decode steps at contexts 512 and 4096
+        // attend (KV 513, 4097) over split lengths, 0 the op's automatic choice.
         struct AttnShape {
             uint32_t head_dim, kv_len;
             std::vector<uint32_t> splits;
         };
-        const AttnShape shapes[] = {
-            {64, 512, {256}}, {64, 4096, {256}}, {128, 4096, {128, 256, 512}}};
+        const AttnShape shapes[] = {{64, 512, {256}},
+                                    {64, 4096, {256}},
+                                    {128, 4096, {128, 256, 512}},
+                                    {64, 513, {0, 128, 256}},
+                                    {64, 4097, {0, 256, 512, 1024}},
+                                    {128, 513, {0, 128, 256}},
+                                    {128, 4097, {0, 256, 512, 1024}}};
         out("\n## flash_attn_vec (decode, one dispatch), 32 heads, 8 KV heads\n");
         out("| head dim | KV length | cache | split | us | GB/s (K+V bytes) |");
         out("|---|---|---|---|---|---|");
@@ -522,8 +529,12 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
                     const double ns = time_session(exec, o, [&](GraphSession& s) {
                         s.flash_attn_vec(q, k, v, ov, tmp, ctr, p, "bench");
                     });
+                    const std::string split_text =
+                        split ? std::to_string(split)
+                              : fmt::format("auto ({})", flash_attn_vec_split_len(p));
                     out(fmt::format("| {} | {} | {} | {} | {:.2f} | {:.0f} |", p.head_dim, p.kv_len,
-                                    dtype_name(cache), split, ns / 1000.0, 2.0 * cache_bytes / ns));
+                                    dtype_name(cache), split_text, ns / 1000.0,
+                                    2.0 * cache_bytes / ns));
                 }
     }
 

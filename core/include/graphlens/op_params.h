@@ -2,6 +2,7 @@
 // Shape parameters of the GraphSession ops that need more than their TensorViews
 // (see the op declarations in graphlens/graph_session.h). Layouts are ggml's: shape[0] is
 // the innermost (contiguous) dimension.
+#include <algorithm>
 #include <cstdint>
 
 namespace graphlens {
@@ -59,20 +60,46 @@ struct FlashAttnVecParams {
     uint32_t n_heads = 0;
     uint32_t n_kv_heads = 0;
     uint32_t kv_len = 0;
-    uint32_t split_len = 256;  ///< keys per workgroup before the last one combines
-    float scale = 0.0f;        ///< 0 = 1 / sqrt(head_dim)
-    float softcap = 0.0f;      ///< > 0: scores become softcap * tanh(score / softcap)
-    uint32_t window = 0;       ///< > 0: sliding window, only the last `window` keys
+    /// Keys per workgroup before the last one combines; 0: flash_attn_vec_split_len's choice.
+    uint32_t split_len = 0;
+    float scale = 0.0f;    ///< 0 = 1 / sqrt(head_dim)
+    float softcap = 0.0f;  ///< > 0: scores become softcap * tanh(score / softcap)
+    uint32_t window = 0;   ///< > 0: sliding window, only the last `window` keys
 };
 
+/// Workgroups (splits x query heads) the automatic split length aims at: about two per SM of
+/// a large GPU. A constant, not a device query, so a capture is the same on every device.
+constexpr uint32_t kFlashAttnVecTargetWorkgroups = 256;
+
+/// Keys per split: p.split_len, or when it is 0 the shortest of 128, 256, 512, ... whose whole
+/// splits times n_heads stay within kFlashAttnVecTargetWorkgroups (a partial last split is
+/// not counted: a decode step's KV length is one past a round context). H100, llama-3.2-1b
+/// (32 heads, head dim 64, f16 cache): KV 513 takes 128 (12.5 against 13.1 us at 256), KV
+/// 4096 takes 512 (18.4 against 21.0 us); docs/kernels.md.
+inline uint32_t flash_attn_vec_split_len(const FlashAttnVecParams& p) {
+    if (p.split_len) return p.split_len;
+    uint32_t len = 128;
+    while (len < p.kv_len && uint64_t(p.kv_len / len) * p.n_heads > kFlashAttnVecTargetWorkgroups)
+        len *= 2;
+    return len;
+}
 /// Number of splits flash_attn_vec uses.
 inline uint32_t flash_attn_vec_splits(const FlashAttnVecParams& p) {
-    const uint32_t len = p.split_len ? p.split_len : 256;
+    const uint32_t len = flash_attn_vec_split_len(p);
     return p.kv_len == 0 ? 1 : (p.kv_len + len - 1) / len;
 }
 /// f32 elements of flash_attn_vec's tmp scratch: (head_dim + 2) per head and split.
 inline uint64_t flash_attn_vec_tmp_elements(const FlashAttnVecParams& p) {
     return uint64_t(p.head_dim + 2) * p.n_heads * flash_attn_vec_splits(p);
+}
+/// f32 elements of a tmp scratch that serves every KV length up to p.kv_len (a KV cache's
+/// capacity): the automatic split length can give a shorter length more splits than a longer
+/// one, but never more than kFlashAttnVecTargetWorkgroups / n_heads whole ones and a partial.
+inline uint64_t flash_attn_vec_tmp_capacity_elements(const FlashAttnVecParams& p) {
+    uint64_t splits = flash_attn_vec_splits(p);
+    if (!p.split_len && p.n_heads)
+        splits = std::max<uint64_t>(splits, kFlashAttnVecTargetWorkgroups / p.n_heads + 1);
+    return uint64_t(p.head_dim + 2) * p.n_heads * splits;
 }
 /// u32 elements of flash_attn_vec's arrival counters: one per query head (the _gqa grid has
 /// fewer rows, n_kv_heads x head batches, and uses the first of them).

@@ -199,7 +199,7 @@ TransformerModel::TransformerModel(DeviceMemory& memory, ModelConfig config,
     };
     const auto counters = own_allocation("fa_counters", flash_attn_vec_counter_elements(fa));
     memory.upload(counters.allocation, std::vector<uint8_t>(counters.bytes, 0));
-    own_allocation("fa_tmp", flash_attn_vec_tmp_elements(fa));
+    own_allocation("fa_tmp", flash_attn_vec_tmp_capacity_elements(fa));
     logits_alloc_ = memory.allocate("logits", align_up(4ull * c.n_vocab), AllocationUsage::output);
 }
 

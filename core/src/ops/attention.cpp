@@ -112,7 +112,7 @@ void GraphSession::flash_attn_vec(const TensorView& q, const TensorView& k_cache
                              "kv_len {}",
                              name, c->elements(), token, p.kv_len));
     FlashAttnVecParams fp = p;
-    if (fp.split_len == 0) fp.split_len = 256;
+    fp.split_len = flash_attn_vec_split_len(p);
     const uint32_t splits = flash_attn_vec_splits(fp);
     require_elements(op, label, "tmp", tmp, int64_t(flash_attn_vec_tmp_elements(fp)));
     require_elements(op, label, "counters", counters, int64_t(flash_attn_vec_counter_elements(fp)));

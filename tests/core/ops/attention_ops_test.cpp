@@ -30,6 +30,45 @@ TEST_F(OpsTest, SdpaCausalAndFullWithGroupedQueryHeads) {
     }
 }
 
+TEST(FlashAttnVecSplitLen, KeepsAboutTwoWorkgroupsPerSmOfALargeGpu) {
+    FlashAttnVecParams p;
+    p.head_dim = 64;
+    p.n_heads = 32;
+    p.n_kv_heads = 8;
+    auto at = [&](uint32_t kv_len) {
+        p.kv_len = kv_len;
+        return std::pair{flash_attn_vec_split_len(p), flash_attn_vec_splits(p)};
+    };
+    EXPECT_EQ(at(513), (std::pair{128u, 5u}));   // llama-3.2-1b decode at context 512
+    EXPECT_EQ(at(1151), (std::pair{128u, 9u}));  // 8 whole splits x 32 heads = 256
+    EXPECT_EQ(at(1152), (std::pair{256u, 5u}));  // 9 whole would be 288 workgroups
+    EXPECT_EQ(at(4097), (std::pair{512u, 9u}));  // context 4096
+    EXPECT_EQ(at(1), (std::pair{128u, 1u}));
+    p.n_heads = 512;  // more heads than the target: one split
+    EXPECT_EQ(at(100000), (std::pair{131072u, 1u}));
+    p.n_heads = 32;
+    p.split_len = 256;  // a length given is kept
+    EXPECT_EQ(at(513), (std::pair{256u, 3u}));
+}
+
+TEST(FlashAttnVecSplitLen, TheCapacityScratchServesEveryShorterLength) {
+    // The automatic length can give a shorter KV more splits than a longer one (1151 keys: 9
+    // of 128; 1152: 5 of 256); a scratch sized for the cache's capacity must hold them all.
+    for (uint32_t heads : {8u, 32u, 40u, 64u, 300u}) {
+        FlashAttnVecParams cap;
+        cap.head_dim = 64;
+        cap.n_heads = heads;
+        cap.n_kv_heads = heads;
+        cap.kv_len = 9000;
+        const uint64_t capacity = flash_attn_vec_tmp_capacity_elements(cap);
+        for (uint32_t kv = 1; kv <= cap.kv_len; kv += 7) {
+            FlashAttnVecParams p = cap;
+            p.kv_len = kv;
+            ASSERT_LE(flash_attn_vec_tmp_elements(p), capacity) << heads << " heads, KV " << kv;
+        }
+    }
+}
+
 class FlashAttnTest : public OpsTest {
   protected:
     /// flash_attn_vec's arrival counters: zeroed, as the op needs them before its first run.
