@@ -167,10 +167,10 @@ int run_prefill_benchmarks(const PrefillBenchOptions& o) {
         const struct {
             uint32_t n, k;
             DType t;
-        } shapes[] = {{2048, 2048, DType::q4_0},   {512, 2048, DType::q4_0},
-                      {8192, 2048, DType::q4_0},   {2048, 8192, DType::q4_0},
-                      {128256, 2048, DType::q4_0}, {2048, 2048, DType::f16},
-                      {2048, 2048, DType::q8_0}};
+        } shapes[] = {
+            {2048, 2048, DType::q4_0}, {512, 2048, DType::q4_0},    {8192, 2048, DType::q4_0},
+            {2048, 8192, DType::q4_0}, {128256, 2048, DType::q4_0}, {2048, 2048, DType::f16},
+            {2048, 2048, DType::q8_0}, {8192, 2048, DType::q8_0},   {2048, 8192, DType::q8_0}};
         for (const auto& sh : shapes) {
             DeviceMemory mem(device);
             GraphExecutor exec(device, mem);

@@ -13,8 +13,9 @@
 // Results go through a per-warp 16 x 16 f32 staging area so partial tiles are bounds-checked.
 // The next k tile is read from global memory into registers while the tensor cores work on the
 // current one (TC_NO_PREFETCH: after it, the variant "_nopf"); BK 64 is the variant "_bk64".
-// TC_HALF_BLOCKS (Q4_0): a thread loads half a block (16 weights, one scale) and dequantises it
-// as f16 pairs, instead of an octet in f32: half the loads and a quarter of the arithmetic.
+// TC_HALF_BLOCKS (Q4_0, Q8_0): a thread loads half a block (16 weights, one scale) and
+// dequantises it as f16 pairs, instead of an octet in f32: fewer loads, a quarter of the
+// arithmetic.
 // TC_STAGES 2: two shared stages, one barrier per k tile (48 KiB at 128 x 128; the tensor-core
 // path requires that much, DeviceFacts::tensor_cores). Measured per tile shape, docs/kernels.md.
 //
@@ -74,24 +75,43 @@ layout(set = 0, binding = 4) readonly buffer B { float16_t biases[]; };
 #include "weights.glsl"
 #include "matmul_tile.glsl"
 
-#if defined(W_Q4_0) && defined(TC_HALF_BLOCKS)
-// Half h of Q4_0 block `blk` of the row at byte rb: weights 8h .. 8h+7 (low nibbles of bytes
-// 8h .. 8h+7) and 16+8h .. 23+8h (their high nibbles), as f16 pairs: v[0] = (0, 2), v[1] =
-// (1, 3), v[2] = (4, 6), v[3] = (5, 7) of the low octet, v[4..7] the same of the high one.
-// A nibble q or'ed into 0x6400 is the f16 1024 + q; minus 1032 that is q - 8 exactly, and the
-// one rounding of (q - 8) * d in f16 equals float16_t(d * (q - 8.0)) of the f32 path.
-void w_q4_0_half(uint rb, uint blk, uint h, out f16vec2 v[8]) {
+#if defined(TC_HALF_BLOCKS) && (defined(W_Q4_0) || defined(W_Q8_0))
+#define HALF_BLOCKS 1
+// Half h of one block (32 weights) of the row at byte rb, as 8 f16 pairs: v[4g + 2i] holds
+// weights HB_K(h, g, i) + 0 and + 2 of the block, v[4g + 2i + 1] weights + 1 and + 3.
+// An integer u below 1024 or'ed into the f16 bits 0x6400 is the f16 1024 + u: minus 1024 + the
+// format's offset that is the quant exactly, and the one rounding of quant * d in f16 equals
+// float16_t(d * quant) of the f32 path (the product is exact in f32).
+#if defined(W_Q4_0)
+// Q4_0: bytes 8h .. 8h+7 of the nibbles; low nibbles are weights 8h + j, high ones 16 + 8h + j.
+#define HB_K(h, g, i) (8u * (h) + 16u * (g) + 4u * (i))
+void w_half_block(uint rb, uint blk, uint h, out f16vec2 v[8]) {
     const uint bo = rb + blk * 18u;
     const f16vec2 d = f16vec2(float16_t(w_half_at(bo)));
-    const f16vec2 off = f16vec2(float16_t(1032.0));
+    const f16vec2 off = f16vec2(float16_t(1032.0));  // 1024 + 8
     const uint q[2] = uint[2](w_u32_at(bo + 2u + 8u * h), w_u32_at(bo + 6u + 8u * h));
-    [[unroll]] for (uint i = 0; i < 2u; ++i) {
-        v[2u * i] = (unpackFloat2x16((q[i] & 0x000F000Fu) | 0x64006400u) - off) * d;
-        v[2u * i + 1u] = (unpackFloat2x16(((q[i] >> 8) & 0x000F000Fu) | 0x64006400u) - off) * d;
-        v[4u + 2u * i] = (unpackFloat2x16(((q[i] >> 4) & 0x000F000Fu) | 0x64006400u) - off) * d;
-        v[5u + 2u * i] = (unpackFloat2x16(((q[i] >> 12) & 0x000F000Fu) | 0x64006400u) - off) * d;
+    [[unroll]] for (uint i = 0; i < 2u; ++i)
+        [[unroll]] for (uint g = 0; g < 2u; ++g) {  // g: low, high nibbles
+            const uint n = q[i] >> (4u * g);
+            v[4u * g + 2u * i] = (unpackFloat2x16((n & 0x000F000Fu) | 0x64006400u) - off) * d;
+            v[4u * g + 2u * i + 1u] =
+                (unpackFloat2x16(((n >> 8) & 0x000F000Fu) | 0x64006400u) - off) * d;
+        }
+}
+#else
+// Q8_0: bytes 16h .. 16h+15 are weights 16h + j; a signed byte xor 0x80 is itself + 128.
+#define HB_K(h, g, i) (16u * (h) + 8u * (g) + 4u * (i))
+void w_half_block(uint rb, uint blk, uint h, out f16vec2 v[8]) {
+    const uint bo = rb + blk * 34u;
+    const f16vec2 d = f16vec2(float16_t(w_half_at(bo)));
+    const f16vec2 off = f16vec2(float16_t(1152.0));  // 1024 + 128
+    [[unroll]] for (uint w = 0; w < 4u; ++w) {  // word w = 2g + i
+        const uint u = w_u32_at(bo + 2u + 16u * h + 4u * w) ^ 0x80808080u;
+        v[2u * w] = (unpackFloat2x16((u & 0x00FF00FFu) | 0x64006400u) - off) * d;
+        v[2u * w + 1u] = (unpackFloat2x16(((u >> 8) & 0x00FF00FFu) | 0x64006400u) - off) * d;
     }
 }
+#endif
 #define WH (TILE_N * BK / 16)                   // half blocks per W tile
 #define WHT ((WH + WG_SIZE - 1) / WG_SIZE)      // per thread
 #endif
@@ -121,14 +141,14 @@ void main() {
 
     // Global -> registers for the tile at k0: TILE_N rows x BK/8 octets of W (dequantised) and
     // TILE_M columns x BK/4 quads of x (8 lanes read one column's 128 bytes per 32 k).
-#if defined(W_Q4_0) && defined(TC_HALF_BLOCKS)
+#ifdef HALF_BLOCKS
     f16vec2 wh[WHT][8];
 #define LOAD_W(K0)                                                                     \
     [[unroll]] for (uint t = 0; t < WHT; ++t) {                                        \
         const uint task = lid + WG_SIZE * t;                                           \
         const uint rr = task / (BK / 16u), hb = task % (BK / 16u), row = r0 + rr;      \
         if (task < WH && row < p.n && (K0) + 32u * (hb / 2u) < p.k) {                  \
-            w_q4_0_half(row * p.row_bytes, (K0) / 32u + hb / 2u, hb % 2u, wh[t]);      \
+            w_half_block(row * p.row_bytes, (K0) / 32u + hb / 2u, hb % 2u, wh[t]);     \
         } else {                                                                       \
             [[unroll]] for (uint e = 0; e < 8u; ++e) wh[t][e] = f16vec2(0.0);          \
         }                                                                              \
@@ -137,14 +157,15 @@ void main() {
     [[unroll]] for (uint t = 0; t < WHT; ++t) {                                        \
         const uint task = lid + WG_SIZE * t;                                           \
         const uint rr = task / (BK / 16u), hb = task % (BK / 16u);                     \
-        const uint b = (S) * (TILE_N * LDS) + rr * LDS + 32u * (hb / 2u) + 8u * (hb % 2u); \
+        const uint b = (S) * (TILE_N * LDS) + rr * LDS + 32u * (hb / 2u);              \
         if (task < WH) {                                                               \
             [[unroll]] for (uint g = 0; g < 2u; ++g) {                                 \
                 [[unroll]] for (uint i = 0; i < 2u; ++i) {                             \
-                    ws[b + 16u * g + 4u * i] = wh[t][4u * g + 2u * i].x;               \
-                    ws[b + 16u * g + 4u * i + 1u] = wh[t][4u * g + 2u * i + 1u].x;     \
-                    ws[b + 16u * g + 4u * i + 2u] = wh[t][4u * g + 2u * i].y;          \
-                    ws[b + 16u * g + 4u * i + 3u] = wh[t][4u * g + 2u * i + 1u].y;     \
+                    const uint o = b + HB_K(hb % 2u, g, i);                            \
+                    ws[o] = wh[t][4u * g + 2u * i].x;                                  \
+                    ws[o + 1u] = wh[t][4u * g + 2u * i + 1u].x;                        \
+                    ws[o + 2u] = wh[t][4u * g + 2u * i].y;                             \
+                    ws[o + 3u] = wh[t][4u * g + 2u * i + 1u].y;                        \
                 }                                                                      \
             }                                                                          \
         }                                                                              \
