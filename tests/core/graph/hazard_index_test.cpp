@@ -292,6 +292,23 @@ TEST(HazardIndexProperty, ListsExactlyTheRuleAppliedByteByByte) {
     }
 }
 
+// The index walks its nodes in windows of thousands, each allocation by allocation, and puts
+// a node's hazards on several allocations back in order: the same rule on graphs of several
+// windows, whose nodes touch many allocations.
+TEST(HazardIndexProperty, ListsExactlyTheRuleAppliedByteByByteAcrossWindows) {
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+        RandomGraphOptions o;
+        o.seed = seed;
+        o.dispatches = 40000;
+        o.allocations = seed == 1 ? 3 : 40;
+        o.allocation_size = 256;
+        o.barrier_probability = 0.1;
+        o.fence_probability = seed == 3 ? 0.01 : 0.0;
+        const ComputeGraph g = random_graph(o);
+        ASSERT_EQ(HazardIndex(g).hazards(), hazards_byte_by_byte(g)) << "seed " << seed;
+    }
+}
+
 // At scale the index lists what the layers' own dependencies give, no more: a 100k-dispatch
 // transformer has the hazards per layer of a 1k one (no pairs across distant layers). How long
 // it takes is the benchmark's business (bench/cpu_passes.cpp, docs/benchmarks.md §4), not a
