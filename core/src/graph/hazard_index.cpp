@@ -541,6 +541,8 @@ struct Piece {
 class PieceList {
   public:
     explicit PieceList(std::vector<Piece>& out) : out_(&out) {}
+    /// After `out` was cleared.
+    void restart() { first_ = 0; }
 
     void add(HazardKind kind, uint32_t earlier, uint64_t begin, uint64_t end) {
         const uint64_t key = uint64_t{earlier} << 2 | static_cast<uint64_t>(kind);
@@ -602,6 +604,13 @@ struct Access {
 /// and what a window lists (3.5 MB) is walked into graph order while much of it is still in
 /// the second-level cache. 4,096 was 8 % slower on the index alone, 32,768 the same.
 constexpr size_t kWindowNodes = 16384;
+/// Graphs with at least this many allocations are walked in windows. A transformer's or a
+/// real capture's few allocations (the synthetic transformer has 7) took 45 % longer in windows
+/// (the accesses gathered in a walk of their own, whose misses on the nodes' ranges nothing
+/// else overlaps, and their hazards put back in graph order) and their stores stay in cache
+/// in graph order; the random graphs (62 allocations at 1k dispatches, 625 at 10k) ran the
+/// same or faster in windows.
+constexpr size_t kWindowedAllocations = 32;
 
 /// A run of one node's hazards on one allocation in WindowScratch::staged.
 struct StagedRun {
@@ -728,163 +737,219 @@ HazardIndex::HazardIndex(const ComputeGraph& graph, detail::GraphValidator* vali
     into_begin_.assign(n + 1, 0);
     WindowScratch scratch;
     if (SpareLists* spare = spare_lists()) std::swap(scratch, spare->scratch);
-    auto& [found, by_allocation, bucket, staged, runs, runs_by_node, node_runs] = scratch;
-    for (size_t w0 = 0, w1 = 0; w0 < n; w0 = w1) {
-        w1 = std::min(n, w0 + kWindowNodes);
-        // 1. The window's accesses, node by node (and the validator's checks).
-        found.clear();
-        size_t allocations = stores.size();
-        for (size_t i = w0; i < w1; ++i) {
-            // The ranges of the nodes ahead, which at 100k nodes are no longer in cache: their
-            // lists' blocks kPrefetchAhead nodes ahead, their items half as far
-            // (compute_graph.h); the bindings, which only the validator reads, likewise.
-            if (i + kPrefetchAhead < n) {
-                graph.nodes[i + kPrefetchAhead].reads.prefetch();
-                graph.nodes[i + kPrefetchAhead].writes.prefetch();
+    // Named references, not a structured binding: clang 14 does not let the lambdas below
+    // capture a binding.
+    std::vector<Access>& found = scratch.found;
+    std::vector<Access>& by_allocation = scratch.by_allocation;
+    std::vector<size_t>& bucket = scratch.bucket;
+    std::vector<Piece>& staged = scratch.staged;
+    std::vector<StagedRun>& runs = scratch.runs;
+    std::vector<StagedRun>& runs_by_node = scratch.runs_by_node;
+    std::vector<uint32_t>& node_runs = scratch.node_runs;
+    PieceList pieces(staged);
+    // Appends one node's runs (one an allocation, in allocation order, each sorted by
+    // earlier, kind and begin) to the lists, merged by earlier, the first run first among
+    // equals: the order of one node's hazards (earlier, allocation, kind, begin).
+    auto append_runs = [&](std::span<StagedRun> node_runs_of, const std::vector<Piece>& pieces_of) {
+        if (node_runs_of.size() == 1) {
+            const StagedRun& run = node_runs_of[0];
+            for (size_t k = run.first; k < run.first + run.count; ++k) {
+                hazards_.push_back(hazard_of(pieces_of[k], run));
+                pairs_.push_back({hazards_.back().earlier, run.node});
             }
-            if (i + kPrefetchAhead / 2 < n) prefetch_ranges(graph.nodes[i + kPrefetchAhead / 2]);
-            if (validator) {
-                if (i + kPrefetchAhead < n)
-                    detail::GraphValidator::prefetch_far(graph.nodes[i + kPrefetchAhead]);
-                if (i + kPrefetchAhead / 2 < n)
-                    detail::GraphValidator::prefetch_near(graph.nodes[i + kPrefetchAhead / 2]);
-                validator->node(i);
-            }
-            const Node& node = graph.nodes[i];
-            if (!node.is_dispatch()) continue;
-            const auto self = static_cast<uint32_t>(i);
-            for (const ByteRange& r : node.reads)
-                if (!r.empty()) {
-                    found.push_back({r.begin, r.end, self, r.allocation, false});
-                    allocations = std::max(allocations, size_t{r.allocation} + 1);
-                }
-            for (const ByteRange& w : node.writes)
-                if (!w.empty()) {
-                    found.push_back({w.begin, w.end, self, w.allocation, true});
-                    allocations = std::max(allocations, size_t{w.allocation} + 1);
-                }
+        } else if (node_runs_of.size() > 1) {
+            size_t count = 0;
+            for (const StagedRun& run : node_runs_of) count += run.count;
+            const size_t at = hazards_.size();
+            hazards_.resize(at + count);
+            pairs_.resize(at + count);
+            merge_runs(node_runs_of, pieces_of, &hazards_[at], &pairs_[at]);
         }
-        if (allocations > stores.size()) stores.resize(allocations);
-        bucket.assign(allocations + 1, 0);
-        for (const Access& a : found) ++bucket[a.allocation + 1];
-        for (size_t a = 0; a < allocations; ++a) bucket[a + 1] += bucket[a];
-        by_allocation.resize(found.size());
-        // bucket[a] moves on to the end of allocation a's accesses, then back.
-        for (const Access& a : found) by_allocation[bucket[a.allocation]++] = a;
-        for (size_t a = allocations; a > 0; --a) bucket[a] = bucket[a - 1];
-        bucket[0] = 0;
-        // 2. Allocation by allocation: its store stays in cache for all its accesses of the
-        // window. The hazards of a node on one allocation depend only on that allocation's
-        // accesses before it, so each comes out as in graph order.
-        staged.clear();
-        runs.clear();
-        PieceList pieces(staged);
-        node_runs.assign(w1 - w0 + 1, 0);
-        for (size_t a = 0; a < allocations; ++a) {
-            size_t k = bucket[a];
-            const size_t k_end = bucket[a + 1];
-            if (k == k_end) continue;
-            AllocationSegments& store = stores[a];
-            const auto allocation = static_cast<AllocationId>(a);
-            while (k < k_end) {
-                const uint32_t self = by_allocation[k].node;
-                size_t last = k;
-                while (last < k_end && by_allocation[last].node == self) ++last;
-                // Each read in one walk: its RAW hazards (the writers, which no read changes)
-                // and this node recorded as a reader of its bytes. A node's reads come before
-                // its writes.
-                size_t j = k;
-                for (; j < last && !by_allocation[j].write; ++j) {
-                    const Access& r = by_allocation[j];
-                    store.for_each(store.cover(pool, r.begin, r.end), r.begin, r.end,
-                                   [&](uint64_t b, uint64_t e, SegmentState& s) {
-                                       if (s.writer != kNoWriter)
-                                           pieces.add(HazardKind::raw, s.writer,
-                                                      std::max(b, r.begin), std::min(e, r.end));
-                                       s.read_by(self, reader_lists);
-                                   });
-                }
-                // The writes' WAR / WAW hazards against the state before this node: the
-                // readers since the last write, but for this node itself (recorded just above,
-                // always the last).
-                for (size_t m = j; m < last; ++m) {
-                    const Access& w = by_allocation[m];
-                    // Read only: cutting the segments at the write's ends (and filling its
-                    // gaps, which hold no accesses) would only be undone by the write below.
-                    store.for_each_overlapping(
-                        w.begin, w.end, [&](uint64_t b, uint64_t e, const SegmentState& s) {
-                            const uint64_t begin = std::max(b, w.begin), end = std::min(e, w.end);
-                            const bool read_since =
-                                s.for_each_reader_but(self, reader_lists, [&](uint32_t reader) {
-                                    pieces.add(HazardKind::war, reader, begin, end);
-                                });
-                            if (!read_since && s.writer != kNoWriter) {
-                                pieces.add(HazardKind::waw, s.writer, begin, end);
-                            }
-                        });
-                }
-                const size_t first = pieces.finish();
-                if (const size_t listed = staged.size() - first) {
-                    runs.push_back({self, allocation, static_cast<uint32_t>(first),
-                                    static_cast<uint32_t>(listed)});
-                    ++node_runs[self - w0 + 1];
-                }
-                // Then the writes: a read-write binding leaves the bytes written by this node
-                // with no reader since.
-                for (size_t m = j; m < last; ++m)
-                    store.write(pool, by_allocation[m].begin, by_allocation[m].end, self);
-                k = last;
-            }
+    };
+    // Room in the lists: growing them by doubling moved them again and again (32 bytes a
+    // hazard). Node by node: at a 64th (of a large graph) and again at an 8th, when the list
+    // has no room for all at the rate so far and a quarter, then an eighth; at the 8th room for
+    // four times that rate: in a graph whose allocations fill up as it goes the rate rises (the
+    // 100k random graph lists 3.1 times its first eighth's rate), and room never written is
+    // address space, not memory. In windows: after each, room for the window's hazards, and
+    // for the rest at the rate so far and a quarter.
+    auto grow_lists = [&](size_t done, size_t more) {
+        size_t room = 0;
+        if (more > 0) {
+            const size_t after = hazards_.size() + more;
+            if (after > hazards_.capacity())
+                room = done < n ? after * n / done * 5 / 4 + 1024 : after;
+        } else if (n >= 512 && done > 0 && ((n >= 4096 && done == n / 64) || done == n / 8)) {
+            const bool first = done == n / 64;
+            const size_t at_rate = hazards_.size() * n / done;
+            const size_t needed = at_rate * (first ? 10 : 9) / 8 + 1024;
+            if (needed > hazards_.capacity()) room = first ? needed : 4 * at_rate + 1024;
         }
-        // 3. The window's hazards in graph order, node by node: its runs (one an allocation,
-        // in allocation order, each sorted by earlier, kind and begin) merged by earlier, the
-        // first run first among equals, which is the order of one node's hazards (earlier,
-        // allocation, kind, begin).
-        const size_t after = hazards_.size() + staged.size();
-        if (after > hazards_.capacity()) {
-            // At the rate so far and a quarter: a graph whose allocations fill up as it goes
-            // lists more hazards a dispatch later on (the 100k random graph 3.1 times its
-            // first eighth's rate).
-            const size_t room = w1 < n ? after * n / w1 * 5 / 4 + 1024 : after;
+        if (room > 0) {
             hazards_.reserve(room);
             pairs_.reserve(room);
         }
-        for (size_t i = 0; i < w1 - w0; ++i) node_runs[i + 1] += node_runs[i];
-        runs_by_node.resize(runs.size());
-        for (const StagedRun& run : runs) runs_by_node[node_runs[run.node - w0]++] = run;
-        // node_runs[i] is now the end of node w0 + i's runs. The lists grow by the window's
-        // hazards at once and are written in place.
-        size_t at = hazards_.size();
-        hazards_.resize(after);
-        pairs_.resize(after);
-        size_t next_run = 0;
-        for (size_t i = w0; i < w1; ++i) {
-            into_begin_[i] = at;
-            const size_t runs_end = node_runs[i - w0];
-            // The runs lie where their allocations' walks put them, which at 100k random
-            // dispatches is no longer in the first-level caches.
-            for (size_t ahead = next_run + kRunsAhead;
-                 ahead < runs_end + kRunsAhead && ahead < runs_by_node.size(); ++ahead) {
-                const StagedRun& run = runs_by_node[ahead];
-                graphlens::prefetch(&staged[run.first]);
-                graphlens::prefetch(&staged[run.first + run.count - 1]);
+    };
+    // The accesses [first, last) of node `self` to one allocation, its reads first: its
+    // hazards on the allocation appended to `staged` as one run (sorted by earlier, kind and
+    // begin), then its writes recorded. The hazards of a node on one allocation depend only on
+    // that allocation's accesses before it, so the allocations of a node may be walked in any
+    // order, and the nodes of an allocation need only be walked in graph order.
+    auto walk = [&](AllocationSegments& store, AllocationId allocation, uint32_t self,
+                    const Access* first, const Access* last) -> bool {
+        // Each read in one walk: its RAW hazards (the writers, which no read changes) and this
+        // node recorded as a reader of its bytes.
+        const Access* writes = first;
+        for (; writes != last && !writes->write; ++writes) {
+            const Access& r = *writes;
+            store.for_each(store.cover(pool, r.begin, r.end), r.begin, r.end,
+                           [&](uint64_t b, uint64_t e, SegmentState& s) {
+                               if (s.writer != kNoWriter)
+                                   pieces.add(HazardKind::raw, s.writer, std::max(b, r.begin),
+                                              std::min(e, r.end));
+                               s.read_by(self, reader_lists);
+                           });
+        }
+        // The writes' WAR / WAW hazards against the state before this node: the readers since
+        // the last write, but for this node itself (recorded just above, always the last).
+        for (const Access* w = writes; w != last; ++w) {
+            // Read only: cutting the segments at the write's ends (and filling its gaps, which
+            // hold no accesses) would only be undone by the write below.
+            store.for_each_overlapping(
+                w->begin, w->end, [&](uint64_t b, uint64_t e, const SegmentState& s) {
+                    const uint64_t begin = std::max(b, w->begin), end = std::min(e, w->end);
+                    const bool read_since = s.for_each_reader_but(
+                        self, reader_lists,
+                        [&](uint32_t reader) { pieces.add(HazardKind::war, reader, begin, end); });
+                    if (!read_since && s.writer != kNoWriter)
+                        pieces.add(HazardKind::waw, s.writer, begin, end);
+                });
+        }
+        const size_t run_first = pieces.finish();
+        const bool listed = staged.size() > run_first;
+        if (listed)
+            runs.push_back({self, allocation, static_cast<uint32_t>(run_first),
+                            static_cast<uint32_t>(staged.size() - run_first)});
+        // Then the writes: a read-write binding leaves the bytes written by this node with no
+        // reader since.
+        for (const Access* w = writes; w != last; ++w) store.write(pool, w->begin, w->end, self);
+        return listed;
+    };
+    // The accesses of a node that are not empty, reads first, each with its allocation (whose
+    // store exists then).
+    auto accesses_of = [&](const Node& node, uint32_t self, std::vector<Access>& out) {
+        for (const ByteRange& r : node.reads)
+            if (!r.empty()) out.push_back({r.begin, r.end, self, r.allocation, false});
+        for (const ByteRange& w : node.writes)
+            if (!w.empty()) out.push_back({w.begin, w.end, self, w.allocation, true});
+    };
+    // The ranges of the nodes ahead, which at 100k nodes are no longer in cache: their lists'
+    // blocks kPrefetchAhead nodes ahead, their items half as far (compute_graph.h); the
+    // bindings, which only the validator reads, likewise.
+    auto prefetch_ahead = [&](size_t i) {
+        if (i + kPrefetchAhead < n) {
+            graph.nodes[i + kPrefetchAhead].reads.prefetch();
+            graph.nodes[i + kPrefetchAhead].writes.prefetch();
+            if (validator) detail::GraphValidator::prefetch_far(graph.nodes[i + kPrefetchAhead]);
+        }
+        if (i + kPrefetchAhead / 2 < n) {
+            prefetch_ranges(graph.nodes[i + kPrefetchAhead / 2]);
+            if (validator)
+                detail::GraphValidator::prefetch_near(graph.nodes[i + kPrefetchAhead / 2]);
+        }
+    };
+    if (graph.allocations.size() < kWindowedAllocations) {
+        // Node by node: a node's accesses grouped by allocation (a stable sort of a few), each
+        // group walked, the node's runs merged into the lists.
+        for (size_t i = 0; i < n; ++i) {
+            prefetch_ahead(i);
+            if (validator) validator->node(i);
+            into_begin_[i] = hazards_.size();
+            grow_lists(i, 0);
+            const Node& node = graph.nodes[i];
+            if (!node.is_dispatch()) continue;
+            const auto self = static_cast<uint32_t>(i);
+            found.clear();
+            accesses_of(node, self, found);
+            // Insertion sort by allocation, stable: a node's reads stay before its writes.
+            for (size_t k = 1; k < found.size(); ++k)
+                for (size_t j = k; j > 0 && found[j - 1].allocation > found[j].allocation; --j)
+                    std::swap(found[j - 1], found[j]);
+            staged.clear();
+            pieces.restart();
+            runs.clear();
+            for (size_t k = 0; k < found.size();) {
+                size_t last = k + 1;
+                while (last < found.size() && found[last].allocation == found[k].allocation) ++last;
+                const AllocationId a = found[k].allocation;
+                if (a >= stores.size()) stores.resize(size_t{a} + 1);
+                walk(stores[a], a, self, found.data() + k, found.data() + last);
+                k = last;
             }
-            if (runs_end - next_run == 1) {
-                const StagedRun& run = runs_by_node[next_run];
-                for (const Piece *p = staged.data() + run.first, *e = p + run.count; p != e;
-                     ++p, ++at) {
-                    hazards_[at] = hazard_of(*p, run);
-                    pairs_[at] = {hazards_[at].earlier, run.node};
+            append_runs(runs, staged);
+        }
+    } else {
+        for (size_t w0 = 0, w1 = 0; w0 < n; w0 = w1) {
+            w1 = std::min(n, w0 + kWindowNodes);
+            // 1. The window's accesses, node by node (and the validator's checks).
+            found.clear();
+            for (size_t i = w0; i < w1; ++i) {
+                prefetch_ahead(i);
+                if (validator) validator->node(i);
+                const Node& node = graph.nodes[i];
+                if (node.is_dispatch()) accesses_of(node, static_cast<uint32_t>(i), found);
+            }
+            size_t allocations = stores.size();
+            for (const Access& a : found)
+                allocations = std::max(allocations, size_t{a.allocation} + 1);
+            if (allocations > stores.size()) stores.resize(allocations);
+            bucket.assign(allocations + 1, 0);
+            for (const Access& a : found) ++bucket[a.allocation + 1];
+            for (size_t a = 0; a < allocations; ++a) bucket[a + 1] += bucket[a];
+            by_allocation.resize(found.size());
+            // bucket[a] moves on to the end of allocation a's accesses, then back.
+            for (const Access& a : found) by_allocation[bucket[a.allocation]++] = a;
+            for (size_t a = allocations; a > 0; --a) bucket[a] = bucket[a - 1];
+            bucket[0] = 0;
+            // 2. Allocation by allocation: its store stays in cache for all its accesses of
+            // the window.
+            staged.clear();
+            pieces.restart();
+            runs.clear();
+            node_runs.assign(w1 - w0 + 1, 0);
+            for (size_t a = 0; a < allocations; ++a) {
+                for (size_t k = bucket[a]; k < bucket[a + 1];) {
+                    const uint32_t self = by_allocation[k].node;
+                    size_t last = k + 1;
+                    while (last < bucket[a + 1] && by_allocation[last].node == self) ++last;
+                    if (walk(stores[a], static_cast<AllocationId>(a), self, &by_allocation[k],
+                             by_allocation.data() + last))
+                        ++node_runs[self - w0 + 1];
+                    k = last;
                 }
-            } else if (runs_end > next_run) {
-                const auto node_runs_of =
-                    std::span(runs_by_node).subspan(next_run, runs_end - next_run);
-                size_t count = 0;
-                for (const StagedRun& run : node_runs_of) count += run.count;
-                merge_runs(node_runs_of, staged, &hazards_[at], &pairs_[at]);
-                at += count;
             }
-            next_run = runs_end;
+            // 3. The window's hazards in graph order, node by node: its runs (one an
+            // allocation, in allocation order) merged (append_runs).
+            grow_lists(w1, staged.size());
+            for (size_t i = 0; i < w1 - w0; ++i) node_runs[i + 1] += node_runs[i];
+            runs_by_node.resize(runs.size());
+            for (const StagedRun& run : runs) runs_by_node[node_runs[run.node - w0]++] = run;
+            // node_runs[i] is now the end of node w0 + i's runs.
+            size_t next_run = 0;
+            for (size_t i = w0; i < w1; ++i) {
+                into_begin_[i] = hazards_.size();
+                const size_t runs_end = node_runs[i - w0];
+                // The runs lie where their allocations' walks put them, which at 100k random
+                // dispatches is no longer in the first-level caches.
+                for (size_t ahead = next_run + kRunsAhead;
+                     ahead < runs_end + kRunsAhead && ahead < runs_by_node.size(); ++ahead) {
+                    const StagedRun& run = runs_by_node[ahead];
+                    graphlens::prefetch(&staged[run.first]);
+                    graphlens::prefetch(&staged[run.first + run.count - 1]);
+                }
+                append_runs(std::span(runs_by_node).subspan(next_run, runs_end - next_run), staged);
+                next_run = runs_end;
+            }
         }
     }
     if (SpareLists* spare = spare_lists()) std::swap(scratch, spare->scratch);
