@@ -425,6 +425,7 @@ class AllocationSegments {
     /// {first segment that ends after begin, first segment that ends at or after end}, each
     /// size_ when there is none (begin <= end).
     std::pair<size_t, size_t> run_of(uint64_t begin, uint64_t end) const {
+        if (begin >= extent()) return {size_, size_};  // an append
         if (size_ <= kCountedSearch) {
             size_t lo = 0, last = 0;
             for (size_t k = 0; k < size_; ++k) {
@@ -446,13 +447,13 @@ class AllocationSegments {
     /// long array missed the cache at every step.
     size_t first_ending_after(uint64_t pos) const {
         const size_t n = size_;
+        if (n == 0 || pos >= flat_[n - 1].end) return n;  // an append
         if (n <= kCountedSearch) {
             size_t k = 0;
             for (size_t j = 0; j < n; ++j) k += size_t{flat_[j].end <= pos};
             return k;
         }
-        if (pos >= flat_[n - 1].end) return n;  // an append
-        size_t lo = n - 1;                      // flat_[lo].end > pos
+        size_t lo = n - 1;  // flat_[lo].end > pos
         for (size_t step = 1; lo > 0; step *= 2) {
             const size_t probe = lo > step ? lo - step : 0;
             if (flat_[probe].end <= pos)  // the answer lies in (probe, lo]
