@@ -319,9 +319,9 @@ class AllocationSegments {
     /// Makes segments tile [begin, end) exactly (bytes never accessed become fresh segments).
     First cover(StorePools& pool, uint64_t begin, uint64_t end) {
         if (tree_) return {graphlens::cover(*tree_, begin, end), true};
-        const size_t lo = first_ending_after(begin);  // size_ when begin lies past the extent
-        size_t last = lo;  // the first segment that ends at or after `end`, if any
-        while (last < size_ && flat_[last].end < end) ++last;
+        // lo: the first segment that ends after begin (size_ when begin lies past the
+        // extent); last: the first that ends at or after `end`, if any.
+        const auto [lo, last] = run_of(begin, end);
         const bool gap = begin > extent();  // [extent, begin) untouched, before the range
         const bool cut_left = lo < size_ && begin_of(lo) < begin;
         const bool cut_right = last < size_ && flat_[last].end > end;
@@ -386,13 +386,11 @@ class AllocationSegments {
             record_write(*tree_, begin, end, self);
             return;
         }
-        const size_t lo = first_ending_after(begin);
+        const auto [lo, last] = run_of(begin, end);  // as in cover()
         if (lo < size_ && begin_of(lo) == begin && flat_[lo].end == end) {
             flat_[lo].state.written_by(self);
             return;
         }
-        size_t last = lo;  // the first segment that ends at or after `end`, if any
-        while (last < size_ && flat_[last].end < end) ++last;
         const size_t hi = last < size_ ? last + 1 : size_;
         // The run [lo, hi) becomes: the left rest of its first segment (or, past the extent,
         // the untouched bytes before the write), this write, the right rest of its last (both
@@ -414,27 +412,48 @@ class AllocationSegments {
         if (cut_right) flat_[out] = right;
     }
 
-    /// Cache hints for an access to come: the array's last line (where a search starts) and its
-    /// middle. At 100k dispatches the stores of thousands of small
-    /// allocations are no longer in cache.
-    void prefetch() const {
-        if (size_ == 0) return;
-        graphlens::prefetch(&flat_[size_ - 1]);
-        graphlens::prefetch(flat_ + size_ / 2);
-    }
-
   private:
     static constexpr size_t kFlatLimit = 256;
     static constexpr unsigned kFirstCapacityLog2 = 4;  ///< 16 segments
 
+    /// A store of at most this many segments is searched by counting (no branch on the data):
+    /// the stores of the random graphs (2 to 63 segments, 14 on average at a search), which
+    /// the walk allocation by allocation finds in the first-level cache, where a search's
+    /// probes cost more in mispredicted branches than a pass over every end.
+    static constexpr size_t kCountedSearch = 64;
+
+    /// {first segment that ends after begin, first segment that ends at or after end}, each
+    /// size_ when there is none (begin <= end).
+    std::pair<size_t, size_t> run_of(uint64_t begin, uint64_t end) const {
+        if (begin >= extent()) return {size_, size_};  // an append
+        if (size_ <= kCountedSearch) {
+            size_t lo = 0, last = 0;
+            for (size_t k = 0; k < size_; ++k) {
+                lo += size_t{flat_[k].end <= begin};
+                last += size_t{flat_[k].end < end};
+            }
+            return {lo, last};
+        }
+        const size_t lo = first_ending_after(begin);
+        size_t last = lo;
+        while (last < size_ && flat_[last].end < end) ++last;
+        return {lo, last};
+    }
+
     /// Index of the first segment that ends after pos (segments are sorted and disjoint, so
-    /// their ends are sorted too). Searched from the back, in steps that double, then by
-    /// halves: allocations filled front to back are accessed near their end, and a search
-    /// from the middle of a long array missed the cache at every step.
+    /// their ends are sorted too). Counted in a store of up to kCountedSearch segments; in a
+    /// larger one searched from the back, in steps that double, then by halves: allocations
+    /// filled front to back are accessed near their end, and a search from the middle of a
+    /// long array missed the cache at every step.
     size_t first_ending_after(uint64_t pos) const {
         const size_t n = size_;
         if (n == 0 || pos >= flat_[n - 1].end) return n;  // an append
-        size_t lo = n - 1;                                // flat_[lo].end > pos
+        if (n <= kCountedSearch) {
+            size_t k = 0;
+            for (size_t j = 0; j < n; ++j) k += size_t{flat_[j].end <= pos};
+            return k;
+        }
+        size_t lo = n - 1;  // flat_[lo].end > pos
         for (size_t step = 1; lo > 0; step *= 2) {
             const size_t probe = lo > step ? lo - step : 0;
             if (flat_[probe].end <= pos)  // the answer lies in (probe, lo]
@@ -503,80 +522,156 @@ class AllocationSegments {
     std::optional<SegmentMap> tree_;
 };
 
-/// A piece of a hazard of the node being indexed (its later end): who, which bytes, which kind.
-/// One key for the earlier end and the allocation (one comparison in the sort).
+/// A piece of a hazard of the node being indexed (its later end) on the allocation being
+/// walked: who, which bytes, which kind. Sorted by (earlier, kind, begin) as one 128-bit key.
 struct Piece {
-    uint64_t earlier_and_allocation = 0;  ///< earlier << 32 | allocation
-    HazardKind kind = HazardKind::raw;
+    uint64_t earlier_and_kind = 0;  ///< earlier << 2 | kind
     uint64_t begin = 0;
     uint64_t end = 0;
+
+    unsigned __int128 key() const {
+        return static_cast<unsigned __int128>(earlier_and_kind) << 64 | begin;
+    }
 };
 
-/// The pieces of one node's hazards as they are found, segment by segment. A piece that
-/// continues the latest piece of the same earlier node, allocation and kind (the next segment
-/// of one range: the common case) extends it instead, which leaves less to sort; the sort and
-/// merge at the end give the same hazards either way.
+/// The pieces of one node's hazards on one allocation as they are found, segment by segment,
+/// appended to a list of the window's pieces (`out`), where finish() makes them that node's
+/// hazards on the allocation in place. A piece that continues the latest piece of the same
+/// earlier node and kind (the next segment of one range: the common case) extends it instead,
+/// which leaves less to sort; the sort and merge give the same hazards either way.
 class PieceList {
   public:
-    void add(HazardKind kind, uint32_t earlier, AllocationId allocation, uint64_t begin,
-             uint64_t end) {
-        const uint64_t key = uint64_t{earlier} << 32 | allocation;
+    explicit PieceList(std::vector<Piece>& out) : out_(&out) {}
+    /// After `out` was cleared.
+    void restart() { first_ = 0; }
+
+    void add(HazardKind kind, uint32_t earlier, uint64_t begin, uint64_t end) {
+        const uint64_t key = uint64_t{earlier} << 2 | static_cast<uint64_t>(kind);
         uint32_t& slot = latest_[(earlier * 4 + static_cast<uint32_t>(kind)) % kSlots];
-        if (slot < pieces_.size()) {
-            Piece& p = pieces_[slot];
-            if (p.earlier_and_allocation == key && p.kind == kind && p.begin <= begin &&
-                begin <= p.end) {
+        if (slot >= first_ && slot < out_->size()) {
+            Piece& p = (*out_)[slot];
+            if (p.earlier_and_kind == key && p.begin <= begin && begin <= p.end) {
                 p.end = std::max(p.end, end);
                 return;
             }
         }
-        slot = static_cast<uint32_t>(pieces_.size());
-        pieces_.push_back({key, kind, begin, end});
+        slot = static_cast<uint32_t>(out_->size());
+        out_->push_back({key, begin, end});
     }
-    /// Sorts the pieces by (earlier, allocation, kind, begin), appends them to `out` as
-    /// hazards with later end `later`, adjacent or overlapping pieces of one pair merged (and
-    /// their ends to `ends`), and clears the list.
-    void merge_into(size_t later, std::vector<Hazard>& out, std::vector<HazardPair>& ends) {
-        std::sort(pieces_.begin(), pieces_.end(), [](const Piece& a, const Piece& b) {
-            if (a.earlier_and_allocation != b.earlier_and_allocation)
-                return a.earlier_and_allocation < b.earlier_and_allocation;
-            if (a.kind != b.kind) return a.kind < b.kind;
-            return a.begin < b.begin;
-        });
-        // Adjacent or overlapping pieces of one (earlier, allocation, kind) merged in place.
-        size_t merged = 0;
-        for (const Piece& p : pieces_) {
-            if (merged > 0) {
-                Piece& last = pieces_[merged - 1];
-                if (last.earlier_and_allocation == p.earlier_and_allocation &&
-                    last.kind == p.kind && p.begin <= last.end) {
-                    last.end = std::max(last.end, p.end);
-                    continue;
-                }
-            }
-            pieces_[merged++] = p;
+    /// Sorts the pieces added since the last call by (earlier, kind, begin) and merges
+    /// adjacent or overlapping pieces of one (earlier, kind), in place; returns where they
+    /// begin in `out` (they end at its end).
+    size_t finish() {
+        const size_t first = first_;
+        first_ = out_->size();
+        const auto begin = out_->begin() + static_cast<ptrdiff_t>(first);
+        const size_t count = out_->size() - first;
+        if (count <= 1) return first;
+        std::sort(begin, out_->end(),
+                  [](const Piece& a, const Piece& b) { return a.key() < b.key(); });
+        size_t merged = 1;
+        for (size_t k = 1; k < count; ++k) {
+            const Piece& p = begin[static_cast<ptrdiff_t>(k)];
+            Piece& last = begin[static_cast<ptrdiff_t>(merged - 1)];
+            if (last.earlier_and_kind == p.earlier_and_kind && p.begin <= last.end)
+                last.end = std::max(last.end, p.end);
+            else
+                begin[static_cast<ptrdiff_t>(merged++)] = p;
         }
-        for (size_t k = 0; k < merged; ++k) {
-            const Piece& p = pieces_[k];
-            const auto earlier = static_cast<uint32_t>(p.earlier_and_allocation >> 32);
-            const auto allocation = static_cast<AllocationId>(p.earlier_and_allocation);
-            out.push_back({p.kind, earlier, later, {allocation, p.begin, p.end}});
-            ends.push_back({earlier, static_cast<uint32_t>(later)});
-        }
-        pieces_.clear();
+        out_->resize(first + merged);
+        first_ = out_->size();
+        return first;
     }
 
   private:
     static constexpr uint32_t kSlots = 16;
-    std::vector<Piece> pieces_;
+    std::vector<Piece>* out_;
+    size_t first_ = 0;  ///< the first piece of the node and allocation being walked
     std::array<uint32_t, kSlots> latest_{};  ///< index of a recent piece by earlier and kind
 };
+
+/// An access of a node to an allocation, as the index walks them: found in node order, then
+/// taken allocation by allocation.
+struct Access {
+    uint64_t begin = 0;
+    uint64_t end = 0;
+    uint32_t node = 0;
+    AllocationId allocation = 0;
+    bool write = false;
+};
+
+/// Nodes the index walks at a time, allocation by allocation (see the constructor): at 100k
+/// random dispatches (6,250 allocations) a window's accesses touch a store about seven times,
+/// and what a window lists (3.5 MB) is walked into graph order while much of it is still in
+/// the second-level cache. 4,096 was 8 % slower on the index alone, 32,768 the same.
+constexpr size_t kWindowNodes = 16384;
+/// Graphs with at least this many allocations are walked in windows. A transformer's or a
+/// real capture's few allocations (the synthetic transformer has 7) took 45 % longer in windows
+/// (the accesses gathered in a walk of their own, whose misses on the nodes' ranges nothing
+/// else overlaps, and their hazards put back in graph order) and their stores stay in cache
+/// in graph order; the random graphs (62 allocations at 1k dispatches, 625 at 10k) ran the
+/// same or faster in windows.
+constexpr size_t kWindowedAllocations = 32;
+
+/// A run of one node's hazards on one allocation in WindowScratch::staged.
+struct StagedRun {
+    uint32_t node = 0;
+    AllocationId allocation = 0;
+    uint32_t first = 0;
+    uint32_t count = 0;
+};
+
+/// The index's working lists for one window of nodes, kept by the thread for the next index
+/// (SpareLists; a few MB at 100k random dispatches, whose pages were faulted in again at every
+/// index as new memory).
+struct WindowScratch {
+    std::vector<Access> found;            ///< the window's accesses in node order
+    std::vector<Access> by_allocation;    ///< the same, by allocation, each in node order
+    std::vector<size_t> bucket;           ///< [a] = first of allocation a in by_allocation
+    std::vector<Piece> staged;            ///< the window's hazards, by allocation, then node
+    std::vector<StagedRun> runs;          ///< their runs of one node and allocation, in order
+    std::vector<StagedRun> runs_by_node;  ///< the same by node, each node's in allocation order
+    /// [node - w0 + 1]: the node's runs; summed, [node - w0]: where its runs begin in
+    /// runs_by_node, and once they are placed, where they end.
+    std::vector<uint32_t> node_runs;
+};
+
+/// How many runs ahead the merge of a window's runs into graph order asks for their hazards.
+constexpr size_t kRunsAhead = 16;
+
+/// The hazard a staged piece of `run` stands for.
+Hazard hazard_of(const Piece& p, const StagedRun& run) {
+    return {static_cast<HazardKind>(p.earlier_and_kind & 3),
+            static_cast<uint32_t>(p.earlier_and_kind >> 2),
+            run.node,
+            {run.allocation, p.begin, p.end}};
+}
+
+/// Writes the hazards of one node's runs (each sorted by earlier, kind and begin, one an
+/// allocation, in allocation order) at `out`, sorted by (earlier, allocation, kind, begin):
+/// by earlier, the first run first among equals; their ends at `pairs`.
+void merge_runs(std::span<StagedRun> runs, const std::vector<Piece>& staged, Hazard* out,
+                HazardPair* pairs) {
+    for (;;) {
+        StagedRun* best = nullptr;
+        for (StagedRun& run : runs)
+            if (run.count > 0 && (!best || staged[run.first].earlier_and_kind >> 2 <
+                                               staged[best->first].earlier_and_kind >> 2))
+                best = &run;
+        if (!best) return;
+        *out = hazard_of(staged[best->first++], *best);
+        *pairs++ = {out->earlier, out->later};
+        ++out;
+        --best->count;
+    }
+}
 
 /// The lists of an index destroyed on this thread, kept for the next one (cleared, with
 /// their capacity): a list of tens of MB is new memory otherwise, faulted in page by page,
 /// and the hazard list grows by reallocation at least once more in a graph whose hazards per
 /// dispatch rise as its allocations fill up.
 struct SpareLists {
+    WindowScratch scratch;
     std::vector<Hazard> hazards;
     std::vector<HazardPair> pairs;
     std::vector<size_t> into_begin;
@@ -639,116 +734,239 @@ HazardIndex::HazardIndex(const ComputeGraph& graph, detail::GraphValidator* vali
     }
     StorePools pool;  // before the stores: their trees give their nodes back to it
     std::vector<AllocationSegments> stores(graph.allocations.size());
-    auto store_of = [&](AllocationId a) -> AllocationSegments& {
-        if (a >= stores.size()) stores.resize(size_t{a} + 1);
-        return stores[a];
-    };
-    PieceList pieces;
     ReaderLists reader_lists;
     into_begin_.assign(n + 1, 0);
-    for (size_t i = 0; i < n; ++i) {
-        into_begin_[i] = hazards_.size();
-        // The ranges of the nodes ahead, which at 100k nodes are no longer in cache: their
-        // lists' blocks kPrefetchAhead nodes ahead, their items half as far (compute_graph.h).
-        if (i + kPrefetchAhead < n) {
-            graph.nodes[i + kPrefetchAhead].reads.prefetch();
-            graph.nodes[i + kPrefetchAhead].writes.prefetch();
-        }
-        if (i + kPrefetchAhead / 2 < n) prefetch_ranges(graph.nodes[i + kPrefetchAhead / 2]);
-        if (validator) {
-            // The bindings, which only the validator reads.
-            if (i + kPrefetchAhead < n)
-                detail::GraphValidator::prefetch_far(graph.nodes[i + kPrefetchAhead]);
-            if (i + kPrefetchAhead / 2 < n)
-                detail::GraphValidator::prefetch_near(graph.nodes[i + kPrefetchAhead / 2]);
-        }
-        // The stores those ranges touch: the store objects two nodes ahead, into the L2 only
-        // (prefetch_l2: the first-level fill buffers stay free for what the next node needs),
-        // both their lines (an object spans two, and the tree check of every access reads its
-        // last bytes); their arrays one node ahead.
-        for (size_t ahead = 1; ahead <= 2 && i + ahead < n; ++ahead) {
-            const Node& next = graph.nodes[i + ahead];
-            for (const SharedVector<ByteRange>* ranges : {&next.reads, &next.writes})
-                for (const ByteRange& r : *ranges) {
-                    if (r.allocation >= stores.size()) continue;
-                    if (ahead == 2) {
-                        const auto* object = reinterpret_cast<const char*>(&stores[r.allocation]);
-                        graphlens::prefetch_l2(object);
-                        graphlens::prefetch_l2(object + sizeof(AllocationSegments) - 1);
-                    } else {
-                        stores[r.allocation].prefetch();
-                    }
-                }
-        }
-        // Growing the hazard list by doubling moved it again and again (32 bytes a hazard):
-        // at a 64th (of a large graph) and again at an 8th, when the list has no room for all
-        // at the rate so far and a quarter, then an eighth. At the 8th it gets room for four
-        // times that rate: in a graph whose allocations fill up as it goes the rate rises
-        // (the 100k random graph lists 3.1 times its first eighth's rate), and room never
-        // written is address space, not memory.
-        if (n >= 512 && i > 0 && ((n >= 4096 && i == n / 64) || i == n / 8)) {
-            const bool first = i == n / 64;
-            const size_t at_rate = hazards_.size() * n / i;
-            const size_t needed = at_rate * (first ? 10 : 9) / 8 + 1024;
-            if (needed > hazards_.capacity()) {
-                const size_t room = first ? needed : 4 * at_rate + 1024;
-                hazards_.reserve(room);
-                pairs_.reserve(room);
+    WindowScratch scratch;
+    if (SpareLists* spare = spare_lists()) std::swap(scratch, spare->scratch);
+    // Named references, not a structured binding: clang 14 does not let the lambdas below
+    // capture a binding.
+    std::vector<Access>& found = scratch.found;
+    std::vector<Access>& by_allocation = scratch.by_allocation;
+    std::vector<size_t>& bucket = scratch.bucket;
+    std::vector<Piece>& staged = scratch.staged;
+    std::vector<StagedRun>& runs = scratch.runs;
+    std::vector<StagedRun>& runs_by_node = scratch.runs_by_node;
+    std::vector<uint32_t>& node_runs = scratch.node_runs;
+    PieceList pieces(staged);
+    // Appends one node's runs (one an allocation, in allocation order, each sorted by
+    // earlier, kind and begin) to the lists, merged by earlier, the first run first among
+    // equals: the order of one node's hazards (earlier, allocation, kind, begin).
+    auto append_runs = [&](std::span<StagedRun> node_runs_of, const std::vector<Piece>& pieces_of) {
+        if (node_runs_of.size() == 1) {
+            const StagedRun& run = node_runs_of[0];
+            for (size_t k = run.first; k < run.first + run.count; ++k) {
+                hazards_.push_back(hazard_of(pieces_of[k], run));
+                pairs_.push_back({hazards_.back().earlier, run.node});
             }
+        } else if (node_runs_of.size() > 1) {
+            size_t count = 0;
+            for (const StagedRun& run : node_runs_of) count += run.count;
+            const size_t at = hazards_.size();
+            hazards_.resize(at + count);
+            pairs_.resize(at + count);
+            merge_runs(node_runs_of, pieces_of, &hazards_[at], &pairs_[at]);
         }
-        if (validator) validator->node(i);
-        const Node& node = graph.nodes[i];
-        if (!node.is_dispatch()) continue;
-        const auto self = static_cast<uint32_t>(i);
-        // Each read in one walk: its RAW hazards (the writers, which no read changes) and
-        // this node recorded as a reader of its bytes.
-        for (const ByteRange& r : node.reads) {
-            if (r.empty()) continue;
-            AllocationSegments& store = store_of(r.allocation);
+    };
+    // Room in the lists: growing them by doubling moved them again and again (32 bytes a
+    // hazard). Node by node: at a 64th (of a large graph) and again at an 8th, when the list
+    // has no room for all at the rate so far and a quarter, then an eighth; at the 8th room for
+    // four times that rate: in a graph whose allocations fill up as it goes the rate rises (the
+    // 100k random graph lists 3.1 times its first eighth's rate), and room never written is
+    // address space, not memory. In windows: after each, room for the window's hazards, and
+    // for the rest at the rate so far and a quarter.
+    auto grow_lists = [&](size_t done, size_t more) {
+        size_t room = 0;
+        if (more > 0) {
+            const size_t after = hazards_.size() + more;
+            if (after > hazards_.capacity())
+                room = done < n ? after * n / done * 5 / 4 + 1024 : after;
+        } else if (n >= 512 && done > 0 && ((n >= 4096 && done == n / 64) || done == n / 8)) {
+            const bool first = done == n / 64;
+            const size_t at_rate = hazards_.size() * n / done;
+            const size_t needed = at_rate * (first ? 10 : 9) / 8 + 1024;
+            if (needed > hazards_.capacity()) room = first ? needed : 4 * at_rate + 1024;
+        }
+        if (room > 0) {
+            hazards_.reserve(room);
+            pairs_.reserve(room);
+        }
+    };
+    // The accesses [first, last) of node `self` to one allocation, its reads first: its
+    // hazards on the allocation appended to `staged` as one run (sorted by earlier, kind and
+    // begin), then its writes recorded. The hazards of a node on one allocation depend only on
+    // that allocation's accesses before it, so the allocations of a node may be walked in any
+    // order, and the nodes of an allocation need only be walked in graph order.
+    auto walk = [&](AllocationSegments& store, AllocationId allocation, uint32_t self,
+                    const Access* first, const Access* last) -> bool {
+        // Each read in one walk: its RAW hazards (the writers, which no read changes) and this
+        // node recorded as a reader of its bytes.
+        const Access* writes = first;
+        for (; writes != last && !writes->write; ++writes) {
+            const Access& r = *writes;
             store.for_each(store.cover(pool, r.begin, r.end), r.begin, r.end,
                            [&](uint64_t b, uint64_t e, SegmentState& s) {
                                if (s.writer != kNoWriter)
-                                   pieces.add(HazardKind::raw, s.writer, r.allocation,
-                                              std::max(b, r.begin), std::min(e, r.end));
+                                   pieces.add(HazardKind::raw, s.writer, std::max(b, r.begin),
+                                              std::min(e, r.end));
                                s.read_by(self, reader_lists);
                            });
         }
         // The writes' WAR / WAW hazards against the state before this node: the readers since
         // the last write, but for this node itself (recorded just above, always the last).
-        for (const ByteRange& w : node.writes) {
-            if (w.empty()) continue;
-            AllocationSegments& store = store_of(w.allocation);
+        for (const Access* w = writes; w != last; ++w) {
             // Read only: cutting the segments at the write's ends (and filling its gaps, which
-            // hold no accesses) would only be undone by the write itself below.
+            // hold no accesses) would only be undone by the write below.
             store.for_each_overlapping(
-                w.begin, w.end, [&](uint64_t b, uint64_t e, const SegmentState& s) {
-                    const uint64_t begin = std::max(b, w.begin), end = std::min(e, w.end);
-                    const bool read_since =
-                        s.for_each_reader_but(self, reader_lists, [&](uint32_t reader) {
-                            pieces.add(HazardKind::war, reader, w.allocation, begin, end);
-                        });
-                    if (!read_since && s.writer != kNoWriter) {
-                        pieces.add(HazardKind::waw, s.writer, w.allocation, begin, end);
-                    }
+                w->begin, w->end, [&](uint64_t b, uint64_t e, const SegmentState& s) {
+                    const uint64_t begin = std::max(b, w->begin), end = std::min(e, w->end);
+                    const bool read_since = s.for_each_reader_but(
+                        self, reader_lists,
+                        [&](uint32_t reader) { pieces.add(HazardKind::war, reader, begin, end); });
+                    if (!read_since && s.writer != kNoWriter)
+                        pieces.add(HazardKind::waw, s.writer, begin, end);
                 });
         }
-        pieces.merge_into(i, hazards_, pairs_);
+        const size_t run_first = pieces.finish();
+        const bool listed = staged.size() > run_first;
+        if (listed)
+            runs.push_back({self, allocation, static_cast<uint32_t>(run_first),
+                            static_cast<uint32_t>(staged.size() - run_first)});
         // Then the writes: a read-write binding leaves the bytes written by this node with no
         // reader since.
+        for (const Access* w = writes; w != last; ++w) store.write(pool, w->begin, w->end, self);
+        return listed;
+    };
+    // The accesses of a node that are not empty, reads first, each with its allocation (whose
+    // store exists then).
+    auto accesses_of = [&](const Node& node, uint32_t self, std::vector<Access>& out) {
+        for (const ByteRange& r : node.reads)
+            if (!r.empty()) out.push_back({r.begin, r.end, self, r.allocation, false});
         for (const ByteRange& w : node.writes)
-            if (!w.empty()) stores[w.allocation].write(pool, w.begin, w.end, self);
+            if (!w.empty()) out.push_back({w.begin, w.end, self, w.allocation, true});
+    };
+    // The ranges of the nodes ahead, which at 100k nodes are no longer in cache: their lists'
+    // blocks kPrefetchAhead nodes ahead, their items half as far (compute_graph.h); the
+    // bindings, which only the validator reads, likewise.
+    auto prefetch_ahead = [&](size_t i) {
+        if (i + kPrefetchAhead < n) {
+            graph.nodes[i + kPrefetchAhead].reads.prefetch();
+            graph.nodes[i + kPrefetchAhead].writes.prefetch();
+            if (validator) detail::GraphValidator::prefetch_far(graph.nodes[i + kPrefetchAhead]);
+        }
+        if (i + kPrefetchAhead / 2 < n) {
+            prefetch_ranges(graph.nodes[i + kPrefetchAhead / 2]);
+            if (validator)
+                detail::GraphValidator::prefetch_near(graph.nodes[i + kPrefetchAhead / 2]);
+        }
+    };
+    if (graph.allocations.size() < kWindowedAllocations) {
+        // Node by node: a node's accesses grouped by allocation (a stable sort of a few), each
+        // group walked, the node's runs merged into the lists.
+        for (size_t i = 0; i < n; ++i) {
+            prefetch_ahead(i);
+            if (validator) validator->node(i);
+            into_begin_[i] = hazards_.size();
+            grow_lists(i, 0);
+            const Node& node = graph.nodes[i];
+            if (!node.is_dispatch()) continue;
+            const auto self = static_cast<uint32_t>(i);
+            found.clear();
+            accesses_of(node, self, found);
+            // Insertion sort by allocation, stable: a node's reads stay before its writes.
+            for (size_t k = 1; k < found.size(); ++k)
+                for (size_t j = k; j > 0 && found[j - 1].allocation > found[j].allocation; --j)
+                    std::swap(found[j - 1], found[j]);
+            staged.clear();
+            pieces.restart();
+            runs.clear();
+            for (size_t k = 0; k < found.size();) {
+                size_t last = k + 1;
+                while (last < found.size() && found[last].allocation == found[k].allocation) ++last;
+                const AllocationId a = found[k].allocation;
+                if (a >= stores.size()) stores.resize(size_t{a} + 1);
+                walk(stores[a], a, self, found.data() + k, found.data() + last);
+                k = last;
+            }
+            append_runs(runs, staged);
+        }
+    } else {
+        for (size_t w0 = 0, w1 = 0; w0 < n; w0 = w1) {
+            w1 = std::min(n, w0 + kWindowNodes);
+            // 1. The window's accesses, node by node (and the validator's checks).
+            found.clear();
+            for (size_t i = w0; i < w1; ++i) {
+                prefetch_ahead(i);
+                if (validator) validator->node(i);
+                const Node& node = graph.nodes[i];
+                if (node.is_dispatch()) accesses_of(node, static_cast<uint32_t>(i), found);
+            }
+            size_t allocations = stores.size();
+            for (const Access& a : found)
+                allocations = std::max(allocations, size_t{a.allocation} + 1);
+            if (allocations > stores.size()) stores.resize(allocations);
+            bucket.assign(allocations + 1, 0);
+            for (const Access& a : found) ++bucket[a.allocation + 1];
+            for (size_t a = 0; a < allocations; ++a) bucket[a + 1] += bucket[a];
+            by_allocation.resize(found.size());
+            // bucket[a] moves on to the end of allocation a's accesses, then back.
+            for (const Access& a : found) by_allocation[bucket[a.allocation]++] = a;
+            for (size_t a = allocations; a > 0; --a) bucket[a] = bucket[a - 1];
+            bucket[0] = 0;
+            // 2. Allocation by allocation: its store stays in cache for all its accesses of
+            // the window.
+            staged.clear();
+            pieces.restart();
+            runs.clear();
+            node_runs.assign(w1 - w0 + 1, 0);
+            for (size_t a = 0; a < allocations; ++a) {
+                for (size_t k = bucket[a]; k < bucket[a + 1];) {
+                    const uint32_t self = by_allocation[k].node;
+                    size_t last = k + 1;
+                    while (last < bucket[a + 1] && by_allocation[last].node == self) ++last;
+                    if (walk(stores[a], static_cast<AllocationId>(a), self, &by_allocation[k],
+                             by_allocation.data() + last))
+                        ++node_runs[self - w0 + 1];
+                    k = last;
+                }
+            }
+            // 3. The window's hazards in graph order, node by node: its runs (one an
+            // allocation, in allocation order) merged (append_runs).
+            grow_lists(w1, staged.size());
+            for (size_t i = 0; i < w1 - w0; ++i) node_runs[i + 1] += node_runs[i];
+            runs_by_node.resize(runs.size());
+            for (const StagedRun& run : runs) runs_by_node[node_runs[run.node - w0]++] = run;
+            // node_runs[i] is now the end of node w0 + i's runs.
+            size_t next_run = 0;
+            for (size_t i = w0; i < w1; ++i) {
+                into_begin_[i] = hazards_.size();
+                const size_t runs_end = node_runs[i - w0];
+                // The runs lie where their allocations' walks put them, which at 100k random
+                // dispatches is no longer in the first-level caches.
+                for (size_t ahead = next_run + kRunsAhead;
+                     ahead < runs_end + kRunsAhead && ahead < runs_by_node.size(); ++ahead) {
+                    const StagedRun& run = runs_by_node[ahead];
+                    graphlens::prefetch(&staged[run.first]);
+                    graphlens::prefetch(&staged[run.first + run.count - 1]);
+                }
+                append_runs(std::span(runs_by_node).subspan(next_run, runs_end - next_run), staged);
+                next_run = runs_end;
+            }
+        }
     }
+    if (SpareLists* spare = spare_lists()) std::swap(scratch, spare->scratch);
     into_begin_[n] = hazards_.size();
 
     out_order_.resize(hazards_.size());
     out_begin_.assign(n + 1, 0);
-    // From the 8-byte ends, not the hazards.
     for (const HazardPair& h : pairs_) ++out_begin_[h.earlier + 1];
     for (size_t i = 0; i < n; ++i) out_begin_[i + 1] += out_begin_[i];
-    std::vector<uint32_t> fill(out_begin_.begin(), out_begin_.end() - 1);
-    // hazards_ is sorted by later, so each node's out-list comes out sorted by later.
+    // hazards_ is sorted by later, so each node's out-list comes out sorted by later. From the
+    // 8-byte ends, not the hazards; out_begin_[node] moves on to the end of node's list, then
+    // back.
     for (size_t k = 0; k < pairs_.size(); ++k)
-        out_order_[fill[pairs_[k].earlier]++] = static_cast<uint32_t>(k);
+        out_order_[out_begin_[pairs_[k].earlier]++] = static_cast<uint32_t>(k);
+    for (size_t i = n; i > 0; --i) out_begin_[i] = out_begin_[i - 1];
+    out_begin_[0] = 0;
 }
 
 std::span<const Hazard> HazardIndex::into(size_t node) const {

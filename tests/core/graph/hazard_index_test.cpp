@@ -292,6 +292,47 @@ TEST(HazardIndexProperty, ListsExactlyTheRuleAppliedByteByByte) {
     }
 }
 
+/// Dispatches over many small allocations, half of their ranges on the first four: many nodes
+/// whose hazards on several allocations share an earlier node.
+ComputeGraph many_allocations(uint64_t seed, size_t dispatches, size_t allocations) {
+    TinyGraph t(allocations, 64);
+    std::mt19937_64 rng(seed);
+    auto range = [&] {
+        const auto a = static_cast<AllocationId>(rng() % 2 ? rng() % 4 : rng() % allocations);
+        const uint64_t begin = rng() % 4 * 16, end = begin + 16 * (1 + rng() % 3);
+        return R(a, begin, std::min<uint64_t>(end, 64));
+    };
+    for (size_t i = 0; i < dispatches; ++i) {
+        std::vector<ByteRange> reads, writes;
+        for (uint64_t k = rng() % 4; k > 0; --k) reads.push_back(range());
+        for (uint64_t k = 1 + rng() % 2; k > 0; --k) writes.push_back(range());
+        if (rng() % 8 == 0) writes.push_back(reads.empty() ? range() : reads.front());
+        t.dispatch("d", reads, writes);
+        if (rng() % 10 == 0) t.barrier();
+        if (rng() % 500 == 0) t.fence("f");
+    }
+    return t.graph;
+}
+
+// The index walks a graph of more than a few dozen allocations in windows of thousands of
+// nodes, each allocation by allocation, and a graph of fewer node by node, each node's
+// allocations one by one; either way it puts a node's hazards on several allocations back in
+// order. The same rule on graphs of several windows, and on one walked node by node.
+TEST(HazardIndexProperty, ListsExactlyTheRuleAppliedByteByByteAcrossWindows) {
+    for (uint64_t seed = 1; seed <= 2; ++seed) {
+        const ComputeGraph g = many_allocations(seed, 20000, seed == 1 ? 2100 : 20);
+        ASSERT_EQ(HazardIndex(g).hazards(), hazards_byte_by_byte(g)) << "seed " << seed;
+    }
+    RandomGraphOptions o;
+    o.seed = 3;
+    o.dispatches = 20000;
+    o.allocations = 600;
+    o.allocation_size = 256;
+    o.barrier_probability = 0.1;
+    const ComputeGraph g = random_graph(o);
+    ASSERT_EQ(HazardIndex(g).hazards(), hazards_byte_by_byte(g));
+}
+
 // At scale the index lists what the layers' own dependencies give, no more: a 100k-dispatch
 // transformer has the hazards per layer of a 1k one (no pairs across distant layers). How long
 // it takes is the benchmark's business (bench/cpu_passes.cpp, docs/benchmarks.md §4), not a
