@@ -47,7 +47,10 @@
 #endif
 #define LDS (BK + 8)       // halves per shared row
 #ifndef TC_STAGES
-#define TC_STAGES 1        // shared tiles: 1, or 2 (the variant "_2s": one barrier per k tile)
+#define TC_STAGES 1        // shared tiles: 1, or 2 (one barrier per k tile)
+#endif
+#if TC_STAGES == 2 && defined(TC_NO_PREFETCH)
+#error "TC_STAGES 2 always prefetches the next tile"
 #endif
 #define WT (TILE_N * BK / 8 / WG_SIZE)  // W octets per thread per tile
 #define XT (TILE_M * BK / 4 / WG_SIZE)  // x quads per thread per tile

@@ -79,7 +79,8 @@ constexpr uint32_t kFlashAttnVecTargetWorkgroups = 256;
 inline uint32_t flash_attn_vec_split_len(const FlashAttnVecParams& p) {
     if (p.split_len) return p.split_len;
     uint32_t len = 128;
-    while (len < p.kv_len && uint64_t(p.kv_len / len) * p.n_heads > kFlashAttnVecTargetWorkgroups)
+    while (len < p.kv_len && len < (1u << 31) &&
+           uint64_t(p.kv_len / len) * p.n_heads > kFlashAttnVecTargetWorkgroups)
         len *= 2;
     return len;
 }

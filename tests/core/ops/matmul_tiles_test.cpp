@@ -32,15 +32,32 @@ void record_product(GraphSession& s, const TensorView& w, const TensorView& x,
         s.matmul(w, x, out);
 }
 
-class MatmulTiles : public OpsTest, public ::testing::WithParamInterface<TileCase> {};
+/// Random n x k weights stored as `dtype` and k x m activations, on the device and as the
+/// reference sees them (the weights as stored).
+class MatmulProductTest : public OpsTest {
+  protected:
+    struct Operands {
+        std::vector<float> stored, x;
+        TensorView w, tx;
+    };
+    Operands operands(DType dtype, uint32_t n, uint32_t k, uint32_t m) {
+        Operands o;
+        const auto w = random(size_t(n) * k);
+        o.stored = as_stored(dtype, w);
+        o.x = random(size_t(k) * m);
+        o.w = input_as(dtype, w, {k, n}, "w");
+        o.tx = input(o.x, {k, m}, "x");
+        return o;
+    }
+};
+
+class MatmulTiles : public MatmulProductTest, public ::testing::WithParamInterface<TileCase> {};
 
 TEST_P(MatmulTiles, MatchesReferenceOnPartialTiles) {
     const TileCase c = GetParam();
-    const auto w = random(size_t(c.n) * c.k);
-    const auto stored = as_stored(c.dtype, w);
-    const auto x = random(size_t(c.k) * c.m);
-    auto tw = input_as(c.dtype, w, {c.k, c.n}, "w");
-    auto tx = input(x, {c.k, c.m}, "x");
+    const Operands o = operands(c.dtype, c.n, c.k, c.m);
+    const auto &stored = o.stored, &x = o.x;
+    const TensorView &tw = o.w, &tx = o.tx;
     auto out = tensor(DType::f32, {c.n, c.m}, "out");
 
     auto recorded = executor->begin_recorded();
@@ -112,15 +129,13 @@ struct SplitCase {
     uint32_t n, k, m, splits;
 };
 
-class MatmulSplitK : public OpsTest, public ::testing::WithParamInterface<SplitCase> {};
+class MatmulSplitK : public MatmulProductTest, public ::testing::WithParamInterface<SplitCase> {};
 
 TEST_P(MatmulSplitK, PartialsSumToTheProduct) {
     const SplitCase c = GetParam();
-    const auto w = random(size_t(c.n) * c.k);
-    const auto stored = as_stored(c.dtype, w);
-    const auto x = random(size_t(c.k) * c.m);
-    auto tw = input_as(c.dtype, w, {c.k, c.n}, "w");
-    auto tx = input(x, {c.k, c.m}, "x");
+    const Operands o = operands(c.dtype, c.n, c.k, c.m);
+    const auto &stored = o.stored, &x = o.x;
+    const TensorView &tw = o.w, &tx = o.tx;
     auto partials = tensor(DType::f32, {c.n, c.m * c.splits}, "partials");
 
     auto recorded = executor->begin_recorded();
