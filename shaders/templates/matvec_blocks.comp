@@ -27,6 +27,14 @@
 //             products (SPV_KHR_integer_dot_product, Vulkan 1.3's shaderIntegerDotProduct: one
 //             dp4a on NVIDIA) instead of a nibble extraction, conversion and FMA per weight.
 //             The x column is x_stride / 32 blocks from the previous one.
+//   Y_Q8:     y is also written quantised to 8 bits (binding 7, q8x blocks as quantize_q8.comp
+//             writes them: the fused ...→mul→quantize_q8 of a decode FFN, so the down
+//             projection reads 8-bit x without a quantize level of its own). A block of 32 rows
+//             spans 32 / NR workgroups: each counts its arrival at the block (binding 8, a
+//             zeroed u32 per block, left at 0 for the next run), and the last to arrive
+//             quantises the block's 32 values of y with quantize_q8.comp's operations (one
+//             thread, q8x.glsl), so fused and unfused graphs agree bit for bit. Needs n and the
+//             column stride of y multiples of 32.
 // Weights are read as 16-bit words: blocks of 18 and 34 bytes are only 2-byte aligned, and a
 // view of an odd number of blocks ends on a half word. (32-bit words with realignment, one
 // predicated loop instead of main loop + remainder, and exponent-bit nibble decoding measured
@@ -85,6 +93,14 @@ layout(set = 0, binding = 1) readonly buffer X { vec4 x4[]; };
 #ifdef OUT_F16
 layout(set = 0, binding = 2) writeonly buffer Y { float16_t y[]; };
 #define STORE(v) float16_t(v)
+#elif defined(Y_Q8)
+// Read back by the block's last workgroup: the other workgroups' rows must be visible.
+layout(set = 0, binding = 2) coherent buffer Y { float y[]; };
+#define STORE(v) (v)
+#include "q8x.glsl"
+layout(set = 0, binding = 7) writeonly buffer YQ { uint yq[]; };
+layout(set = 0, binding = 8) coherent buffer Arrivals { uint arrivals[]; };
+shared bool last_sh;
 #else
 layout(set = 0, binding = 2) writeonly buffer Y { float y[]; };
 #define STORE(v) (v)
@@ -211,6 +227,44 @@ float chunk_dot(const WChunk w, const XChunk x) {
 }
 #endif  // X_Q8
 
+#ifdef Y_Q8
+// After this workgroup wrote its rows of y: the last workgroup of their block of 32 rows
+// quantises the block (every thread calls this; NR divides 32, so the rows share a block).
+// Eight threads take four values each: the tail after the last arrival stays one load deep.
+shared float amax_sh[8];
+void quantize_block_when_last(uint first) {
+    memoryBarrierBuffer();  // this workgroup's rows of y, before its arrival
+    barrier();
+    const uint blk = first / 32u, t = gl_LocalInvocationID.x;
+    if (t == 0u) {
+        const bool last = atomicAdd(arrivals[blk], 1u) == 32u / NR - 1u;
+        if (last) arrivals[blk] = 0u;  // every workgroup of the block has arrived
+        last_sh = last;
+    }
+    barrier();
+    if (!last_sh) return;   // uniform per workgroup
+    memoryBarrierBuffer();  // the other workgroups' rows, after their arrivals
+    vec4 v = vec4(0.0);
+    if (t < 8u) {
+        const uint i = 32u * blk + 4u * t;
+        v = vec4(y[i], y[i + 1u], y[i + 2u], y[i + 3u]);
+        const vec4 a = abs(v);
+        amax_sh[t] = max(max(a.x, a.y), max(a.z, a.w));
+    }
+    barrier();
+    if (t < 8u) {
+        float amax = 0.0;  // quantize_q8.comp's maximum: max is exact in any order
+        [[unroll]] for (uint j = 0; j < 8u; ++j) amax = max(amax, amax_sh[j]);
+        const float d = amax / 127.0;
+        yq[10u * blk + t] = q8x_pack(v, q8x_inverse_scale(d));
+        if (t == 0u) {
+            yq[10u * blk + 8u] = floatBitsToUint(d);
+            yq[10u * blk + 9u] = 0u;
+        }
+    }
+}
+#endif
+
 shared float partials[NM * NR][WG_SIZE / 4];  // subgroups are at least 4 wide (checked by the op)
 
 void main() {
@@ -282,4 +336,7 @@ void main() {
 #endif
         y[col * p.y_stride + row0 + tid] = STORE(s);
     }
+#ifdef Y_Q8
+    quantize_block_when_last(col * p.y_stride + row0);
+#endif
 }

@@ -11,6 +11,7 @@
 #include "graphlens/dtype.h"
 #include "graphlens/model_config.h"
 #include "graphlens/model_weights.h"
+#include "graphlens/transformer_builder.h"
 
 namespace graphlens {
 
@@ -21,9 +22,11 @@ class CpuReferenceModel {
     /// `q8_activations`: one-token forward calls quantise the x of the q/k/v projections, of a
     /// dense FFN's gate and up and of the lm_head to q8x where the GPU graph does
     /// (TransformerModel:: quantises_activations(), mat_vecs_read_q8_x), with the GPU's f32
-    /// operations.
+    /// operations; from `q8_ffn_output_min_embd` on also the x of a dense FFN's down projection
+    /// (ffn_down_reads_q8_x).
     explicit CpuReferenceModel(const ModelWeights& weights, DType kv_type = DType::f32,
-                               bool q8_activations = false);
+                               bool q8_activations = false,
+                               int64_t q8_ffn_output_min_embd = kQ8FfnOutputMinEmbd);
 
     /// Replaces the cache of one layer with `length` positions; `keys` and `values` hold
     /// length × kv_dim values (position-major, then head, then dimension).
@@ -52,13 +55,15 @@ class CpuReferenceModel {
         Matrix router;          // MoE
         std::vector<Matrix> gate_e, up_e, down_e;
         bool attn_q8 = false, ffn_q8 = false;  ///< x of q/k/v, of gate/up as q8x (one token)
+        bool down_q8 = false;                  ///< x of the (dense) down projection as q8x
     };
     std::vector<double> matvec(const Matrix& m, const std::vector<double>& x) const;
     std::vector<double> rms_norm(const std::vector<double>& x, const std::vector<float>& w,
                                  size_t row) const;
-    std::vector<double> ffn(const Layer& L, const std::vector<double>& h) const;
+    std::vector<double> ffn(const Layer& L, const std::vector<double>& h, bool one_token) const;
+    /// `q8_down`: the down projection reads act(gate)·up as q8x (a decode step's).
     std::vector<double> dense_ffn(const Matrix& gate, const Matrix& up, const Matrix& down,
-                                  const std::vector<double>& h) const;
+                                  const std::vector<double>& h, bool q8_down = false) const;
     void rope(std::vector<double>& x, uint32_t heads, uint32_t pos, float base) const;
     double store_kv(double v) const;
     /// x as the GPU's q8x stores it: rounded to f32, quantised, and the values it stands for.

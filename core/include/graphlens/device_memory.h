@@ -47,6 +47,10 @@ class DeviceMemory {
     /// Allocates every allocation of `graph` (same ids, names, sizes, usages) after any
     /// existing ones are released; used to replay a capture made on another machine.
     void recreate(const ComputeGraph& graph);
+    /// Allocates, zeroed, the allocations `graph` has beyond this memory's: those a pass added
+    /// for a fused kernel (FusionScratch, usage scratch). Throws std::invalid_argument naming
+    /// the first missing allocation of another usage (the graph belongs to other memory).
+    void add_missing_scratch(const ComputeGraph& graph);
     /// Releases every allocation and arena (views into them become invalid).
     void clear();
 

@@ -47,11 +47,24 @@
 
 namespace graphlens {
 
+/// Zeroed memory a fused kernel needs for itself beside its members' buffers, e.g. the arrival
+/// counters with which its last workgroup finds out that all the others are done. fuse() adds
+/// an allocation of `bytes` (usage scratch, named `name`) to the fused graph and binds all of
+/// it at `binding` as u32. The executor creates such allocations zeroed
+/// (DeviceMemory::add_missing_scratch), and the kernel must leave them zeroed, so that the
+/// graph runs again as it is.
+struct FusionScratch {
+    uint32_t binding = 0;
+    uint64_t bytes = 0;
+    std::string name;
+};
+
 /// What a builder makes of a matched chain: the fused dispatch (bindings, push constants,
 /// workgroups, op; ranges, id and origin are filled by the pass) and its kernel.
 struct FusedDispatch {
     Node node;
     KernelInfo kernel;
+    std::vector<FusionScratch> scratch = {};
 };
 
 struct FusionBuildResult {

@@ -45,6 +45,9 @@ enum class Phase : uint8_t {
 };
 std::string_view phase_name(Phase p);
 
+/// The n_embd from which a decode FFN's down projection reads q8x x (ffn_down_reads_q8_x).
+inline constexpr int64_t kQ8FfnOutputMinEmbd = 4096;
+
 struct TransformerOptions {
     /// Most tokens one step processes (sizes inputs and activations).
     uint32_t max_tokens = 1;
@@ -62,12 +65,23 @@ struct TransformerOptions {
     /// mat-vecs then read 8-bit x with packed integer dot products (docs/kernels.md, try 26). Off:
     /// f32 x everywhere.
     bool q8_activations = true;
+    /// With q8_activations, from this n_embd on a dense FFN also quantises act(gate)·up for
+    /// its down projection (ffn_down_reads_q8_x).
+    int64_t q8_ffn_output_min_embd = kQ8FfnOutputMinEmbd;
 };
 
 /// Whether mat-vecs over weights of these types, rows of k values, can read their x as q8x:
 /// every weight Q4_0 or Q8_0 (the _xq8 kernels) and k whole blocks of 32. The CPU reference
 /// (CpuReferenceModel) applies the same rule.
 bool mat_vecs_read_q8_x(std::initializer_list<DType> weights, int64_t k);
+
+/// Whether a one-token step's dense FFN quantises act(gate)·up (`ffn_mul.q8`) for a down
+/// projection of weight type `down`: mat_vecs_read_q8_x over rows of n_ff, and n_embd at least
+/// `min_embd`. The fusion pass folds that quantize into the gated mat-vec (its _yq8 twin: the
+/// last workgroup of each block of 32 rows writes the block), which pays only where that
+/// mat-vec's rows are long: llama-3.1-8b decode (n_embd 4096) 2 % faster, llama-3.2-1b (2048)
+/// 4 % slower (docs/kernels.md, try 28). The CPU reference applies the same rule.
+bool ffn_down_reads_q8_x(const ModelConfig& c, DType down, int64_t min_embd = kQ8FfnOutputMinEmbd);
 
 class TransformerModel {
   public:

@@ -230,6 +230,18 @@ void DeviceMemory::recreate(const ComputeGraph& graph) {
     }
 }
 
+void DeviceMemory::add_missing_scratch(const ComputeGraph& graph) {
+    for (size_t i = infos_.size(); i < graph.allocations.size(); ++i) {
+        const auto& a = graph.allocations[i];
+        if (a.usage != AllocationUsage::scratch || a.id != i)
+            throw std::invalid_argument(fmt::format(
+                "graph allocation {} '{}' ({}) is not in this device memory ({} allocations)", i,
+                a.name, allocation_usage_name(a.usage), infos_.size()));
+        const AllocationId id = allocate(a.name, a.size, a.usage);
+        upload(id, std::vector<uint8_t>(a.size, 0));
+    }
+}
+
 uint64_t DeviceMemory::arena_bytes() const {
     uint64_t n = 0;
     for (const auto& a : arenas_) n += a.size;

@@ -50,6 +50,7 @@ void GraphExecutor::release(std::unique_ptr<CommandRecorder> recorder) {
 }
 
 ExecutionTiming GraphExecutor::execute(const ComputeGraph& graph, const ExecuteOptions& options) {
+    memory_.add_missing_scratch(graph);  // fused kernels' own zeroed memory (FusionScratch)
     validate_for_replay(graph, memory_);
     ExecutionTiming t;
     auto encode = [&](CommandRecorder& rec, ConflictTracker& tracker) -> ReplayCounts {

@@ -295,6 +295,26 @@ class ChainMatcher {
     const HazardIndex& hazards_;
 };
 
+// A fused kernel's own zeroed memory (FusionScratch): a new allocation each, bound whole.
+void bind_scratch(ComputeGraph& g, const std::vector<FusionScratch>& scratch, Node& node) {
+    for (const FusionScratch& sc : scratch) {
+        AllocationInfo a;
+        a.id = static_cast<AllocationId>(g.allocations.size());
+        a.size = sc.bytes;
+        a.name = sc.name;
+        a.usage = AllocationUsage::scratch;
+        g.allocations.push_back(a);
+        TensorView v;
+        v.allocation = a.id;
+        v.size = sc.bytes;
+        v.dtype = DType::u32;
+        v.shape = {int64_t(sc.bytes / 4), 1, 1, 1};
+        node.bindings.push_back({sc.binding, v});
+    }
+    std::sort(node.bindings.begin(), node.bindings.end(),
+              [](const BoundView& a, const BoundView& b) { return a.binding < b.binding; });
+}
+
 }  // namespace
 
 FusionResult fuse(const ComputeGraph& graph, std::span<const FusionRecipe> recipes) {
@@ -433,6 +453,7 @@ FusionResult detail::fuse(const ComputeGraph& graph, const HazardIndex& hazards,
                 } else {
                     copy_tables();
                     Node node = std::move(built.fused->node);
+                    bind_scratch(result.graph, built.fused->scratch, node);
                     node.kind = NodeKind::dispatch;
                     node.kernel = result.graph.add_kernel(built.fused->kernel);
                     if (node.op == OpKind::other) node.op = recipe.fused_op;

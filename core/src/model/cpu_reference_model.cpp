@@ -27,7 +27,7 @@ double softcap(double x, double cap) {
 }  // namespace
 
 CpuReferenceModel::CpuReferenceModel(const ModelWeights& weights, DType kv_type,
-                                     bool q8_activations)
+                                     bool q8_activations, int64_t q8_ffn_output_min_embd)
     : config_(weights.config()), kv_type_(kv_type), q8_activations_(q8_activations) {
     if (kv_type != DType::f32 && kv_type != DType::f16)
         throw std::invalid_argument("CpuReferenceModel: KV cache type must be f32 or f16");
@@ -68,9 +68,11 @@ CpuReferenceModel::CpuReferenceModel(const ModelWeights& weights, DType kv_type,
         auto type = [&](const std::string& name) { return weights.spec(b + name).dtype; };
         L.attn_q8 = mat_vecs_read_q8_x(
             {type("attn_q.weight"), type("attn_k.weight"), type("attn_v.weight")}, c.n_embd);
-        if (!c.is_moe())
+        if (!c.is_moe()) {
             L.ffn_q8 =
                 mat_vecs_read_q8_x({type("ffn_gate.weight"), type("ffn_up.weight")}, c.n_embd);
+            L.down_q8 = ffn_down_reads_q8_x(c, type("ffn_down.weight"), q8_ffn_output_min_embd);
+        }
         L.wq = matrix(b + "attn_q.weight");
         L.wk = matrix(b + "attn_k.weight");
         L.wv = matrix(b + "attn_v.weight");
@@ -178,17 +180,18 @@ void CpuReferenceModel::rope(std::vector<double>& x, uint32_t heads, uint32_t po
 }
 
 std::vector<double> CpuReferenceModel::dense_ffn(const Matrix& gate, const Matrix& up,
-                                                 const Matrix& down,
-                                                 const std::vector<double>& h) const {
+                                                 const Matrix& down, const std::vector<double>& h,
+                                                 bool q8_down) const {
     auto g = matvec(gate, h);
     const auto u = matvec(up, h);
     for (size_t i = 0; i < g.size(); ++i)
         g[i] = (config_.activation == Activation::gelu ? gelu_tanh(g[i]) : silu(g[i])) * u[i];
-    return matvec(down, g);
+    return matvec(down, q8_down ? as_q8x(g) : g);
 }
 
-std::vector<double> CpuReferenceModel::ffn(const Layer& L, const std::vector<double>& h) const {
-    if (!config_.is_moe()) return dense_ffn(L.gate, L.up, L.down, h);
+std::vector<double> CpuReferenceModel::ffn(const Layer& L, const std::vector<double>& h,
+                                           bool one_token) const {
+    if (!config_.is_moe()) return dense_ffn(L.gate, L.up, L.down, h, one_token && L.down_q8);
     // Router: softmax over all experts, keep the top k (lower index first on ties), and
     // renormalise their probabilities (qwen3moe's norm_topk_prob).
     const auto logits = matvec(L.router, h);
@@ -281,7 +284,7 @@ std::vector<float> CpuReferenceModel::forward(std::span<const int32_t> tokens) {
             for (uint32_t i = 0; i < n_embd; ++i) x[i] += o[i];
             h = rms_norm(x, L.ffn_norm, n_embd);
             if (one_token && L.ffn_q8) h = as_q8x(h);
-            auto f = ffn(L, h);
+            auto f = ffn(L, h, one_token);
             if (c.post_norms) f = rms_norm(f, L.post_ffw_norm, n_embd);
             for (uint32_t i = 0; i < n_embd; ++i) x[i] += f[i];
         }

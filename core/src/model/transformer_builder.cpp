@@ -167,6 +167,7 @@ TransformerModel::TransformerModel(DeviceMemory& memory, ModelConfig config,
         region("up", f * c.n_ff);
         region("act_raw", f * c.n_ff);
         region("act", f * c.n_ff);
+        if (c.n_ff % 32 == 0) region("act_q8", dtype_bytes_for(DType::q8x, c.n_ff));
         region("ffn_out", f * c.n_embd);
         split_regions("down_parts", c.n_embd, c.n_ff);
     }
@@ -376,6 +377,10 @@ bool mat_vecs_read_q8_x(std::initializer_list<DType> weights, int64_t k) {
     return k > 0 && k % 32 == 0 && std::all_of(weights.begin(), weights.end(), [](DType t) {
                return t == DType::q4_0 || t == DType::q8_0;
            });
+}
+
+bool ffn_down_reads_q8_x(const ModelConfig& c, DType down, int64_t min_embd) {
+    return !c.is_moe() && int64_t(c.n_embd) >= min_embd && mat_vecs_read_q8_x({down}, c.n_ff);
 }
 
 bool TransformerModel::quantises_activations() const {
@@ -645,7 +650,13 @@ void TransformerModel::record_ffn(GraphSession& s, uint32_t il, uint32_t T, cons
     else
         s.silu(gate, a_raw, b + "ffn_act");
     s.mul(a_raw, up, a, b + "ffn_mul");
-    matmul(s, weight(b + "ffn_down.weight"), a, out, b + "ffn_down", "down_parts");
+    // The down projection reads 8-bit x too; the fusion pass folds this quantize into the
+    // gated mat-vec (its _yq8 twin), so it costs no level of its own.
+    const bool q8_down = ffn_down_reads_q8_x(c, slot(b + "ffn_down.weight").spec.dtype,
+                                             options_.q8_ffn_output_min_embd);
+    const TensorView ax =
+        q8_down ? x_for(s, {b + "ffn_down.weight"}, a, T, "act_q8", b + "ffn_mul.q8") : a;
+    matmul(s, weight(b + "ffn_down.weight"), ax, out, b + "ffn_down", "down_parts");
 }
 
 void TransformerModel::record_moe(GraphSession& s, uint32_t il, uint32_t T, const TensorView& in,

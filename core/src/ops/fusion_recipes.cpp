@@ -632,6 +632,47 @@ FusionBuildResult build_matvec_glu(const ComputeGraph& g, std::span<const size_t
             {}};
 }
 
+// The same FFN with the quantize_q8 of its output (the 8-bit x of the down projection): the
+// gated twin's _yq8 variant also writes the q8x blocks. A block of 32 rows spans 32 / rows
+// workgroups; the last of them to finish quantises it (an arrival counter per block, zeroed
+// memory that fuse() allocates: FusionScratch). chain: gate, act, mul, quantize, up.
+FusionBuildResult build_matvec_glu_q8(const ComputeGraph& g, std::span<const size_t> chain,
+                                      const char* act_kernel, const char* act) {
+    const size_t glu_chain[] = {chain[0], chain[1], chain[2], chain[4]};
+    FusionBuildResult r = build_matvec_glu(g, glu_chain, act_kernel, act);
+    if (!r.fused) return r;
+    const Node& mul = g.nodes[chain[2]];
+    const Node& q = g.nodes[chain[3]];
+    if (kernel_name(g, q) != "quantize_q8_f32")
+        return decline(fmt::format("{} runs {}, not quantize_q8_f32", q.label, kernel_name(g, q)));
+    const TensorView* qx = binding(q, 0);
+    const TensorView* qy = binding(q, 1);
+    const TensorView* y = binding(mul, 2);
+    const auto mp = params_of<MatvecParams>(g.nodes[chain[0]]);
+    if (!qx || !qy || !y || !mp)
+        return decline(fmt::format("{} is not a quantize_q8 dispatch", q.label));
+    if (qx->range() != y->range())
+        return decline(
+            fmt::format("{} does not quantise the whole output of {}", q.label, mul.label));
+    if (mp->n % 32 != 0 || (mp->m > 1 && mp->y_stride != mp->n))
+        return decline(fmt::format(
+            "{} writes {} rows a column; the fused kernel quantises whole blocks of 32 rows of "
+            "contiguous columns",
+            mul.label, mp->n));
+    // The x suffix stays last: <twin>_glu_<act>_yq8_xq8.
+    const std::pair<std::string_view, bool> stripped = without_xq8(r.fused->kernel.name);
+    const std::string kernel =
+        fmt::format("{}_yq8{}", stripped.first, stripped.second ? "_xq8" : "");
+    if (!KernelCatalog::embedded().find(kernel))
+        return decline(fmt::format("{} has no _yq8 variant (the gated twins over q8x x have one)",
+                                   r.fused->kernel.name));
+    r.fused->kernel = KernelCatalog::embedded().get(kernel);
+    r.fused->node.bindings.push_back({7, *qy});
+    r.fused->scratch.push_back(
+        {8, 4ull * (uint64_t(mp->m) * mp->n / 32), g.nodes[chain[0]].label + ".arrivals"});
+    return r;
+}
+
 }  // namespace
 
 std::vector<FusionRecipe> fusion_recipes() {
@@ -748,6 +789,20 @@ std::vector<FusionRecipe> fusion_recipes() {
     // sibling; the act and the mul stand after both projections: gaps).
     for (const auto& [act, act_kernel, act_name] : {std::tuple{OpKind::silu, "silu_f32", "silu"},
                                                     std::tuple{OpKind::gelu, "gelu_f32", "gelu"}}) {
+        // With the quantize_q8 before the down projection first: the longer chain.
+        FusionRecipe& glu_q8 = add(
+            fmt::format("quantized_matmul_ggml→{}→mul→quantize_q8 (+ quantized_matmul_ggml)",
+                        act_name),
+            {OpKind::quantized_matmul_ggml, act, OpKind::mul, OpKind::quantize_q8},
+            OpKind::matvec_glu, fmt::format("matvec1_<format>_<shape>_glu_{}_yq8_xq8", act_name),
+            [act_kernel = act_kernel, act_name = act_name](const ComputeGraph& g,
+                                                           std::span<const size_t> c) {
+                return build_matvec_glu_q8(g, c, act_kernel, act_name);
+            });
+        glu_q8.gaps = true;
+        glu_q8.sibling_of = 2;
+        glu_q8.sibling_op = OpKind::quantized_matmul_ggml;
+        glu_q8.converting = {3};
         FusionRecipe& glu =
             add(fmt::format("quantized_matmul_ggml→{}→mul (+ quantized_matmul_ggml)", act_name),
                 {OpKind::quantized_matmul_ggml, act, OpKind::mul}, OpKind::matvec_glu,

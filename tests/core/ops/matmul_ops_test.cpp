@@ -210,6 +210,9 @@ std::vector<std::string> matvec1_kernels(Keep&& keep) {
 bool is_glu(const std::string& name) {
     return name.find("_glu_") != std::string::npos;
 }
+bool is_yq8(const std::string& name) {
+    return name.find("_yq8") != std::string::npos;
+}
 /// The epilogue variants: rotated (_rope[_ff]) and/or f16 (_f16) outputs.
 bool is_epilogue(const std::string& name) {
     return name.find("_rope") != std::string::npos || name.find("_f16") != std::string::npos;
@@ -226,7 +229,11 @@ std::vector<std::string> split_k_matvec_kernels() {
 }
 /// The gated variants: act(W x) * (U x) (_glu_silu, _glu_gelu), over f32 or q8x x.
 std::vector<std::string> glu_matvec_kernels() {
-    return matvec1_kernels(is_glu);
+    return matvec1_kernels([](const std::string& n) { return is_glu(n) && !is_yq8(n); });
+}
+/// The gated variants that also write their output as q8x blocks (_yq8).
+std::vector<std::string> glu_q8_out_matvec_kernels() {
+    return matvec1_kernels(is_yq8);
 }
 /// The rotating and/or f16-writing variants, over f32 or q8x x.
 std::vector<std::string> epilogue_matvec_kernels() {
@@ -371,6 +378,55 @@ TEST_P(GluSplitKMatvec, MatchesActivationOfGateTimesUp) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, GluSplitKMatvec, ::testing::ValuesIn(glu_matvec_kernels()),
+                         [](const auto& info) { return info.param; });
+
+// The gated variants that also write their output quantised (_yq8: the fused ...→mul→
+// quantize_q8 before a decode FFN's down projection): the f32 output as the plain gated kernel
+// computes it, and q8x blocks bit for bit what quantize_q8 makes of that output, though each
+// block of 32 rows is finished by whichever of its workgroups arrives last. Three blocks a
+// column, two columns, run twice: the arrival counters must be left at zero.
+class GluQ8OutSplitKMatvec : public SplitKTest {};
+
+TEST_P(GluQ8OutSplitKMatvec, QuantisesEachBlockOfItsOutputAsQuantizeQ8Does) {
+    const std::string& kernel = GetParam();
+    if (lacks_integer_dot(kernel)) GTEST_SKIP() << "the device has no shaderIntegerDotProduct";
+    const DType t = split_k_kernel(kernel).format;
+    const std::string plain = kernel.substr(0, kernel.find("_yq8")) + "_xq8";
+    const uint32_t n = 96, m = 2, k = 9 * 32;
+    auto [tx, x] = x_operand(kernel, k, m);
+    auto tg = input_as(t, random(size_t(n) * k), {k, n}, "w_gate");
+    auto tu = input_as(t, random(size_t(n) * k), {k, n}, "w_up");
+    auto out = tensor(DType::f32, {n, m}, "out");
+    auto out_plain = tensor(DType::f32, {n, m}, "out_plain");
+    auto q = tensor(DType::q8x, {n, m}, "out_q8");
+    auto q_ref = tensor(DType::q8x, {n, m}, "out_q8_ref");
+    auto arrivals = tensor(DType::u32, {n * m / 32}, "arrivals");
+    memory->fill(arrivals.allocation, 0);
+    const DispatchDesc fused = split_k_dispatch(
+        kernel, n, k, m, {{0, tg}, {1, tx}, {2, out}, {6, tu}, {7, q}, {8, arrivals}},
+        OpKind::matvec_glu);
+    const DispatchDesc unfused = split_k_dispatch(
+        plain, n, k, m, {{0, tg}, {1, tx}, {2, out_plain}, {6, tu}}, OpKind::matvec_glu);
+    for (int round = 0; round < 2; ++round) {
+        memory->fill(q.allocation, 0xFF);
+        run([&](GraphSession& s) {
+            s.dispatch(fused);
+            s.dispatch(unfused);
+            s.quantize_q8(out_plain, q_ref, "quantize_q8");
+        });
+        const std::string at = "round " + std::to_string(round);
+        EXPECT_EQ(read(out), read(out_plain)) << at;
+        EXPECT_EQ(memory->download(q.allocation, q.offset, q.size),
+                  memory->download(q_ref.allocation, q_ref.offset, q_ref.size))
+            << at;
+        EXPECT_EQ(memory->download(arrivals.allocation, arrivals.offset, arrivals.size),
+                  std::vector<uint8_t>(arrivals.size, 0))
+            << at;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, GluQ8OutSplitKMatvec,
+                         ::testing::ValuesIn(glu_q8_out_matvec_kernels()),
                          [](const auto& info) { return info.param; });
 
 // The epilogue variants (the fused mat-vec→rope[→copy] / mat-vec→copy of q, k and v): the
