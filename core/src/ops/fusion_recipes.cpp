@@ -789,31 +789,33 @@ std::vector<FusionRecipe> fusion_recipes() {
     // sibling; the act and the mul stand after both projections: gaps).
     for (const auto& [act, act_kernel, act_name] : {std::tuple{OpKind::silu, "silu_f32", "silu"},
                                                     std::tuple{OpKind::gelu, "gelu_f32", "gelu"}}) {
+        // The chain, with the up projection as the sibling making the mul's other operand.
+        auto gated = [&](std::vector<OpKind> chain, std::string pattern, std::string kernel,
+                         FusionBuilder build) -> FusionRecipe& {
+            FusionRecipe& glu = add(std::move(pattern), std::move(chain), OpKind::matvec_glu,
+                                    std::move(kernel), std::move(build));
+            glu.gaps = true;
+            glu.sibling_of = 2;
+            glu.sibling_op = OpKind::quantized_matmul_ggml;
+            return glu;
+        };
         // With the quantize_q8 before the down projection first: the longer chain.
-        FusionRecipe& glu_q8 = add(
-            fmt::format("quantized_matmul_ggml→{}→mul→quantize_q8 (+ quantized_matmul_ggml)",
-                        act_name),
-            {OpKind::quantized_matmul_ggml, act, OpKind::mul, OpKind::quantize_q8},
-            OpKind::matvec_glu, fmt::format("matvec1_<format>_<shape>_glu_{}_yq8_xq8", act_name),
-            [act_kernel = act_kernel, act_name = act_name](const ComputeGraph& g,
-                                                           std::span<const size_t> c) {
-                return build_matvec_glu_q8(g, c, act_kernel, act_name);
-            });
-        glu_q8.gaps = true;
-        glu_q8.sibling_of = 2;
-        glu_q8.sibling_op = OpKind::quantized_matmul_ggml;
-        glu_q8.converting = {3};
-        FusionRecipe& glu =
-            add(fmt::format("quantized_matmul_ggml→{}→mul (+ quantized_matmul_ggml)", act_name),
-                {OpKind::quantized_matmul_ggml, act, OpKind::mul}, OpKind::matvec_glu,
-                fmt::format("matvec1_<format>_<shape>_glu_{}", act_name),
-                [act_kernel = act_kernel, act_name = act_name](const ComputeGraph& g,
-                                                               std::span<const size_t> c) {
-                    return build_matvec_glu(g, c, act_kernel, act_name);
-                });
-        glu.gaps = true;
-        glu.sibling_of = 2;
-        glu.sibling_op = OpKind::quantized_matmul_ggml;
+        gated({OpKind::quantized_matmul_ggml, act, OpKind::mul, OpKind::quantize_q8},
+              fmt::format("quantized_matmul_ggml→{}→mul→quantize_q8 (+ quantized_matmul_ggml)",
+                          act_name),
+              fmt::format("matvec1_<format>_<shape>_glu_{}_yq8_xq8", act_name),
+              [act_kernel = act_kernel, act_name = act_name](const ComputeGraph& g,
+                                                             std::span<const size_t> c) {
+                  return build_matvec_glu_q8(g, c, act_kernel, act_name);
+              })
+            .converting = {3};
+        gated({OpKind::quantized_matmul_ggml, act, OpKind::mul},
+              fmt::format("quantized_matmul_ggml→{}→mul (+ quantized_matmul_ggml)", act_name),
+              fmt::format("matvec1_<format>_<shape>_glu_{}", act_name),
+              [act_kernel = act_kernel, act_name = act_name](const ComputeGraph& g,
+                                                             std::span<const size_t> c) {
+                  return build_matvec_glu(g, c, act_kernel, act_name);
+              });
     }
     add("gelu→mul", {OpKind::gelu, OpKind::mul}, OpKind::gelu_mul, "gelu_mul_f32",
         [](const ComputeGraph& g, std::span<const size_t> c) {
