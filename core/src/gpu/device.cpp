@@ -1,6 +1,7 @@
 // Vulkan instance, physical-device choice, logical device with one compute queue, and the
 // validation message collector.
 #include "graphlens/device.h"
+#include "gpu/vk_enumerate.h"
 #include "gpu/vk_struct.h"
 
 #include <fmt/format.h>
@@ -100,11 +101,11 @@ bool env_flag(const char* name, bool fallback) {
 }
 
 std::vector<VkExtensionProperties> device_extensions(VkPhysicalDevice pd) {
-    uint32_t n = 0;
-    vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, nullptr);
-    std::vector<VkExtensionProperties> out(n);
-    vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, out.data());
-    return out;
+    return vk_enumerate<VkExtensionProperties>(
+        [&](uint32_t* n, VkExtensionProperties* p) {
+            return vkEnumerateDeviceExtensionProperties(pd, nullptr, n, p);
+        },
+        "vkEnumerateDeviceExtensionProperties");
 }
 
 bool has_extension(const std::vector<VkExtensionProperties>& exts, const char* name) {
@@ -114,21 +115,21 @@ bool has_extension(const std::vector<VkExtensionProperties>& exts, const char* n
 }
 
 bool instance_has_layer(const char* name) {
-    uint32_t n = 0;
-    vkEnumerateInstanceLayerProperties(&n, nullptr);
-    std::vector<VkLayerProperties> layers(n);
-    vkEnumerateInstanceLayerProperties(&n, layers.data());
+    const auto layers = vk_enumerate<VkLayerProperties>(
+        [](uint32_t* n, VkLayerProperties* p) { return vkEnumerateInstanceLayerProperties(n, p); },
+        "vkEnumerateInstanceLayerProperties");
     return std::any_of(layers.begin(), layers.end(), [&](const VkLayerProperties& l) {
         return std::strcmp(l.layerName, name) == 0;
     });
 }
 
 bool instance_has_extension(const char* name) {
-    uint32_t n = 0;
-    vkEnumerateInstanceExtensionProperties(nullptr, &n, nullptr);
-    std::vector<VkExtensionProperties> exts(n);
-    vkEnumerateInstanceExtensionProperties(nullptr, &n, exts.data());
-    return has_extension(exts, name);
+    return has_extension(vk_enumerate<VkExtensionProperties>(
+                             [](uint32_t* n, VkExtensionProperties* p) {
+                                 return vkEnumerateInstanceExtensionProperties(nullptr, n, p);
+                             },
+                             "vkEnumerateInstanceExtensionProperties"),
+                         name);
 }
 
 DeviceType to_device_type(VkPhysicalDeviceType t) {
@@ -164,12 +165,13 @@ int type_rank(DeviceType t) {
 
 // The queue family used for compute: prefer a compute-only family, else any with compute.
 std::optional<uint32_t> compute_family(VkPhysicalDevice pd, uint32_t* valid_bits) {
-    uint32_t n = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, nullptr);
-    std::vector<VkQueueFamilyProperties> fams(n);
-    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, fams.data());
+    const auto fams = vk_enumerate<VkQueueFamilyProperties>(
+        [&](uint32_t* n, VkQueueFamilyProperties* p) {
+            vkGetPhysicalDeviceQueueFamilyProperties(pd, n, p);
+        },
+        "vkGetPhysicalDeviceQueueFamilyProperties");
     std::optional<uint32_t> any;
-    for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t i = 0; i < fams.size(); ++i) {
         if (!(fams[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
         if (!any) any = i;
     }
@@ -426,11 +428,11 @@ bool matches_selector(const DeviceFacts& f, const std::string& sel) {
 }
 
 std::vector<VkPhysicalDevice> physical_devices(VkInstance instance) {
-    uint32_t n = 0;
-    vk_check(vkEnumeratePhysicalDevices(instance, &n, nullptr), "vkEnumeratePhysicalDevices");
-    std::vector<VkPhysicalDevice> out(n);
-    vk_check(vkEnumeratePhysicalDevices(instance, &n, out.data()), "vkEnumeratePhysicalDevices");
-    return out;
+    return vk_enumerate<VkPhysicalDevice>(
+        [&](uint32_t* n, VkPhysicalDevice* p) {
+            return vkEnumeratePhysicalDevices(instance, n, p);
+        },
+        "vkEnumeratePhysicalDevices");
 }
 
 }  // namespace

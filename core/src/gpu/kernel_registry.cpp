@@ -1,4 +1,5 @@
 #include "graphlens/kernel_registry.h"
+#include "gpu/vk_enumerate.h"
 #include "gpu/vk_struct.h"
 
 #include <fmt/format.h>
@@ -118,29 +119,26 @@ std::vector<KernelStatistic> KernelRegistry::statistics(std::string_view name) {
     if (!fn.executable_properties || !fn.executable_statistics) return out;
     VkPipelineInfoKHR pi = vk_struct<VkPipelineInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR);
     pi.pipeline = p.pipeline;
-    uint32_t count = 0;
-    vk_check(fn.executable_properties(device_.handle(), &pi, &count, nullptr),
-             "vkGetPipelineExecutablePropertiesKHR");
-    std::vector<VkPipelineExecutablePropertiesKHR> executables(
-        count, vk_struct<VkPipelineExecutablePropertiesKHR>(
-                   VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR));
-    vk_check(fn.executable_properties(device_.handle(), &pi, &count, executables.data()),
-             "vkGetPipelineExecutablePropertiesKHR");
-    for (uint32_t e = 0; e < count; ++e) {
+    const auto executables = vk_enumerate(
+        [&](uint32_t* n, VkPipelineExecutablePropertiesKHR* items) {
+            return fn.executable_properties(device_.handle(), &pi, n, items);
+        },
+        "vkGetPipelineExecutablePropertiesKHR",
+        vk_struct<VkPipelineExecutablePropertiesKHR>(
+            VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR));
+    for (uint32_t e = 0; e < executables.size(); ++e) {
         VkPipelineExecutableInfoKHR ei =
             vk_struct<VkPipelineExecutableInfoKHR>(VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR);
         ei.pipeline = p.pipeline;
         ei.executableIndex = e;
-        uint32_t n = 0;
-        vk_check(fn.executable_statistics(device_.handle(), &ei, &n, nullptr),
-                 "vkGetPipelineExecutableStatisticsKHR");
-        std::vector<VkPipelineExecutableStatisticKHR> stats(
-            n, vk_struct<VkPipelineExecutableStatisticKHR>(
-                   VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR));
-        vk_check(fn.executable_statistics(device_.handle(), &ei, &n, stats.data()),
-                 "vkGetPipelineExecutableStatisticsKHR");
-        for (uint32_t i = 0; i < n; ++i) {
-            const auto& st = stats[i];
+        const auto stats = vk_enumerate(
+            [&](uint32_t* n, VkPipelineExecutableStatisticKHR* items) {
+                return fn.executable_statistics(device_.handle(), &ei, n, items);
+            },
+            "vkGetPipelineExecutableStatisticsKHR",
+            vk_struct<VkPipelineExecutableStatisticKHR>(
+                VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR));
+        for (const auto& st : stats) {
             std::string value;
             switch (st.format) {
                 case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
