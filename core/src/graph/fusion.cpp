@@ -327,10 +327,30 @@ FusionResult detail::fuse(const ComputeGraph& graph, const HazardIndex& hazards,
                 fmt::format("fusion recipe {}: a sibling needs gaps and a member after the first",
                             recipe.pattern));
 
+    // The recipes by the op of their first member, in table order: a position tries only the
+    // recipes that can start there (the others fail candidate() at once).
+    std::array<std::vector<uint32_t>, kOpKindCount> by_first_op;
+    for (size_t r = 0; r < recipes.size(); ++r)
+        if (!recipes[r].chain.empty())
+            by_first_op[static_cast<size_t>(recipes[r].chain[0])].push_back(
+                static_cast<uint32_t>(r));
+
+    // One walk over the nodes: the dispatches, their ops (compact: the matcher compares the
+    // ops of consecutive dispatches without reading their nodes, 72 bytes each and cold at
+    // 100k), and the positions where some recipe can start, the only ones the matcher visits.
     std::vector<size_t> dispatches;  // node indices of the dispatches
+    std::vector<OpKind> ops;         // [position] = the op of that dispatch
+    std::vector<uint32_t> starts;    // positions whose op starts a recipe
     dispatches.reserve(graph.nodes.size());
-    for (size_t i = 0; i < graph.nodes.size(); ++i)
-        if (graph.nodes[i].is_dispatch()) dispatches.push_back(i);
+    ops.reserve(graph.nodes.size());
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+        const Node& node = graph.nodes[i];
+        if (!node.is_dispatch()) continue;
+        if (!by_first_op[static_cast<size_t>(node.op)].empty())
+            starts.push_back(static_cast<uint32_t>(dispatches.size()));
+        dispatches.push_back(i);
+        ops.push_back(node.op);
+    }
 
     // Decide the fusions first: each applied chain, by the dispatch positions of its members.
     struct Applied {
@@ -349,12 +369,13 @@ FusionResult detail::fuse(const ComputeGraph& graph, const HazardIndex& hazards,
     auto candidate = [&](const FusionRecipe& recipe, size_t p, std::vector<size_t>& chain) {
         chain.clear();
         const size_t len = recipe.chain.size();
-        if (len == 0 || graph.nodes[dispatches[p]].op != recipe.chain[0]) return false;
+        if (len == 0 || ops[p] != recipe.chain[0]) return false;
         chain.push_back(dispatches[p]);
         for (size_t k = 1; k < len; ++k) {
             size_t next = SIZE_MAX;
             if (!recipe.gaps) {
-                if (p + k < dispatches.size()) next = dispatches[p + k];
+                if (p + k >= dispatches.size() || ops[p + k] != recipe.chain[k]) return false;
+                next = dispatches[p + k];
             } else if (graph.nodes[chain.back()].writes.size() == 1) {
                 const ByteRange out = graph.nodes[chain.back()].writes[0];
                 // out_of() is sorted by later: the first reader found is the first reader.
@@ -364,7 +385,7 @@ FusionResult detail::fuse(const ComputeGraph& graph, const HazardIndex& hazards,
                         break;
                     }
             }
-            if (next == SIZE_MAX || graph.nodes[next].op != recipe.chain[k] ||
+            if (next == SIZE_MAX || ops[position_of[next]] != recipe.chain[k] ||
                 consumed[position_of[next]])
                 return false;
             chain.push_back(next);
@@ -378,40 +399,39 @@ FusionResult detail::fuse(const ComputeGraph& graph, const HazardIndex& hazards,
     };
     // next_node_id() walks every node: asked only when a chain applies.
     std::optional<NodeId> next_id;
-    // The recipes by the op of their first member, in table order: a position tries only the
-    // recipes that can start there (the others fail candidate() at once).
-    std::array<std::vector<uint32_t>, kOpKindCount> by_first_op;
-    for (size_t r = 0; r < recipes.size(); ++r)
-        if (!recipes[r].chain.empty())
-            by_first_op[static_cast<size_t>(recipes[r].chain[0])].push_back(
-                static_cast<uint32_t>(r));
     std::vector<size_t> chain;
-    for (size_t p = 0; p < dispatches.size();) {
-        // The matcher reads the members' outputs and bindings, cold at 100k dispatches: ask for
-        // them ahead (compute_graph.h).
-        // So does it the hazards out of them.
-        if (p + 2 * kPrefetchAhead < dispatches.size())
-            hazards.prefetch_out_list(dispatches[p + 2 * kPrefetchAhead]);
-        if (p + kPrefetchAhead < dispatches.size()) {
-            const Node& ahead = graph.nodes[dispatches[p + kPrefetchAhead]];
-            // Only a dispatch that can start a chain has its hazards read (by the matcher).
-            if (!by_first_op[static_cast<size_t>(ahead.op)].empty())
-                hazards.prefetch_out_hazards(dispatches[p + kPrefetchAhead]);
-            ahead.writes.prefetch();
-            ahead.bindings.prefetch();
+    // The positions where a recipe can start, in order; a position before `next` was passed
+    // over by an applied consecutive chain (or is the one just matched). Positions where no
+    // recipe starts have nothing to report.
+    size_t next = 0;
+    for (size_t j = 0; j < starts.size(); ++j) {
+        // The matcher reads the members' outputs and bindings and the hazards out of them, cold
+        // at 100k dispatches: ask for them at the positions ahead where it will look
+        // (compute_graph.h).
+        if (j + 2 * kPrefetchAhead < starts.size()) {
+            const size_t i = dispatches[starts[j + 2 * kPrefetchAhead]];
+            hazards.prefetch_out_list(i);
+            // The node itself: the starts lie apart, so the walk does not stream the array.
+            const auto* node = reinterpret_cast<const char*>(&graph.nodes[i]);
+            prefetch(node);
+            prefetch(node + sizeof(Node) - 1);
         }
-        if (p + kPrefetchAhead / 2 < dispatches.size()) {
-            const Node& ahead = graph.nodes[dispatches[p + kPrefetchAhead / 2]];
+        if (j + kPrefetchAhead < starts.size()) {
+            const size_t i = dispatches[starts[j + kPrefetchAhead]];
+            hazards.prefetch_out_hazards(i);
+            graph.nodes[i].writes.prefetch();
+            graph.nodes[i].bindings.prefetch();
+        }
+        if (j + kPrefetchAhead / 2 < starts.size()) {
+            const Node& ahead = graph.nodes[dispatches[starts[j + kPrefetchAhead / 2]]];
             ahead.writes.prefetch_items();
             ahead.bindings.prefetch_items();
         }
-        if (consumed[p]) {  // already inside a fused node
-            ++p;
-            continue;
-        }
+        const size_t p = starts[j];
+        if (p < next || consumed[p]) continue;  // passed over, or already inside a fused node
         std::optional<FusionDiagnostic> near_miss;
         size_t advance = 1;
-        for (const uint32_t r : by_first_op[static_cast<size_t>(graph.nodes[dispatches[p]].op)]) {
+        for (const uint32_t r : by_first_op[static_cast<size_t>(ops[p])]) {
             const FusionRecipe& recipe = recipes[r];
             if (!candidate(recipe, p, chain)) continue;
             const size_t len = chain.size();
@@ -481,7 +501,7 @@ FusionResult detail::fuse(const ComputeGraph& graph, const HazardIndex& hazards,
             if (!near_miss) near_miss = std::move(d);
         }
         if (near_miss) result.diagnostics.push_back(std::move(*near_miss));
-        p += advance;
+        next = p + advance;
     }
 
     // Emit: barriers between chain members are dropped, the others kept in place. A dropped
