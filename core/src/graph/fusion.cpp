@@ -335,21 +335,34 @@ FusionResult detail::fuse(const ComputeGraph& graph, const HazardIndex& hazards,
             by_first_op[static_cast<size_t>(recipes[r].chain[0])].push_back(
                 static_cast<uint32_t>(r));
 
-    // One walk over the nodes: the dispatches, their ops (compact: the matcher compares the
+    // One walk over the nodes: the dispatches and their ops (compact: the matcher compares the
     // ops of consecutive dispatches without reading their nodes, 72 bytes each and cold at
-    // 100k), and the positions where some recipe can start, the only ones the matcher visits.
+    // 100k).
     std::vector<size_t> dispatches;  // node indices of the dispatches
     std::vector<OpKind> ops;         // [position] = the op of that dispatch
-    std::vector<uint32_t> starts;    // positions whose op starts a recipe
     dispatches.reserve(graph.nodes.size());
     ops.reserve(graph.nodes.size());
     for (size_t i = 0; i < graph.nodes.size(); ++i) {
         const Node& node = graph.nodes[i];
         if (!node.is_dispatch()) continue;
-        if (!by_first_op[static_cast<size_t>(node.op)].empty())
-            starts.push_back(static_cast<uint32_t>(dispatches.size()));
         dispatches.push_back(i);
         ops.push_back(node.op);
+    }
+    // The positions where a recipe may match, the only ones the matcher visits (and asks the
+    // memory for ahead): a recipe with gaps wherever its first op stands (its later members
+    // are found through the hazards), one without wherever the ops of the dispatches from
+    // there are its chain's. Elsewhere candidate() fails on the ops and nothing is reported.
+    std::vector<uint32_t> starts;
+    for (size_t p = 0; p < ops.size(); ++p) {
+        for (const uint32_t r : by_first_op[static_cast<size_t>(ops[p])]) {
+            const std::vector<OpKind>& chain = recipes[r].chain;
+            if (recipes[r].gaps ||
+                (p + chain.size() <= ops.size() &&
+                 std::equal(chain.begin(), chain.end(), ops.begin() + static_cast<ptrdiff_t>(p)))) {
+                starts.push_back(static_cast<uint32_t>(p));
+                break;
+            }
+        }
     }
 
     // Decide the fusions first: each applied chain, by the dispatch positions of its members.
@@ -400,9 +413,8 @@ FusionResult detail::fuse(const ComputeGraph& graph, const HazardIndex& hazards,
     // next_node_id() walks every node: asked only when a chain applies.
     std::optional<NodeId> next_id;
     std::vector<size_t> chain;
-    // The positions where a recipe can start, in order; a position before `next` was passed
-    // over by an applied consecutive chain (or is the one just matched). Positions where no
-    // recipe starts have nothing to report.
+    // The positions where a recipe may match, in order; a position before `next` was passed
+    // over by an applied consecutive chain (or is the one just matched).
     size_t next = 0;
     for (size_t j = 0; j < starts.size(); ++j) {
         // The matcher reads the members' outputs and bindings and the hazards out of them, cold
