@@ -349,20 +349,28 @@ FusionResult detail::fuse(const ComputeGraph& graph, const HazardIndex& hazards,
         ops.push_back(node.op);
     }
     // The positions where a recipe may match, the only ones the matcher visits (and asks the
-    // memory for ahead): a recipe with gaps wherever its first op stands (its later members
-    // are found through the hazards), one without wherever the ops of the dispatches from
-    // there are its chain's. Elsewhere candidate() fails on the ops and nothing is reported.
+    // memory for ahead): a recipe with gaps (or of one member) wherever its first op stands
+    // (its later members are found through the hazards), one without wherever the next
+    // dispatch has its second op. Elsewhere candidate() fails on the ops and nothing is
+    // reported. One table lookup a position: trying the recipes themselves there (eight start
+    // with an add) cost more than the matching it saved.
+    std::array<bool, kOpKindCount> starts_alone{};
+    std::vector<bool> starts_with_next(kOpKindCount * kOpKindCount, false);  // [first][second]
+    for (const FusionRecipe& recipe : recipes) {
+        if (recipe.chain.empty()) continue;
+        const auto first = static_cast<size_t>(recipe.chain[0]);
+        if (recipe.gaps || recipe.chain.size() == 1)
+            starts_alone[first] = true;
+        else
+            starts_with_next[first * kOpKindCount + static_cast<size_t>(recipe.chain[1])] = true;
+    }
     std::vector<uint32_t> starts;
     for (size_t p = 0; p < ops.size(); ++p) {
-        for (const uint32_t r : by_first_op[static_cast<size_t>(ops[p])]) {
-            const std::vector<OpKind>& chain = recipes[r].chain;
-            if (recipes[r].gaps ||
-                (p + chain.size() <= ops.size() &&
-                 std::equal(chain.begin(), chain.end(), ops.begin() + static_cast<ptrdiff_t>(p)))) {
-                starts.push_back(static_cast<uint32_t>(p));
-                break;
-            }
-        }
+        const auto op = static_cast<size_t>(ops[p]);
+        if (starts_alone[op] ||
+            (p + 1 < ops.size() &&
+             starts_with_next[op * kOpKindCount + static_cast<size_t>(ops[p + 1])]))
+            starts.push_back(static_cast<uint32_t>(p));
     }
 
     // Decide the fusions first: each applied chain, by the dispatch positions of its members.
