@@ -103,6 +103,12 @@ StageDiff diff_scans(const StageScan& before, const StageScan& after) {
     StageDiff d;
     const std::vector<NodeId>& ids_before = before.ids;
     const std::vector<NodeId>& ids_after = after.ids;
+    const size_t b0 = before.groups.barriers, b1 = after.groups.barriers;
+    d.barriers_added = b1 > b0 ? b1 - b0 : 0;
+    d.barriers_removed = b0 > b1 ? b0 - b1 : 0;
+    // The same dispatches in the same order (a fused stage where nothing fused, the split
+    // stage): nothing fused, removed or moved, found by one comparison instead of the tables.
+    if (ids_before == ids_after) return d;
     // Only dispatch ids are compared (not origins), so the largest id bounds the tables.
     NodeId ids = 0;
     for (const std::vector<NodeId>* list : {&ids_before, &ids_after})
@@ -124,9 +130,6 @@ StageDiff diff_scans(const StageScan& before, const StageScan& after) {
         ++i;
         ++j;
     }
-    const size_t b0 = before.groups.barriers, b1 = after.groups.barriers;
-    d.barriers_added = b1 > b0 ? b1 - b0 : 0;
-    d.barriers_removed = b0 > b1 ? b0 - b1 : 0;
     return d;
 }
 
