@@ -98,7 +98,7 @@ std::vector<uint32_t> planned_order(const ComputeGraph& graph, std::span<const u
 }
 
 std::vector<uint32_t> planned_order(const ComputeGraph& graph, std::span<const uint32_t> order,
-                                    const HazardIndex& hazards) {
+                                    const HazardIndex& hazards, bool dispatches_without_fences) {
     const size_t nodes = graph.nodes.size();
     if (hazards.node_count() != nodes) return planned_order(graph, order);
     constexpr uint32_t kUnplaced = UINT32_MAX;
@@ -109,14 +109,19 @@ std::vector<uint32_t> planned_order(const ComputeGraph& graph, std::span<const u
     bool group_empty = true;
     bool group_has_fence = false;
     const size_t n = order.empty() ? nodes : order.size();
+    const bool read_nodes = order.empty() || !dispatches_without_fences;
     for (size_t k = 0; k < n; ++k) {
         const uint32_t i = order.empty() ? static_cast<uint32_t>(k) : order[k];
         if (i == StageGraph::kBarrier) continue;
         if (i >= nodes) return planned_order(graph, order);
-        const Node& node = graph.nodes[i];
-        if (!node.is_dispatch()) continue;
+        bool fence = false;
+        if (read_nodes) {
+            const Node& node = graph.nodes[i];
+            if (!node.is_dispatch()) continue;
+            fence = node.is_fence();
+        }
         if (group_of[i] != kUnplaced) return planned_order(graph, order);  // taken twice
-        bool cut = !group_empty && (group_has_fence || node.is_fence());
+        bool cut = !group_empty && (group_has_fence || fence);
         for (const HazardPair& h : hazards.pairs_into(i)) {
             const uint32_t g = group_of[h.earlier];
             if (g == kUnplaced) return planned_order(graph, order);  // the order breaks it
@@ -129,7 +134,7 @@ std::vector<uint32_t> planned_order(const ComputeGraph& graph, std::span<const u
         }
         group_of[i] = group;
         group_empty = false;
-        group_has_fence = group_has_fence || node.is_fence();
+        group_has_fence = group_has_fence || fence;
         out.push_back(i);
     }
     return out;

@@ -27,6 +27,22 @@ void DependencyDag::build(const ComputeGraph& graph, const HazardIndex& hazards)
         pred_begin_[i] = preds_.size();
         const Node& node = graph.nodes[i];
         if (!node.is_dispatch()) continue;
+        if (last_fence == kNone && !node.is_fence()) {
+            // No fence edge (the common case): into() lists the predecessors by earlier end,
+            // ascending, so each is appended once, straight from the hazards' ends.
+            uint32_t level = 0;
+            uint32_t previous = kNone;
+            for (const HazardPair& h : hazards.pairs_into(i)) {
+                if (h.earlier == previous) continue;
+                previous = h.earlier;
+                preds_.push_back(previous);
+                level = std::max(level, level_[previous] + 1);
+            }
+            level_[i] = level;
+            depth_ = std::max<size_t>(depth_, size_t{level} + 1);
+            segment.push_back(static_cast<uint32_t>(i));
+            continue;
+        }
         scratch.clear();
         // into() lists hazards by earlier end: ascending already, only fence edges unsort it.
         for (const HazardPair& h : hazards.pairs_into(i)) scratch.push_back(h.earlier);
@@ -54,14 +70,28 @@ void DependencyDag::build(const ComputeGraph& graph, const HazardIndex& hazards)
     }
     pred_begin_[n] = preds_.size();
 
+    // The successor lists, a counting sort of the edges by predecessor; the counters are
+    // 32-bit (half the table to scatter into at 100k nodes) when the edges' count allows.
     succ_begin_.assign(n + 1, 0);
-    for (uint32_t p : preds_) ++succ_begin_[p + 1];
-    for (size_t i = 0; i < n; ++i) succ_begin_[i + 1] += succ_begin_[i];
     succs_.resize(preds_.size());
-    std::vector<size_t> fill(succ_begin_.begin(), succ_begin_.end() - 1);
-    for (size_t v = 0; v < n; ++v)
-        for (size_t k = pred_begin_[v]; k < pred_begin_[v + 1]; ++k)
-            succs_[fill[preds_[k]]++] = static_cast<uint32_t>(v);
+    if (preds_.size() < UINT32_MAX) {
+        std::vector<uint32_t> fill(n + 1, 0);
+        for (uint32_t p : preds_) ++fill[p + 1];
+        for (size_t i = 0; i < n; ++i) {
+            fill[i + 1] += fill[i];
+            succ_begin_[i + 1] = fill[i + 1];
+        }
+        for (size_t v = 0; v < n; ++v)
+            for (size_t k = pred_begin_[v]; k < pred_begin_[v + 1]; ++k)
+                succs_[fill[preds_[k]]++] = static_cast<uint32_t>(v);
+    } else {
+        for (uint32_t p : preds_) ++succ_begin_[p + 1];
+        for (size_t i = 0; i < n; ++i) succ_begin_[i + 1] += succ_begin_[i];
+        std::vector<size_t> fill(succ_begin_.begin(), succ_begin_.end() - 1);
+        for (size_t v = 0; v < n; ++v)
+            for (size_t k = pred_begin_[v]; k < pred_begin_[v + 1]; ++k)
+                succs_[fill[preds_[k]]++] = static_cast<uint32_t>(v);
+    }
 }
 
 std::span<const uint32_t> DependencyDag::predecessors(size_t node) const {

@@ -347,10 +347,51 @@ FusionResult detail::fuse(const ComputeGraph& graph, const HazardIndex& hazards,
                 fmt::format("fusion recipe {}: a sibling needs gaps and a member after the first",
                             recipe.pattern));
 
+    // The recipes by the op of their first member, in table order: a position tries only the
+    // recipes that can start there (the others fail candidate() at once).
+    std::array<std::vector<uint32_t>, kOpKindCount> by_first_op;
+    for (size_t r = 0; r < recipes.size(); ++r)
+        if (!recipes[r].chain.empty())
+            by_first_op[static_cast<size_t>(recipes[r].chain[0])].push_back(
+                static_cast<uint32_t>(r));
+
+    // One walk over the nodes: the dispatches and their ops (compact: the matcher compares the
+    // ops of consecutive dispatches without reading their nodes, 72 bytes each and cold at
+    // 100k).
     std::vector<size_t> dispatches;  // node indices of the dispatches
+    std::vector<OpKind> ops;         // [position] = the op of that dispatch
     dispatches.reserve(graph.nodes.size());
-    for (size_t i = 0; i < graph.nodes.size(); ++i)
-        if (graph.nodes[i].is_dispatch()) dispatches.push_back(i);
+    ops.reserve(graph.nodes.size());
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+        const Node& node = graph.nodes[i];
+        if (!node.is_dispatch()) continue;
+        dispatches.push_back(i);
+        ops.push_back(node.op);
+    }
+    // The positions where a recipe may match, the only ones the matcher visits (and asks the
+    // memory for ahead): a recipe with gaps (or of one member) wherever its first op stands
+    // (its later members are found through the hazards), one without wherever the next
+    // dispatch has its second op. Elsewhere candidate() fails on the ops and nothing is
+    // reported. One table lookup a position: trying the recipes themselves there (eight start
+    // with an add) cost more than the matching it saved.
+    std::array<bool, kOpKindCount> starts_alone{};
+    std::vector<bool> starts_with_next(kOpKindCount * kOpKindCount, false);  // [first][second]
+    for (const FusionRecipe& recipe : recipes) {
+        if (recipe.chain.empty()) continue;
+        const auto first = static_cast<size_t>(recipe.chain[0]);
+        if (recipe.gaps || recipe.chain.size() == 1)
+            starts_alone[first] = true;
+        else
+            starts_with_next[first * kOpKindCount + static_cast<size_t>(recipe.chain[1])] = true;
+    }
+    std::vector<uint32_t> starts;
+    for (size_t p = 0; p < ops.size(); ++p) {
+        const auto op = static_cast<size_t>(ops[p]);
+        if (starts_alone[op] ||
+            (p + 1 < ops.size() &&
+             starts_with_next[op * kOpKindCount + static_cast<size_t>(ops[p + 1])]))
+            starts.push_back(static_cast<uint32_t>(p));
+    }
 
     // Decide the fusions first: each applied chain, by the dispatch positions of its members.
     struct Applied {
@@ -369,12 +410,13 @@ FusionResult detail::fuse(const ComputeGraph& graph, const HazardIndex& hazards,
     auto candidate = [&](const FusionRecipe& recipe, size_t p, std::vector<size_t>& chain) {
         chain.clear();
         const size_t len = recipe.chain.size();
-        if (len == 0 || graph.nodes[dispatches[p]].op != recipe.chain[0]) return false;
+        if (len == 0 || ops[p] != recipe.chain[0]) return false;
         chain.push_back(dispatches[p]);
         for (size_t k = 1; k < len; ++k) {
             size_t next = SIZE_MAX;
             if (!recipe.gaps) {
-                if (p + k < dispatches.size()) next = dispatches[p + k];
+                if (p + k >= dispatches.size() || ops[p + k] != recipe.chain[k]) return false;
+                next = dispatches[p + k];
             } else if (graph.nodes[chain.back()].writes.size() == 1) {
                 const ByteRange out = graph.nodes[chain.back()].writes[0];
                 // out_of() is sorted by later: the first reader found is the first reader.
@@ -384,7 +426,7 @@ FusionResult detail::fuse(const ComputeGraph& graph, const HazardIndex& hazards,
                         break;
                     }
             }
-            if (next == SIZE_MAX || graph.nodes[next].op != recipe.chain[k] ||
+            if (next == SIZE_MAX || ops[position_of[next]] != recipe.chain[k] ||
                 consumed[position_of[next]])
                 return false;
             chain.push_back(next);
@@ -398,40 +440,38 @@ FusionResult detail::fuse(const ComputeGraph& graph, const HazardIndex& hazards,
     };
     // next_node_id() walks every node: asked only when a chain applies.
     std::optional<NodeId> next_id;
-    // The recipes by the op of their first member, in table order: a position tries only the
-    // recipes that can start there (the others fail candidate() at once).
-    std::array<std::vector<uint32_t>, kOpKindCount> by_first_op;
-    for (size_t r = 0; r < recipes.size(); ++r)
-        if (!recipes[r].chain.empty())
-            by_first_op[static_cast<size_t>(recipes[r].chain[0])].push_back(
-                static_cast<uint32_t>(r));
     std::vector<size_t> chain;
-    for (size_t p = 0; p < dispatches.size();) {
-        // The matcher reads the members' outputs and bindings, cold at 100k dispatches: ask for
-        // them ahead (compute_graph.h).
-        // So does it the hazards out of them.
-        if (p + 2 * kPrefetchAhead < dispatches.size())
-            hazards.prefetch_out_list(dispatches[p + 2 * kPrefetchAhead]);
-        if (p + kPrefetchAhead < dispatches.size()) {
-            const Node& ahead = graph.nodes[dispatches[p + kPrefetchAhead]];
-            // Only a dispatch that can start a chain has its hazards read (by the matcher).
-            if (!by_first_op[static_cast<size_t>(ahead.op)].empty())
-                hazards.prefetch_out_hazards(dispatches[p + kPrefetchAhead]);
-            ahead.writes.prefetch();
-            ahead.bindings.prefetch();
+    // The positions where a recipe may match, in order; a position before `next` was passed
+    // over by an applied consecutive chain (or is the one just matched).
+    size_t next = 0;
+    for (size_t j = 0; j < starts.size(); ++j) {
+        // The matcher reads the members' outputs and bindings and the hazards out of them, cold
+        // at 100k dispatches: ask for them at the positions ahead where it will look
+        // (compute_graph.h).
+        if (j + 2 * kPrefetchAhead < starts.size()) {
+            const size_t i = dispatches[starts[j + 2 * kPrefetchAhead]];
+            hazards.prefetch_out_list(i);
+            // The node itself: the starts lie apart, so the walk does not stream the array.
+            const auto* node = reinterpret_cast<const char*>(&graph.nodes[i]);
+            prefetch(node);
+            prefetch(node + sizeof(Node) - 1);
         }
-        if (p + kPrefetchAhead / 2 < dispatches.size()) {
-            const Node& ahead = graph.nodes[dispatches[p + kPrefetchAhead / 2]];
+        if (j + kPrefetchAhead < starts.size()) {
+            const size_t i = dispatches[starts[j + kPrefetchAhead]];
+            hazards.prefetch_out_hazards(i);
+            graph.nodes[i].writes.prefetch();
+            graph.nodes[i].bindings.prefetch();
+        }
+        if (j + kPrefetchAhead / 2 < starts.size()) {
+            const Node& ahead = graph.nodes[dispatches[starts[j + kPrefetchAhead / 2]]];
             ahead.writes.prefetch_items();
             ahead.bindings.prefetch_items();
         }
-        if (consumed[p]) {  // already inside a fused node
-            ++p;
-            continue;
-        }
+        const size_t p = starts[j];
+        if (p < next || consumed[p]) continue;  // passed over, or already inside a fused node
         std::optional<FusionDiagnostic> near_miss;
         size_t advance = 1;
-        for (const uint32_t r : by_first_op[static_cast<size_t>(graph.nodes[dispatches[p]].op)]) {
+        for (const uint32_t r : by_first_op[static_cast<size_t>(ops[p])]) {
             const FusionRecipe& recipe = recipes[r];
             if (!candidate(recipe, p, chain)) continue;
             const size_t len = chain.size();
@@ -502,7 +542,7 @@ FusionResult detail::fuse(const ComputeGraph& graph, const HazardIndex& hazards,
             if (!near_miss) near_miss = std::move(d);
         }
         if (near_miss) result.diagnostics.push_back(std::move(*near_miss));
-        p += advance;
+        next = p + advance;
     }
 
     // Emit: barriers between chain members are dropped, the others kept in place. A dropped

@@ -953,20 +953,26 @@ HazardIndex::HazardIndex(const ComputeGraph& graph, detail::GraphValidator* vali
             }
         }
     }
-    if (SpareLists* spare = spare_lists()) std::swap(scratch, spare->scratch);
     into_begin_[n] = hazards_.size();
 
+    // The out-lists, a counting sort of the hazards by earlier end. The counters are 32-bit
+    // (out_order_'s positions are): half the table that both passes update at random, in the
+    // scratch's node_runs (kept by the thread).
     out_order_.resize(hazards_.size());
-    out_begin_.assign(n + 1, 0);
-    for (const HazardPair& h : pairs_) ++out_begin_[h.earlier + 1];
-    for (size_t i = 0; i < n; ++i) out_begin_[i + 1] += out_begin_[i];
-    // hazards_ is sorted by later, so each node's out-list comes out sorted by later. From the
-    // 8-byte ends, not the hazards; out_begin_[node] moves on to the end of node's list, then
-    // back.
-    for (size_t k = 0; k < pairs_.size(); ++k)
-        out_order_[out_begin_[pairs_[k].earlier]++] = static_cast<uint32_t>(k);
-    for (size_t i = n; i > 0; --i) out_begin_[i] = out_begin_[i - 1];
+    std::vector<uint32_t>& fill = node_runs;
+    fill.assign(n + 1, 0);
+    for (const HazardPair& h : pairs_) ++fill[h.earlier + 1];
+    out_begin_.resize(n + 1);
     out_begin_[0] = 0;
+    for (size_t i = 0; i < n; ++i) {
+        fill[i + 1] += fill[i];
+        out_begin_[i + 1] = fill[i + 1];
+    }
+    // hazards_ is sorted by later, so each node's out-list comes out sorted by later. From the
+    // 8-byte ends, not the hazards; fill[node] moves on to the end of node's list.
+    for (size_t k = 0; k < pairs_.size(); ++k)
+        out_order_[fill[pairs_[k].earlier]++] = static_cast<uint32_t>(k);
+    if (SpareLists* spare = spare_lists()) std::swap(scratch, spare->scratch);
 }
 
 std::span<const Hazard> HazardIndex::into(size_t node) const {

@@ -51,26 +51,34 @@ struct StageScan {
     ScheduleStats groups;
 };
 
-StageScan scan_stage(const ComputeGraph& g) {
+/// `id_of_node`, when given, gets [node index] = the id of that dispatch (the same walk), for
+/// the scans of the orders over g.
+StageScan scan_stage(const ComputeGraph& g, std::vector<NodeId>* id_of_node = nullptr) {
     StageScan scan;
     scan.ids.reserve(g.nodes.size());
-    scan.groups = group_stats(g, [&](const Node& n) { scan.ids.push_back(n.id); });
+    if (id_of_node) id_of_node->assign(g.nodes.size(), 0);
+    scan.groups = group_stats(g, [&](const Node& n) {
+        scan.ids.push_back(n.id);
+        if (id_of_node) (*id_of_node)[static_cast<size_t>(&n - g.nodes.data())] = n.id;
+    });
     return scan;
 }
 
-/// scan_stage of a stage's graph without making it: its order's walk over the nodes of base.
-StageScan scan_stage(const StageGraph& stage) {
+/// scan_stage of a stage given as an order over base whose entries are dispatches besides
+/// kBarrier (a reorder's or the planner's), without making its graph: from base's dispatch ids
+/// by node index (its scan's `id_of_node`), so that the nodes, cold at 100k and visited at
+/// random in a levels order, are not read.
+StageScan scan_dispatch_order(const StageGraph& stage, const std::vector<NodeId>& id_of_node) {
     const std::vector<uint32_t>* order = stage.order();
     if (!order) return scan_stage(*stage.base());
-    const std::vector<Node>& nodes = stage.base()->nodes;
     StageScan scan;
     scan.ids.reserve(order->size());
     GroupCounter groups;
     for (const uint32_t i : *order) {
-        if (i == StageGraph::kBarrier || nodes[i].is_barrier()) {
+        if (i == StageGraph::kBarrier) {
             groups.barrier();
         } else {
-            scan.ids.push_back(nodes[i].id);
+            scan.ids.push_back(id_of_node[i]);
             groups.dispatch();
         }
     }
@@ -103,6 +111,12 @@ StageDiff diff_scans(const StageScan& before, const StageScan& after) {
     StageDiff d;
     const std::vector<NodeId>& ids_before = before.ids;
     const std::vector<NodeId>& ids_after = after.ids;
+    const size_t b0 = before.groups.barriers, b1 = after.groups.barriers;
+    d.barriers_added = b1 > b0 ? b1 - b0 : 0;
+    d.barriers_removed = b0 > b1 ? b0 - b1 : 0;
+    // The same dispatches in the same order (a fused stage where nothing fused, the split
+    // stage): nothing fused, removed or moved, found by one comparison instead of the tables.
+    if (ids_before == ids_after) return d;
     // Only dispatch ids are compared (not origins), so the largest id bounds the tables.
     NodeId ids = 0;
     for (const std::vector<NodeId>* list : {&ids_before, &ids_after})
@@ -124,9 +138,6 @@ StageDiff diff_scans(const StageScan& before, const StageScan& after) {
         ++i;
         ++j;
     }
-    const size_t b0 = before.groups.barriers, b1 = after.groups.barriers;
-    d.barriers_added = b1 > b0 ? b1 - b0 : 0;
-    d.barriers_removed = b0 > b1 ? b0 - b1 : 0;
     return d;
 }
 
@@ -230,11 +241,14 @@ std::vector<Snapshot> PassPipeline::run(std::shared_ptr<const ComputeGraph> shar
     };
 
     StageScan scan;  // of the latest stage pushed
+    // [node index of base] = the id of that dispatch: from the captured stage's walk, and the
+    // fused stage's when a fusion made base a graph of its own.
+    std::vector<NodeId> base_ids;
     {
         const auto t0 = Clock::now();
         Snapshot s;
         s.stage = "captured";
-        scan = scan_stage(captured);
+        scan = scan_stage(captured, &base_ids);
         s.stats = stats_of(scan, dependency_stats(captured_hazards, captured_dag));
         s.diagnostics = captured_validator.take_errors();  // captured.validate()
         captured_valid = schedule_is_valid(captured, captured_hazards);
@@ -277,7 +291,7 @@ std::vector<Snapshot> PassPipeline::run(std::shared_ptr<const ComputeGraph> shar
         s.diagnostics.push_back(fmt::format("{} fusion(s) applied, {} near miss(es)", fused.applied,
                                             s.fusions.size() - fused.applied));
         // An unchanged copy walks as the capture did.
-        StageScan fused_scan = changed ? scan_stage(*base) : scan;
+        StageScan fused_scan = changed ? scan_stage(*base, &base_ids) : scan;
         if (changed) {
             base_map = nullptr;
             if (options.verify) {
@@ -308,7 +322,7 @@ std::vector<Snapshot> PassPipeline::run(std::shared_ptr<const ComputeGraph> shar
         s.graph = StageGraph(base, std::move(r.order));
         s.diagnostics.push_back(fmt::format("{} dispatch(es) moved", r.moved));
         latest_order = *s.graph.order();
-        StageScan reordered_scan = scan_stage(s.graph);
+        StageScan reordered_scan = scan_dispatch_order(s.graph, base_ids);
         s.stats = stats_of(reordered_scan, dependency_part);
         push_stage(std::move(s), std::move(reordered_scan), t0);
     }
@@ -316,8 +330,11 @@ std::vector<Snapshot> PassPipeline::run(std::shared_ptr<const ComputeGraph> shar
         const auto t0 = Clock::now();
         Snapshot s;
         s.stage = "barriers planned";
-        s.graph = StageGraph(base, detail::planned_order(*base, latest_order, *stage_hazards));
-        StageScan planned_scan = scan_stage(s.graph);
+        // A reorder's order holds dispatches only; without fences the planner need not read
+        // the nodes.
+        s.graph = StageGraph(base, detail::planned_order(*base, latest_order, *stage_hazards,
+                                                         stage_dag->fence_count() == 0));
+        StageScan planned_scan = scan_dispatch_order(s.graph, base_ids);
         s.stats = stats_of(planned_scan, dependency_part);
         push_stage(std::move(s), std::move(planned_scan), t0);
     }

@@ -38,13 +38,15 @@ StageOrder greedy_order(const ComputeGraph& graph, const DependencyDag& dag,
     StageOrder result;
     result.order.reserve(graph.nodes.size());
     // By dispatch position k (compact, so the lookahead reads a few bytes per dispatch):
-    // placed, fence, and waiting = DAG predecessors not yet in a closed group. A dispatch may
-    // join the current group exactly when waiting is 0 (every predecessor sits in a closed
-    // group); closing a group releases the successors of its members.
+    // placed and fence; by node index: waiting = DAG predecessors not yet in a closed group. A
+    // dispatch may join the current group exactly when waiting is 0 (every predecessor sits in
+    // a closed group); closing a group releases the successors of its members.
     constexpr uint32_t kNone = UINT32_MAX;
     std::vector<uint32_t> position_of(graph.nodes.size(), kNone);
     for (size_t k = 0; k < n; ++k) position_of[nodes[k]] = static_cast<uint32_t>(k);
-    std::vector<uint32_t> waiting(n, 0);
+    // By node index, so that closing a group finds a successor's count without its position
+    // first (one dependent random load less per DAG edge).
+    std::vector<uint32_t> waiting(graph.nodes.size(), 0);
     // ready: one bit per position, set while the dispatch is unplaced with waiting == 0, so a
     // lookahead visits only those (64 positions a word) instead of every position it passes.
     std::vector<uint64_t> ready((n + 63) / 64, 0);
@@ -52,8 +54,8 @@ StageOrder greedy_order(const ComputeGraph& graph, const DependencyDag& dag,
     auto clear_ready = [&](size_t k) { ready[k / 64] &= ~(uint64_t{1} << (k % 64)); };
     std::vector<uint32_t> next_fence(n + 1, static_cast<uint32_t>(n));  // first fence at >= k
     for (size_t k = 0; k < n; ++k) {
-        waiting[k] = static_cast<uint32_t>(dag.predecessors(nodes[k]).size());
-        if (waiting[k] == 0) set_ready(k);
+        waiting[nodes[k]] = static_cast<uint32_t>(dag.predecessors(nodes[k]).size());
+        if (waiting[nodes[k]] == 0) set_ready(k);
     }
     for (size_t k = n; k-- > 0;)
         next_fence[k] = fence[k] ? static_cast<uint32_t>(k) : next_fence[k + 1];
@@ -62,8 +64,9 @@ StageOrder greedy_order(const ComputeGraph& graph, const DependencyDag& dag,
     auto close_group = [&] {
         for (uint32_t m : members)
             for (uint32_t s : dag.successors(m)) {
+                if (--waiting[s] != 0) continue;
                 const uint32_t k = position_of[s];
-                if (k != kNone && --waiting[k] == 0 && !placed[k]) set_ready(k);
+                if (k != kNone && !placed[k]) set_ready(k);
             }
         members.clear();
     };
@@ -78,7 +81,7 @@ StageOrder greedy_order(const ComputeGraph& graph, const DependencyDag& dag,
     };
     for (size_t i0 = 0; i0 < n; ++i0) {
         if (placed[i0]) continue;
-        if (!members.empty() && waiting[i0] != 0) {
+        if (!members.empty() && waiting[nodes[i0]] != 0) {
             // Before closing the group, pull later dispatches into it that conflict neither
             // with it nor with anything they would overtake, in order. Nothing crosses a fence
             // (positions after i0 are placed only by a lookahead, which never takes a fence).

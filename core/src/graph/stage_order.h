@@ -36,9 +36,13 @@ std::vector<uint32_t> planned_order(const ComputeGraph& graph, std::span<const u
 /// group: a conflicting pair has a chain of listed hazards, and in an order that keeps every
 /// listed hazard in order the chain's nodes lie between its ends, so in the group, where a
 /// first hazard inside would already have cut it. An order that does not keep them (or takes
-/// a node twice) is planned from the ranges.
+/// a node twice) is planned from the ranges. `dispatches_without_fences`: the caller knows that
+/// every entry of a non-empty `order` but kBarrier is a dispatch and that graph has no fence
+/// (a reorder's order over a graph whose DAG has no fence edge); the nodes are then not read
+/// (at 100k nodes they are cold, and a levels order visits them at random).
 std::vector<uint32_t> planned_order(const ComputeGraph& graph, std::span<const uint32_t> order,
-                                    const HazardIndex& hazards);
+                                    const HazardIndex& hazards,
+                                    bool dispatches_without_fences = false);
 
 /// The graph whose nodes are graph.nodes[order[k]] (kBarrier: a barrier node), with graph's
 /// allocations, kernels and metadata.
