@@ -67,6 +67,12 @@ class CommandRecorder {
                   const std::vector<uint8_t>& push_constants,
                   const std::array<uint32_t, 3>& workgroups, std::string_view label,
                   NodeId node = 0);
+    /// The same with the kernel's pipeline already looked up (device().kernels().get()): the
+    /// replay functions resolve each of a graph's kernels once, not once a dispatch.
+    void dispatch(const KernelPipeline& pipeline, const std::vector<BoundView>& bindings,
+                  const std::vector<uint8_t>& push_constants,
+                  const std::array<uint32_t, 3>& workgroups, std::string_view label,
+                  NodeId node = 0);
     /// A compute->compute memory barrier (shader writes -> shader reads/writes).
     void barrier();
     /// Ends recording. Appends the submission barrier that makes this command buffer's writes

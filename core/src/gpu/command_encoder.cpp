@@ -163,7 +163,14 @@ void CommandRecorder::dispatch(std::string_view kernel, const std::vector<BoundV
         last_pipeline_ = &device_.kernels().get(kernel);
         last_kernel_.assign(kernel);
     }
-    const KernelPipeline& p = *last_pipeline_;
+    dispatch(*last_pipeline_, bindings, push_constants, workgroups, label, node);
+}
+
+void CommandRecorder::dispatch(const KernelPipeline& p, const std::vector<BoundView>& bindings,
+                               const std::vector<uint8_t>& push_constants,
+                               const std::array<uint32_t, 3>& workgroups, std::string_view label,
+                               NodeId node) {
+    if (!recording_) throw std::logic_error("CommandRecorder::dispatch outside begin()/end()");
     if (p.pipeline != bound_pipeline_) {
         vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
         bound_pipeline_ = p.pipeline;
@@ -212,7 +219,7 @@ void CommandRecorder::dispatch(std::string_view kernel, const std::vector<BoundV
         VkResult r = vkAllocateDescriptorSets(dev, &ai, &set);
         if (r == VK_ERROR_OUT_OF_POOL_MEMORY || r == VK_ERROR_FRAGMENTED_POOL) {
             descriptor_sets_used_ = descriptor_pool_sets_;  // force a new pool
-            return dispatch(kernel, bindings, push_constants, workgroups, label, node);
+            return dispatch(p, bindings, push_constants, workgroups, label, node);
         }
         vk_check(r, "vkAllocateDescriptorSets");
         ++descriptor_sets_used_;
@@ -491,9 +498,26 @@ void validate_for_replay(const ComputeGraph& graph, const DeviceMemory& memory) 
 }
 
 namespace {
-void replay_dispatch(const ComputeGraph& graph, const Node& n, CommandRecorder& rec) {
-    rec.dispatch(graph.kernels[n.kernel].name, n.bindings, n.push_constants, n.workgroups, n.label,
-                 n.id);
+// The pipelines of a graph's kernels, each looked up in the registry (a lock and a hash of
+// its name) the first time a dispatch of the replay needs it.
+class GraphPipelines {
+  public:
+    GraphPipelines(const ComputeGraph& graph, CommandRecorder& rec)
+        : graph_(graph), rec_(rec), pipelines_(graph.kernels.size(), nullptr) {}
+    const KernelPipeline& of(const Node& n) {
+        const KernelPipeline*& p = pipelines_.at(n.kernel);
+        if (!p) p = &rec_.device().kernels().get(graph_.kernels[n.kernel].name);
+        return *p;
+    }
+
+  private:
+    const ComputeGraph& graph_;
+    CommandRecorder& rec_;
+    std::vector<const KernelPipeline*> pipelines_;
+};
+
+void replay_dispatch(GraphPipelines& pipelines, const Node& n, CommandRecorder& rec) {
+    rec.dispatch(pipelines.of(n), n.bindings, n.push_constants, n.workgroups, n.label, n.id);
 }
 size_t clamp_last(const ComputeGraph& g, size_t last) {
     return std::min(last, g.nodes.size());
@@ -503,6 +527,7 @@ size_t clamp_last(const ComputeGraph& g, size_t last) {
 ReplayCounts encode_sequential(const ComputeGraph& graph, CommandRecorder& rec, size_t first,
                                size_t last) {
     ReplayCounts c;
+    GraphPipelines pipelines(graph, rec);
     last = clamp_last(graph, last);
     bool pending_barrier = false;
     bool any_dispatch = false;
@@ -518,7 +543,7 @@ ReplayCounts encode_sequential(const ComputeGraph& graph, CommandRecorder& rec, 
             ++c.barriers;
             pending_barrier = false;
         }
-        replay_dispatch(graph, n, rec);
+        replay_dispatch(pipelines, n, rec);
         any_dispatch = true;
         ++c.dispatches;
     }
@@ -528,6 +553,7 @@ ReplayCounts encode_sequential(const ComputeGraph& graph, CommandRecorder& rec, 
 ReplayCounts encode_with_barriers(const ComputeGraph& graph, CommandRecorder& rec,
                                   ConflictTracker& tracker, size_t first, size_t last) {
     ReplayCounts c;
+    GraphPipelines pipelines(graph, rec);
     last = clamp_last(graph, last);
     bool group_open = false;
     for (size_t i = first; i < last; ++i) {
@@ -541,7 +567,7 @@ ReplayCounts encode_with_barriers(const ComputeGraph& graph, CommandRecorder& re
             ++c.barriers;
             tracker.reset();
         }
-        replay_dispatch(graph, n, rec);
+        replay_dispatch(pipelines, n, rec);
         tracker.add(n.reads, n.writes);
         group_open = true;
         ++c.dispatches;
@@ -561,6 +587,7 @@ ReplayCounts encode_with_barriers(const ComputeGraph& graph, CommandRecorder& re
 ReplayCounts encode_serial(const ComputeGraph& graph, CommandRecorder& rec, size_t first,
                            size_t last) {
     ReplayCounts c;
+    GraphPipelines pipelines(graph, rec);
     last = clamp_last(graph, last);
     for (size_t i = first; i < last; ++i) {
         const Node& n = graph.nodes[i];
@@ -569,7 +596,7 @@ ReplayCounts encode_serial(const ComputeGraph& graph, CommandRecorder& rec, size
             rec.barrier();
             ++c.barriers;
         }
-        replay_dispatch(graph, n, rec);
+        replay_dispatch(pipelines, n, rec);
         ++c.dispatches;
     }
     return c;
@@ -577,9 +604,10 @@ ReplayCounts encode_serial(const ComputeGraph& graph, CommandRecorder& rec, size
 
 ReplayCounts encode_without_barriers(const ComputeGraph& graph, CommandRecorder& rec) {
     ReplayCounts c;
+    GraphPipelines pipelines(graph, rec);
     for (const Node& n : graph.nodes) {
         if (n.is_barrier()) continue;
-        replay_dispatch(graph, n, rec);
+        replay_dispatch(pipelines, n, rec);
         ++c.dispatches;
     }
     return c;
