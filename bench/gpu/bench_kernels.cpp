@@ -538,6 +538,59 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
                 }
     }
 
+    if (wanted("levels")) {
+        // What a level of the dependency graph costs the GPU beyond its kernel's work: 64
+        // dispatches of a small copy, each reading what the one before wrote (a barrier before
+        // every dispatch but the first), against 64 independent ones (no barrier), for grids
+        // from one workgroup to several per SM. Decode is 7 such levels a layer.
+        constexpr int kChain = 64;
+        out("\n## Levels: a barrier and the next dispatch's ramp (`--sections levels`)\n");
+        out(
+            fmt::format("{} copy_f32_vec4 dispatches of 256 threads, 16 bytes a thread, per "
+                        "command buffer (minus one tiny dispatch alone); µs per dispatch\n",
+                        kChain));
+        out("| workgroups | independent (no barrier) | dependent (barrier before each) | "
+            "difference: barrier + ramp + tail |");
+        out("|---|---|---|---|");
+        DeviceMemory mem(device);
+        GraphExecutor exec(device, mem);
+        const AllocationId tiny_a = mem.allocate("tiny", 1024);
+        const TensorView tiny = mem.view(tiny_a, DType::f32, {256});
+        warmer.warm(100.0);
+        const double fixed_ns =
+            time_session(exec, o, [&](GraphSession& s) { s.scale(tiny, tiny, 1.0f, "tiny"); });
+        for (uint32_t groups : {1u, 132u, 528u, 2112u}) {
+            const uint64_t vec4s = uint64_t(groups) * 256, bytes = vec4s * 16;
+            std::vector<TensorView> bufs;
+            for (int i = 0; i < kChain + 1; ++i)
+                bufs.push_back(mem.view(mem.allocate(fmt::format("level{}_{}", groups, i), bytes),
+                                        DType::f32, {int64_t(vec4s * 4)}));
+            auto copy = [&](GraphSession& s, const TensorView& src, const TensorView& dst) {
+                DispatchDesc d;
+                d.kernel = "copy_f32_vec4";
+                d.bindings = {{0, src}, {1, dst}};
+                d.push_constants = push_constant_bytes(uint32_t(vec4s));
+                d.workgroups = grid_1d(vec4s, 256);
+                d.op = OpKind::copy;
+                d.label = "level";
+                s.dispatch(d);
+            };
+            warmer.warm(50.0);
+            // Independent: each copies buffer 0 into its own buffer (read-read: no barrier).
+            const double free_ns = time_session(exec, o, [&](GraphSession& s) {
+                for (int i = 0; i < kChain; ++i) copy(s, bufs[0], bufs[size_t(i) + 1]);
+            });
+            // Dependent: buffer i into buffer i + 1, a chain of RAW hazards.
+            const double chain_ns = time_session(exec, o, [&](GraphSession& s) {
+                for (int i = 0; i < kChain; ++i) copy(s, bufs[size_t(i)], bufs[size_t(i) + 1]);
+            });
+            const double per_free = (free_ns - fixed_ns) / kChain / 1000.0,
+                         per_chain = (chain_ns - fixed_ns) / kChain / 1000.0;
+            out(fmt::format("| {} | {:.2f} | {:.2f} | {:.2f} |", groups, per_free, per_chain,
+                            per_chain - per_free));
+        }
+    }
+
     if (!o.report_path.empty()) {
         std::ofstream f(o.report_path);
         if (!f) throw std::runtime_error("cannot write " + o.report_path);

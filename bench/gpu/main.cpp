@@ -216,7 +216,7 @@ const RegisterBench kernels_reg{
         app.add_option("--copy-mb", o->copy_mb, "size of the device-to-device copy");
         app.add_option("--report", o->report_path, "write the tables as markdown");
         app.add_option("--sections", o->sections,
-                       "copy,matvec,llama,attention,variants,glu,xq8 (any subset)");
+                       "copy,matvec,llama,attention,variants,glu,xq8,levels (any subset)");
         return [o] { return run_kernel_benchmarks(*o); };
     }};
 
