@@ -16,6 +16,10 @@
 
 #define SCORE_QUADS (WG_SIZE / 4)
 #define SCORE_PASSES 4
+// Units of a key row each lane loads before it uses any (all of them for head dim 64): the
+// loads of one batch are in flight together, so a chunk's K costs one memory round trip per
+// batch instead of one per unit. The dots are summed in the same order either way.
+#define SCORE_UNITS 4
 
 void chunk_scores(uint c0, uint last, uint token_stride4, uint head_base4, uint hd4) {
     const uint quad = gl_LocalInvocationID.x >> 2, lane = gl_LocalInvocationID.x & 3u;
@@ -26,12 +30,20 @@ void chunk_scores(uint c0, uint last, uint token_stride4, uint head_base4, uint 
         base[ps] = min(c0 + ps * SCORE_QUADS + quad, last - 1u) * token_stride4 + head_base4;
         [[unroll]] for (uint r = 0; r < HEAD_BATCH; ++r) part[ps][r] = 0.0;
     }
-    for (uint e = lane; e < hd4; e += 4u) {
-        vec4 kv[SCORE_PASSES];
-        [[unroll]] for (uint ps = 0; ps < SCORE_PASSES; ++ps) kv[ps] = load_k(base[ps] + e);
-        [[unroll]] for (uint ps = 0; ps < SCORE_PASSES; ++ps)
-            [[unroll]] for (uint r = 0; r < HEAD_BATCH; ++r)
-                part[ps][r] += dot(q_sh[r][e], kv[ps]);
+    for (uint e0 = lane; e0 < hd4; e0 += 4u * SCORE_UNITS) {
+        vec4 kv[SCORE_UNITS][SCORE_PASSES];
+        [[unroll]] for (uint u = 0; u < SCORE_UNITS; ++u) {
+            const uint e = e0 + 4u * u;
+            [[unroll]] for (uint ps = 0; ps < SCORE_PASSES; ++ps)
+                kv[u][ps] = e < hd4 ? load_k(base[ps] + e) : vec4(0.0);
+        }
+        [[unroll]] for (uint u = 0; u < SCORE_UNITS; ++u) {
+            const uint e = e0 + 4u * u;
+            if (e < hd4)
+                [[unroll]] for (uint ps = 0; ps < SCORE_PASSES; ++ps)
+                    [[unroll]] for (uint r = 0; r < HEAD_BATCH; ++r)
+                        part[ps][r] += dot(q_sh[r][e], kv[u][ps]);
+        }
     }
     [[unroll]] for (uint ps = 0; ps < SCORE_PASSES; ++ps) {
         const uint key = ps * SCORE_QUADS + quad;

@@ -51,6 +51,7 @@ layout(push_constant) uniform Params {
 } p;
 
 #define HEAD_BATCH 1  // attn_scores.glsl: one query head per workgroup
+#define PV_PAIRS 4    // pairs of V rows a P.V thread loads together
 shared vec4 q_sh[HEAD_BATCH][MAX_HD4];
 shared float p_sh[HEAD_BATCH][WG_SIZE];  // the chunk's scores, then probabilities e^(s - m)
 shared vec4 o_sh[WG_SIZE];               // per-group P.V sums, combined at the end
@@ -99,11 +100,32 @@ void main() {
         if (pv_thread) {
             const uint n = min(uint(WG_SIZE), last - c0);
             vec4 a0 = vec4(0.0), a1 = vec4(0.0);
+            // Pairs of keys k, k + n_groups (a0, a1), PV_PAIRS pairs' V rows loaded before
+            // any is used (one memory round trip a batch), summed in the order of one pair at
+            // a time.
             uint k = g;
-            for (; k + n_groups < n; k += 2u * n_groups) {
-                a0 += p_sh[0][k] * load_v((c0 + k) * token_stride4 + head_base4 + d4);
-                a1 += p_sh[0][k + n_groups] *
-                      load_v((c0 + k + n_groups) * token_stride4 + head_base4 + d4);
+            for (;;) {
+                vec4 v[PV_PAIRS][2];
+                [[unroll]] for (uint b = 0; b < PV_PAIRS; ++b) {
+                    const uint kb = k + 2u * n_groups * b;
+                    const bool pair = kb + n_groups < n;
+                    v[b][0] = pair ? load_v((c0 + kb) * token_stride4 + head_base4 + d4)
+                                   : vec4(0.0);
+                    v[b][1] = pair ? load_v((c0 + kb + n_groups) * token_stride4 +
+                                            head_base4 + d4)
+                                   : vec4(0.0);
+                }
+                uint done = 0u;
+                [[unroll]] for (uint b = 0; b < PV_PAIRS; ++b) {
+                    const uint kb = k + 2u * n_groups * b;
+                    if (kb + n_groups < n) {
+                        a0 += p_sh[0][kb] * v[b][0];
+                        a1 += p_sh[0][kb + n_groups] * v[b][1];
+                        ++done;
+                    }
+                }
+                k += 2u * n_groups * done;
+                if (done < PV_PAIRS) break;
             }
             if (k < n) a0 += p_sh[0][k] * load_v((c0 + k) * token_stride4 + head_base4 + d4);
             acc = acc * corr + a0 + a1;
