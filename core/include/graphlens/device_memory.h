@@ -49,7 +49,8 @@ class DeviceMemory {
     void recreate(const ComputeGraph& graph);
     /// Allocates, zeroed, the allocations `graph` has beyond this memory's: those a pass added
     /// for a fused kernel (FusionScratch, usage scratch). Throws std::invalid_argument naming
-    /// the first missing allocation of another usage (the graph belongs to other memory).
+    /// the first missing allocation of another usage, or a scratch allocation of the graph
+    /// that this memory holds under another name (the graph belongs to other memory).
     void add_missing_scratch(const ComputeGraph& graph);
     /// Releases every allocation and arena (views into them become invalid).
     void clear();

@@ -231,6 +231,16 @@ void DeviceMemory::recreate(const ComputeGraph& graph) {
 }
 
 void DeviceMemory::add_missing_scratch(const ComputeGraph& graph) {
+    // A fused kernel's scratch that this memory already holds must be that scratch (made by an
+    // earlier run of a graph fused from the same capture, and left zeroed), not another buffer
+    // that happens to have its id: counters read from other data would break the kernel.
+    for (size_t i = 0; i < std::min(infos_.size(), graph.allocations.size()); ++i) {
+        const auto& a = graph.allocations[i];
+        if (a.usage == AllocationUsage::scratch && a.name != infos_[i].name)
+            throw std::invalid_argument(
+                fmt::format("graph allocation {} '{}' (scratch) is '{}' in this device memory", i,
+                            a.name, infos_[i].name));
+    }
     for (size_t i = infos_.size(); i < graph.allocations.size(); ++i) {
         const auto& a = graph.allocations[i];
         if (a.usage != AllocationUsage::scratch || a.id != i)

@@ -94,6 +94,39 @@ TEST_F(BadInputTest, ReplayOfAGraphWithUnknownAllocation) {
     expect_error<std::invalid_argument>([&] { executor->execute(g); }, {"node 0", "allocation 7"});
 }
 
+// A fused graph may carry zeroed memory of its fused kernels' own (FusionScratch): allocations
+// after the capture's, which the executor creates, zeroed, when the memory lacks them. One of
+// another usage is missing memory, and a scratch id this memory gives to another buffer would
+// hand the kernel foreign data: both are errors naming the allocation.
+TEST_F(BadInputTest, FusedScratchIsCreatedZeroedAndNeverTakenFromAnotherBuffer) {
+    auto s = executor->begin_recorded();
+    s.dispatch(binary_dispatch("add_f32", x, y, z, "ok"));
+    const ComputeGraph captured = s.finish_recording();
+    auto with = [](ComputeGraph g, std::string name, AllocationUsage usage) {
+        AllocationInfo a;
+        a.id = static_cast<AllocationId>(g.allocations.size());
+        a.name = std::move(name);
+        a.size = 64;
+        a.usage = usage;
+        g.allocations.push_back(a);
+        return g;
+    };
+
+    const ComputeGraph fused = with(captured, "ok.arrivals", AllocationUsage::scratch);
+    executor->execute(fused);
+    ASSERT_EQ(memory->allocation_count(), 2u);
+    EXPECT_EQ(memory->download(1, 0, 64), std::vector<uint8_t>(64, 0));
+    executor->execute(fused);  // held now: nothing added
+    EXPECT_EQ(memory->allocation_count(), 2u);
+
+    expect_error<std::invalid_argument>(
+        [&] { executor->execute(with(captured, "other.arrivals", AllocationUsage::scratch)); },
+        {"other.arrivals", "ok.arrivals"});
+    expect_error<std::invalid_argument>(
+        [&] { executor->execute(with(fused, "inputs", AllocationUsage::input)); },
+        {"allocation 2", "inputs", "not in this device memory"});
+}
+
 TEST_F(BadInputTest, UploadAndDownloadOutOfRange) {
     std::vector<uint8_t> bytes(64);
     expect_error<std::out_of_range>([&] { memory->upload(buf, bytes, 1000); }, {"activations"});
