@@ -126,18 +126,47 @@ float row_value(uint row, uint base, uint i, bool write_sum) {
 }
 #endif
 
-// y = normalised value [* w] [* m] [+ a] of element i of the row (with ROPE: kept in rot
-// for the rotation).
-void store_row_value(uint row, uint base, uint i, float v) {
+// The operands of the epilogue of element i: loaded before the row's reduction, so that their
+// memory round trip overlaps the row's instead of following the reduction (a decode norm is one
+// row on one SM; its latency is its chain of round trips).
+struct Epilogue {
+    float w;
+    float m;
+    float a;
+};
+Epilogue load_epilogue(uint row, uint i) {
+    Epilogue e;
+    e.w = 1.0;
+    e.m = 1.0;
+    e.a = 0.0;
 #ifdef HAS_WEIGHT
-    v *= w[i];
+    e.w = w[i];
 #endif
 #ifdef HAS_MUL
-    v *= m[row * p.mul_stride + i];
+    e.m = m[row * p.mul_stride + i];
 #endif
 #ifdef HAS_ADD
-    v += a[row * p.add_stride + i];
+    e.a = a[row * p.add_stride + i];
 #endif
+    return e;
+}
+
+// The normalised value v [* w] [* m] [+ a].
+float apply_epilogue(float v, Epilogue e) {
+#ifdef HAS_WEIGHT
+    v *= e.w;
+#endif
+#ifdef HAS_MUL
+    v *= e.m;
+#endif
+#ifdef HAS_ADD
+    v += e.a;
+#endif
+    return v;
+}
+// y of element i of the row (with ROPE: kept in rot for the rotation; Q8_OUT: in qv).
+void store_row_value(uint base, uint i, float v, Epilogue e) {
+    v = apply_epilogue(v, e);
 #if defined(ROPE)
     rot[i] = v;
 #elif defined(Q8_OUT)
@@ -206,6 +235,7 @@ void main() {
     const uint base = row * p.dim;
     const uint tid = gl_LocalInvocationID.x;
     float xc[CACHED];
+    Epilogue ec[CACHED];
     float ss = 0.0;
 #ifdef PRE_NORM
     // The first norm's sum of squares over x (cached), then the row t from the cache.
@@ -213,6 +243,10 @@ void main() {
         const uint i = tid + c * WG_SIZE;
         xc[c] = i < p.dim ? float(x[base + i]) : 0.0;
         ss += xc[c] * xc[c];
+    }
+    [[unroll]] for (uint c = 0; c < CACHED; ++c) {
+        const uint i = tid + c * WG_SIZE;
+        if (i < p.dim) ec[c] = load_epilogue(row, i);
     }
     for (uint i = tid + CACHED * WG_SIZE; i < p.dim; i += WG_SIZE) {
         float v = float(x[base + i]);
@@ -235,6 +269,10 @@ void main() {
         xc[c] = i < p.dim ? row_value(row, base, i, true) : 0.0;
         ss += xc[c] * xc[c];
     }
+    [[unroll]] for (uint c = 0; c < CACHED; ++c) {
+        const uint i = tid + c * WG_SIZE;
+        if (i < p.dim) ec[c] = load_epilogue(row, i);
+    }
 #endif
     for (uint i = tid + CACHED * WG_SIZE; i < p.dim; i += WG_SIZE) {
         float v = row_value(row, base, i, true);
@@ -245,11 +283,11 @@ void main() {
     // Constant indices into xc keep it in registers.
     [[unroll]] for (uint c = 0; c < CACHED; ++c) {
         const uint i = tid + c * WG_SIZE;
-        if (i < p.dim) store_row_value(row, base, i, xc[c] * inv);
+        if (i < p.dim) store_row_value(base, i, xc[c] * inv, ec[c]);
     }
     // Beyond the cache the row value is computed again (bit for bit the same: `precise`).
     for (uint i = tid + CACHED * WG_SIZE; i < p.dim; i += WG_SIZE)
-        store_row_value(row, base, i, row_value(row, base, i, false) * inv);
+        store_row_value(base, i, row_value(row, base, i, false) * inv, load_epilogue(row, i));
 #ifdef ROPE
     rotate_row(row, base);
 #endif
