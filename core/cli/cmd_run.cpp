@@ -26,6 +26,7 @@ struct RunOptions {
     double warmup_ms = 200;
     size_t stream_first = 8;
     double stream_growth = 4.0;
+    size_t parallel_threads = 0;
     uint64_t seed = 1;
     std::string trace;
     std::string save;
@@ -131,6 +132,7 @@ int run_command(const RunOptions& o) {
     ro.warmup_ms = o.warmup_ms;
     ro.stream_first = o.stream_first;
     ro.stream_growth = o.stream_growth;
+    ro.parallel_threads = o.parallel_threads;
     ro.seed = o.seed;
     ro.profile_dispatches = o.profile;
     if (!o.groups.empty()) {
@@ -177,7 +179,7 @@ const RegisterCommand reg{
             ->check(CLI::ExistingFile);
         app.add_option("--modes", o->modes,
                        "all, or a comma list of per-op-submit,serial,elided,fused,greedy,levels,"
-                       "levels+split,levels+stream");
+                       "levels+split,levels+stream,levels+parallel");
         app.add_option("--repeat", o->repeat, "timed runs per mode (default 20)")
             ->check(CLI::Range(1, 100000));
         app.add_option("--warmup", o->warmup, "untimed runs per mode first (default 2)");
@@ -188,6 +190,10 @@ const RegisterCommand reg{
                        "levels+stream: each command buffer this many times the one before "
                        "(default 4)")
             ->check(CLI::Range(1.0, 1024.0));
+        app.add_option("--parallel-threads", o->parallel_threads,
+                       "levels+parallel: threads recording slices at once (default: the "
+                       "hardware's, at most 8)")
+            ->check(CLI::Range(size_t{1}, size_t{64}));
         app.add_option("--warmup-ms", o->warmup_ms,
                        "and untimed runs for at least this many ms per mode, so the GPU is at its "
                        "boost clock (default 200; 0 = count only)")

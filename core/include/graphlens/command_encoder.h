@@ -47,15 +47,24 @@ void validate_dispatch(const KernelInfo& kernel, const std::vector<BoundView>& b
                        const std::vector<AllocationInfo>& allocations,
                        const uint32_t* max_workgroups = nullptr);
 
-/// One reusable primary command buffer for the compute queue.
+/// Whether a CommandRecorder's buffer is submitted itself or executed by a primary one.
+enum class CommandLevel : uint8_t {
+    primary,    ///< submitted to the queue; fence, timestamps, submission barrier
+    secondary,  ///< recorded on its own (another thread), run by a primary's execute()
+};
+
+/// One reusable command buffer for the compute queue: primary (the default) or secondary.
 class CommandRecorder {
   public:
-    CommandRecorder(Device& device, DeviceMemory& memory);
+    CommandRecorder(Device& device, DeviceMemory& memory,
+                    CommandLevel level = CommandLevel::primary);
     ~CommandRecorder();
     CommandRecorder(const CommandRecorder&) = delete;
     CommandRecorder& operator=(const CommandRecorder&) = delete;
 
     /// Resets and begins recording. `timestamps`: write a timestamp at begin and at end.
+    /// A secondary buffer takes no timestamps or profiles (the primary that runs it does); it
+    /// must not be begun again while a submitted primary still runs it.
     /// `profile_dispatches`: additionally a barrier + timestamp after every dispatch, which
     /// serialises the GPU (per-dispatch profiling). `profile_groups`: a timestamp before every
     /// barrier (per-group timing; the barrier already makes the GPU wait there).
@@ -75,7 +84,10 @@ class CommandRecorder {
                   NodeId node = 0);
     /// A compute->compute memory barrier (shader writes -> shader reads/writes).
     void barrier();
-    /// Ends recording. Appends the submission barrier that makes this command buffer's writes
+    /// Records the execution of secondary command buffers (vkCmdExecuteCommands) in a
+    /// primary one. Barriers between them are the caller's (barrier()).
+    void execute(std::span<const VkCommandBuffer> secondaries);
+    /// Ends recording. A primary buffer gets the submission barrier that makes its writes
     /// visible to later submissions, transfers and the host.
     void end();
     void submit();  ///< submits (fence signalled on completion); does not wait
@@ -116,6 +128,7 @@ class CommandRecorder {
 
     Device& device_;
     DeviceMemory& memory_;
+    CommandLevel level_;
     VkCommandPool pool_ = VK_NULL_HANDLE;
     VkCommandBuffer cmd_ = VK_NULL_HANDLE;
     VkFence fence_ = VK_NULL_HANDLE;
@@ -250,5 +263,12 @@ struct StreamOptions {
 /// recorded. Needs one recorder per chunk; the caller waits on all.
 ReplayCounts encode_stream(const ComputeGraph& graph, std::span<CommandRecorder* const> recorders,
                            const StreamOptions& options);
+
+/// Where a parallel encode cuts `graph` for `slices` threads: node indices 0 = b_0 < b_1 < ...
+/// < b_k = nodes.size() (k <= slices, k >= 1 unless the graph has no nodes), each inner cut
+/// at a barrier node of the plan, at or after its share of the dispatches, so that a slice
+/// never splits a concurrency group. Slice i is nodes [b_i, b_{i+1}); the barrier node a
+/// slice starts with is recorded between the slices by the primary buffer.
+std::vector<size_t> parallel_slice_bounds(const ComputeGraph& graph, size_t slices);
 
 }  // namespace graphlens

@@ -7,8 +7,10 @@
 //   greedy         fusion + llama.cpp's greedy reorder (lookahead window), barriers planned
 //   levels         fusion + reorder by ASAP levels of the hazard DAG, barriers planned
 //   levels+split   levels, encoded in two command buffers (first submitted early)
-//   levels+stream  levels, encoded in command buffers of growing size (8, 16, 32, ...), each
+//   levels+stream  levels, encoded in command buffers of growing size (8, 32, 128, ...), each
 //                  submitted as soon as it is recorded: the encode hides behind execution
+//   levels+parallel levels, its slices recorded at once by several threads into secondary
+//                  command buffers that one primary buffer runs: one submission
 // The pass-based modes are cumulative (fusion is part of greedy and levels), as in llama.cpp
 // where the reorder runs on the fused graph.
 #include <cstdint>
@@ -27,9 +29,10 @@ enum class ExecutionMode : uint8_t {
     levels,
     levels_split,
     levels_stream,
+    levels_parallel,
 };
 
-std::string_view execution_mode_name(ExecutionMode m);  ///< "per-op-submit", ..., "levels+stream"
+std::string_view execution_mode_name(ExecutionMode m);  ///< "per-op-submit", ..., "levels+parallel"
 std::optional<ExecutionMode> execution_mode_from_name(std::string_view name);
 /// Every mode, in the order above.
 std::vector<ExecutionMode> all_execution_modes();

@@ -17,6 +17,7 @@ namespace graphlens {
 
 class Device;
 class DeviceMemory;
+class RecordingThreads;
 
 enum class BarrierSource : uint8_t {
     recorded,        ///< the graph's barrier nodes (encode_sequential)
@@ -30,6 +31,9 @@ enum class SubmitMode : uint8_t {
     dual_buffer,   ///< first part submitted early, rest in a second command buffer
     per_dispatch,  ///< a command buffer, a submit and a wait per dispatch
     stream,        ///< command buffers of growing size, each submitted once recorded
+    /// slices recorded at once into secondary command buffers by parallel_threads threads,
+    /// executed by one primary buffer, one submission (recorded barriers only)
+    parallel,
 };
 
 struct ExecuteOptions {
@@ -38,6 +42,8 @@ struct ExecuteOptions {
     size_t first_dispatches = 0;  ///< dual buffer: 0 = max(64, n/10)
     size_t stream_first = 8;      ///< stream: dispatches in the first command buffer
     double stream_growth = 4.0;   ///< stream: each buffer this many times the one before
+    /// parallel: recording threads, the caller's included; 0 = the hardware's, at most 8
+    size_t parallel_threads = 0;
     bool timestamps = true;
     /// Barrier + timestamp after every dispatch (serialises the GPU).
     bool profile_dispatches = false;
@@ -46,12 +52,14 @@ struct ExecuteOptions {
 };
 
 struct ExecutionTiming {
-    uint64_t encode_ns = 0;  ///< CPU time recording command buffers (sum over buffers)
-    uint64_t gpu_ns = 0;     ///< GPU time from timestamps: sum over command buffers
-    uint64_t wall_ns = 0;    ///< from the start of encoding to the last fence signalled
+    /// CPU time recording command buffers (sum over buffers); parallel: the time from the
+    /// start to the primary buffer recorded, the slices' threads overlapping
+    uint64_t encode_ns = 0;
+    uint64_t gpu_ns = 0;   ///< GPU time from timestamps: sum over command buffers
+    uint64_t wall_ns = 0;  ///< from the start of encoding to the last fence signalled
     size_t dispatches = 0;
-    size_t barriers = 0;  ///< barriers between dispatches (submission barriers excluded)
-    size_t command_buffers = 0;
+    size_t barriers = 0;         ///< barriers between dispatches (submission barriers excluded)
+    size_t command_buffers = 0;  ///< submitted ones; parallel: the primary and its secondaries
     std::vector<DispatchTiming> per_dispatch;  ///< with profile_dispatches
     std::vector<GroupTiming> per_group;        ///< with profile_groups
 };
@@ -86,10 +94,14 @@ class GraphExecutor {
     void release(std::unique_ptr<CommandRecorder> recorder);
 
   private:
+    ExecutionTiming execute_parallel(const ComputeGraph& graph, const ExecuteOptions& options);
+
     Device& device_;
     DeviceMemory& memory_;
     std::mutex mutex_;
     std::vector<std::unique_ptr<CommandRecorder>> free_;
+    std::vector<std::unique_ptr<CommandRecorder>> free_secondaries_;
+    std::unique_ptr<RecordingThreads> threads_;  ///< SubmitMode::parallel, made on first use
 };
 
 }  // namespace graphlens

@@ -58,8 +58,9 @@ struct RunnerOptions {
     size_t greedy_window = 64;  ///< lookahead of the greedy reorder
     size_t split_min_first = 64;
     double split_fraction = 0.1;
-    size_t stream_first = 8;     ///< levels+stream: dispatches in the first command buffer
-    double stream_growth = 4.0;  ///< levels+stream: each buffer this many times the one before
+    size_t stream_first = 8;      ///< levels+stream: dispatches in the first command buffer
+    double stream_growth = 4.0;   ///< levels+stream: each buffer this many times the one before
+    size_t parallel_threads = 0;  ///< levels+parallel: recording threads (0 = up to 8)
     /// Also run the per-dispatch profile (timestamp + barrier after every dispatch of the
     /// serial graph; serialises the GPU) into RunResult::per_dispatch.
     bool profile_dispatches = false;

@@ -8,8 +8,9 @@
 namespace graphlens {
 
 namespace {
-constexpr std::string_view kNames[] = {"per-op-submit", "serial", "elided",       "fused",
-                                       "greedy",        "levels", "levels+split", "levels+stream"};
+constexpr std::string_view kNames[] = {"per-op-submit", "serial",        "elided",
+                                       "fused",         "greedy",        "levels",
+                                       "levels+split",  "levels+stream", "levels+parallel"};
 }
 
 std::string_view execution_mode_name(ExecutionMode m) {
@@ -49,7 +50,8 @@ std::vector<ExecutionMode> parse_execution_modes(std::string_view list) {
 
 bool execution_mode_fuses(ExecutionMode m) {
     return m == ExecutionMode::fused || m == ExecutionMode::greedy || m == ExecutionMode::levels ||
-           m == ExecutionMode::levels_split || m == ExecutionMode::levels_stream;
+           m == ExecutionMode::levels_split || m == ExecutionMode::levels_stream ||
+           m == ExecutionMode::levels_parallel;
 }
 
 }  // namespace graphlens

@@ -207,6 +207,10 @@ ModePlan Runner::plan(const ComputeGraph& captured, ExecutionMode mode,
         p.execute.stream_first = options.stream_first;
         p.execute.stream_growth = options.stream_growth;
     }
+    if (mode == ExecutionMode::levels_parallel) {
+        p.execute.submit = SubmitMode::parallel;
+        p.execute.parallel_threads = options.parallel_threads;
+    }
     return p;
 }
 

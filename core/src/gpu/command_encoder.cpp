@@ -72,8 +72,8 @@ void validate_dispatch(const KernelInfo& kernel, const std::vector<BoundView>& b
 
 // --- CommandRecorder ----------------------------------------------------------------------
 
-CommandRecorder::CommandRecorder(Device& device, DeviceMemory& memory)
-    : device_(device), memory_(memory) {
+CommandRecorder::CommandRecorder(Device& device, DeviceMemory& memory, CommandLevel level)
+    : device_(device), memory_(memory), level_(level) {
     VkDevice dev = device.handle();
     VkCommandPoolCreateInfo pi =
         vk_struct<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
@@ -82,7 +82,8 @@ CommandRecorder::CommandRecorder(Device& device, DeviceMemory& memory)
     VkCommandBufferAllocateInfo ai =
         vk_struct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
     ai.commandPool = pool_;
-    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.level = level == CommandLevel::primary ? VK_COMMAND_BUFFER_LEVEL_PRIMARY
+                                              : VK_COMMAND_BUFFER_LEVEL_SECONDARY;
     ai.commandBufferCount = 1;
     VkFenceCreateInfo fi = vk_struct<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
     if (vkAllocateCommandBuffers(dev, &ai, &cmd_) != VK_SUCCESS ||
@@ -129,7 +130,8 @@ void CommandRecorder::begin(bool timestamps, bool profile_dispatches, size_t exp
     queries_used_ = 0;
     profiled_.clear();
     bound_pipeline_ = VK_NULL_HANDLE;
-    timestamps_ = timestamps && device_.facts().timestamps;
+    const bool primary = level_ == CommandLevel::primary;
+    timestamps_ = primary && timestamps && device_.facts().timestamps;
     profile_ = profile_dispatches && timestamps_;
     profile_groups_ = profile_groups && timestamps_ && !profile_;
     groups_.clear();
@@ -137,6 +139,10 @@ void CommandRecorder::begin(bool timestamps, bool profile_dispatches, size_t exp
     VkCommandBufferBeginInfo bi =
         vk_struct<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    // Compute only: a secondary buffer inherits no render pass or queries.
+    VkCommandBufferInheritanceInfo inherit = vk_struct<VkCommandBufferInheritanceInfo>(
+        VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO);
+    if (!primary) bi.pInheritanceInfo = &inherit;
     vk_check(vkBeginCommandBuffer(cmd_, &bi), "vkBeginCommandBuffer");
     recording_ = true;
     if (timestamps_) {
@@ -291,8 +297,22 @@ void CommandRecorder::barrier() {
     ++barriers_;
 }
 
+void CommandRecorder::execute(std::span<const VkCommandBuffer> secondaries) {
+    if (!recording_) throw std::logic_error("CommandRecorder::execute outside begin()/end()");
+    if (level_ != CommandLevel::primary)
+        throw std::logic_error("CommandRecorder::execute in a secondary command buffer");
+    if (secondaries.empty()) return;
+    vkCmdExecuteCommands(cmd_, static_cast<uint32_t>(secondaries.size()), secondaries.data());
+    bound_pipeline_ = VK_NULL_HANDLE;  // the primary's bound state is undefined afterwards
+}
+
 void CommandRecorder::end() {
     if (!recording_) throw std::logic_error("CommandRecorder::end without begin()");
+    if (level_ == CommandLevel::secondary) {
+        vk_check(vkEndCommandBuffer(cmd_), "vkEndCommandBuffer");
+        recording_ = false;
+        return;
+    }
     // The submission barrier: this buffer's shader writes are visible to whatever comes later
     // on the queue (the next submission, transfers for downloads) and to the host after the
     // fence. Not counted as a graph barrier.
@@ -315,6 +335,8 @@ void CommandRecorder::end() {
 
 void CommandRecorder::submit() {
     if (recording_) throw std::logic_error("CommandRecorder::submit before end()");
+    if (level_ != CommandLevel::primary)
+        throw std::logic_error("CommandRecorder::submit of a secondary command buffer");
     vk_check(vkResetFences(device_.handle(), 1, &fence_), "vkResetFences");
     device_.submit(cmd_, fence_);
     in_flight_ = true;
@@ -679,6 +701,24 @@ std::vector<size_t> align_stream_chunks(const ComputeGraph& graph, std::span<con
     }
     if (seen > given) aligned.push_back(seen - given);
     return aligned;
+}
+
+std::vector<size_t> parallel_slice_bounds(const ComputeGraph& graph, size_t slices) {
+    std::vector<size_t> bounds{0};
+    if (graph.nodes.empty()) return bounds;
+    const size_t total = graph.dispatch_count();
+    slices = std::max<size_t>(1, std::min(slices, total));
+    size_t seen = 0;  // dispatches before the current node
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+        const Node& n = graph.nodes[i];
+        const size_t cut = bounds.size();  // the cut being looked for
+        if (n.is_barrier() && cut < slices && seen > 0 && seen < total &&
+            seen * slices >= cut * total && i > bounds.back())
+            bounds.push_back(i);
+        if (n.is_dispatch()) ++seen;
+    }
+    bounds.push_back(graph.nodes.size());
+    return bounds;
 }
 
 ReplayCounts encode_stream(const ComputeGraph& graph, std::span<CommandRecorder* const> recorders,

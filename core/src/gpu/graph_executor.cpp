@@ -3,10 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
+#include <thread>
 #include <unordered_map>
 
+#include "gpu/recording_threads.h"
 #include "graphlens/device.h"
 #include "graphlens/device_memory.h"
 
@@ -144,6 +147,8 @@ ExecutionTiming GraphExecutor::execute(const ComputeGraph& graph, const ExecuteO
         return t;
     }
 
+    if (options.submit == SubmitMode::parallel) return execute_parallel(graph, options);
+
     if (options.submit == SubmitMode::stream) {
         if (options.barriers == BarrierSource::every_dispatch ||
             options.barriers == BarrierSource::none)
@@ -202,6 +207,79 @@ ExecutionTiming GraphExecutor::execute(const ComputeGraph& graph, const ExecuteO
     }
     t.wall_ns = ns_between(t0, Clock::now());
     release(std::move(rec));
+    return t;
+}
+
+ExecutionTiming GraphExecutor::execute_parallel(const ComputeGraph& graph,
+                                                const ExecuteOptions& options) {
+    if (options.barriers != BarrierSource::recorded)
+        throw std::invalid_argument("parallel recording encodes recorded barriers only");
+    size_t threads = options.parallel_threads;
+    if (threads == 0) threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
+    if (!threads_ || threads_->size() != threads)
+        threads_ = std::make_unique<RecordingThreads>(threads - 1);
+    const std::vector<size_t> bounds = parallel_slice_bounds(graph, threads);
+    const size_t slices = bounds.size() - 1;
+
+    auto primary = acquire();
+    std::vector<std::unique_ptr<CommandRecorder>> secondaries;
+    {
+        std::lock_guard lock(mutex_);
+        while (secondaries.size() < slices && !free_secondaries_.empty()) {
+            secondaries.push_back(std::move(free_secondaries_.back()));
+            free_secondaries_.pop_back();
+        }
+    }
+    while (secondaries.size() < slices)
+        secondaries.push_back(
+            std::make_unique<CommandRecorder>(device_, memory_, CommandLevel::secondary));
+    auto give_back = [&] {
+        std::lock_guard lock(mutex_);
+        for (auto& r : secondaries) free_secondaries_.push_back(std::move(r));
+    };
+
+    ExecutionTiming t;
+    std::vector<ReplayCounts> counts(slices);
+    try {
+        const auto t0 = Clock::now();
+        primary->begin(options.timestamps);
+        threads_->run(slices, [&](size_t i) {
+            CommandRecorder& rec = *secondaries[i];
+            rec.begin(false);
+            counts[i] = encode_sequential(graph, rec, bounds[i], bounds[i + 1]);
+            rec.end();
+        });
+        // The secondaries in order; a barrier of the plan at a cut goes between two of them.
+        std::vector<VkCommandBuffer> run;
+        for (size_t i = 0; i < slices; ++i) {
+            if (i > 0 && graph.nodes[bounds[i]].is_barrier() && counts[i].dispatches > 0) {
+                primary->execute(run);
+                run.clear();
+                primary->barrier();
+                ++t.barriers;
+            }
+            run.push_back(secondaries[i]->handle());
+            t.dispatches += counts[i].dispatches;
+            t.barriers += counts[i].barriers;
+        }
+        primary->execute(run);
+        primary->end();
+        const auto t1 = Clock::now();
+        primary->submit();
+        primary->wait();
+        const auto t2 = Clock::now();
+        t.encode_ns = ns_between(t0, t1);
+        t.wall_ns = ns_between(t0, t2);
+        t.gpu_ns = primary->gpu_ns();
+        t.command_buffers = 1 + slices;
+    } catch (...) {
+        primary->wait();
+        give_back();
+        release(std::move(primary));
+        throw;
+    }
+    give_back();
+    release(std::move(primary));
     return t;
 }
 

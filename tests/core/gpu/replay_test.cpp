@@ -116,6 +116,58 @@ TEST(StreamChunks, BuffersEndWhereGroupsEnd) {
               (std::vector<size_t>{2, 3, 1, 4}));
 }
 
+// Slices recorded at once by several threads into secondary command buffers, one primary
+// running them: the same result and the plan's barriers, with synchronization validation
+// judging the barriers between the secondaries.
+TEST_F(ReplayTest, SlicesRecordedInParallelGiveTheSameResult) {
+    ExecuteOptions o;
+    ExecutionTiming single;
+    const auto reference = run(o, &single);
+    o.submit = SubmitMode::parallel;
+    for (size_t threads : {1u, 2u, 3u, 7u}) {
+        o.parallel_threads = threads;
+        for (int round = 0; round < 2; ++round) {  // the threads and buffers are reused
+            ExecutionTiming t;
+            EXPECT_TRUE(bitwise_equal(run(o, &t), reference)) << threads << " threads";
+            EXPECT_EQ(t.dispatches, 5u * kRepeats);
+            EXPECT_EQ(t.barriers, single.barriers);
+            EXPECT_EQ(t.command_buffers, parallel_slice_bounds(graph, threads).size());
+            if (device().facts().timestamps) {
+                EXPECT_GT(t.gpu_ns, 0u);
+            }
+        }
+    }
+}
+
+TEST_F(ReplayTest, ParallelRecordingTakesRecordedBarriersOnly) {
+    ExecuteOptions o;
+    o.submit = SubmitMode::parallel;
+    o.barriers = BarrierSource::recompute;
+    EXPECT_THROW(executor->execute(graph, o), std::invalid_argument);
+}
+
+// A slice ends where a concurrency group ends, at or after its share of the dispatches:
+// groups of 2 | 3 | 1 | 4 dispatches.
+TEST(ParallelSlices, CutAtTheFirstBarrierPastEachShare) {
+    ComputeGraph g;
+    std::vector<size_t> barrier_at;
+    for (size_t group : {2u, 3u, 1u, 4u}) {
+        if (!g.nodes.empty()) {
+            barrier_at.push_back(g.nodes.size());
+            g.nodes.push_back(Node::barrier());
+        }
+        for (size_t i = 0; i < group; ++i) g.nodes.push_back(Node{});
+    }
+    const size_t end = g.nodes.size();
+    EXPECT_EQ(parallel_slice_bounds(g, 1), (std::vector<size_t>{0, end}));
+    // Shares of 3.3 and 6.7 dispatches: cut after 5; no barrier follows 7 dispatches.
+    EXPECT_EQ(parallel_slice_bounds(g, 3), (std::vector<size_t>{0, barrier_at[1], end}));
+    // More threads than groups: one slice a group.
+    EXPECT_EQ(parallel_slice_bounds(g, 10),
+              (std::vector<size_t>{0, barrier_at[0], barrier_at[1], barrier_at[2], end}));
+    EXPECT_EQ(parallel_slice_bounds(ComputeGraph{}, 4), std::vector<size_t>{0});
+}
+
 TEST_F(ReplayTest, PerDispatchSubmissionGivesTheSameResult) {
     const auto reference = run({});
     ExecuteOptions o;
