@@ -27,6 +27,7 @@ struct RunOptions {
     size_t stream_first = 8;
     double stream_growth = 4.0;
     size_t parallel_threads = 0;
+    size_t parallel_first = 0;
     uint64_t seed = 1;
     std::string trace;
     std::string save;
@@ -133,6 +134,7 @@ int run_command(const RunOptions& o) {
     ro.stream_first = o.stream_first;
     ro.stream_growth = o.stream_growth;
     ro.parallel_threads = o.parallel_threads;
+    ro.parallel_first = o.parallel_first;
     ro.seed = o.seed;
     ro.profile_dispatches = o.profile;
     if (!o.groups.empty()) {
@@ -192,8 +194,12 @@ const RegisterCommand reg{
             ->check(CLI::Range(1.0, 1024.0));
         app.add_option("--parallel-threads", o->parallel_threads,
                        "levels+parallel: threads recording slices at once (default: the "
-                       "hardware's, at most 8)")
+                       "hardware's, at most 4)")
             ->check(CLI::Range(size_t{1}, size_t{64}));
+        app.add_option("--parallel-first", o->parallel_first,
+                       "levels+parallel: dispatches (to the next group end) submitted first, "
+                       "while the threads record the rest (default 0: one submission)")
+            ->check(CLI::Range(size_t{0}, size_t{1} << 30));
         app.add_option("--warmup-ms", o->warmup_ms,
                        "and untimed runs for at least this many ms per mode, so the GPU is at its "
                        "boost clock (default 200; 0 = count only)")

@@ -264,11 +264,13 @@ struct StreamOptions {
 ReplayCounts encode_stream(const ComputeGraph& graph, std::span<CommandRecorder* const> recorders,
                            const StreamOptions& options);
 
-/// Where a parallel encode cuts `graph` for `slices` threads: node indices 0 = b_0 < b_1 < ...
-/// < b_k = nodes.size() (k <= slices, k >= 1 unless the graph has no nodes), each inner cut
-/// at a barrier node of the plan, at or after its share of the dispatches, so that a slice
-/// never splits a concurrency group. Slice i is nodes [b_i, b_{i+1}); the barrier node a
-/// slice starts with is recorded between the slices by the primary buffer.
-std::vector<size_t> parallel_slice_bounds(const ComputeGraph& graph, size_t slices);
+/// Where a parallel encode cuts the nodes of `graph` from `first_node` on for `slices`
+/// threads: node indices first_node = b_0 < b_1 < ... < b_k = nodes.size() (k <= slices; k = 0
+/// when no node is left), each inner cut at a barrier node of the plan, at or after its share
+/// of the dispatches, so that a slice never splits a concurrency group. Slice i is nodes
+/// [b_i, b_{i+1}); the barrier node a slice starts with is recorded between the slices by the
+/// primary buffer.
+std::vector<size_t> parallel_slice_bounds(const ComputeGraph& graph, size_t slices,
+                                          size_t first_node = 0);
 
 }  // namespace graphlens

@@ -32,7 +32,8 @@ enum class SubmitMode : uint8_t {
     per_dispatch,  ///< a command buffer, a submit and a wait per dispatch
     stream,        ///< command buffers of growing size, each submitted once recorded
     /// slices recorded at once into secondary command buffers by parallel_threads threads,
-    /// executed by one primary buffer, one submission (recorded barriers only)
+    /// executed by one primary buffer (after an early one of parallel_first dispatches, when
+    /// asked for); recorded barriers only
     parallel,
 };
 
@@ -42,8 +43,14 @@ struct ExecuteOptions {
     size_t first_dispatches = 0;  ///< dual buffer: 0 = max(64, n/10)
     size_t stream_first = 8;      ///< stream: dispatches in the first command buffer
     double stream_growth = 4.0;   ///< stream: each buffer this many times the one before
-    /// parallel: recording threads, the caller's included; 0 = the hardware's, at most 8
+    /// parallel: recording threads, the caller's included; 0 = the hardware's, at most 4
+    /// (NVIDIA's driver records about 2x faster with 4 or 8 threads than with one, no faster
+    /// with more: docs/benchmarks.md)
     size_t parallel_threads = 0;
+    /// parallel: dispatches (to the next group end) recorded and submitted in a primary buffer
+    /// of their own first, so the GPU starts while the threads record the rest; 0 = none (one
+    /// submission)
+    size_t parallel_first = 0;
     bool timestamps = true;
     /// Barrier + timestamp after every dispatch (serialises the GPU).
     bool profile_dispatches = false;
@@ -59,7 +66,7 @@ struct ExecutionTiming {
     uint64_t wall_ns = 0;  ///< from the start of encoding to the last fence signalled
     size_t dispatches = 0;
     size_t barriers = 0;         ///< barriers between dispatches (submission barriers excluded)
-    size_t command_buffers = 0;  ///< submitted ones; parallel: the primary and its secondaries
+    size_t command_buffers = 0;  ///< submitted ones; parallel: the primaries and secondaries
     std::vector<DispatchTiming> per_dispatch;  ///< with profile_dispatches
     std::vector<GroupTiming> per_group;        ///< with profile_groups
 };

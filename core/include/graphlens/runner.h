@@ -60,7 +60,8 @@ struct RunnerOptions {
     double split_fraction = 0.1;
     size_t stream_first = 8;      ///< levels+stream: dispatches in the first command buffer
     double stream_growth = 4.0;   ///< levels+stream: each buffer this many times the one before
-    size_t parallel_threads = 0;  ///< levels+parallel: recording threads (0 = up to 8)
+    size_t parallel_threads = 0;  ///< levels+parallel: recording threads (0 = up to 4)
+    size_t parallel_first = 0;    ///< levels+parallel: dispatches submitted first (0 = none)
     /// Also run the per-dispatch profile (timestamp + barrier after every dispatch of the
     /// serial graph; serialises the GPU) into RunResult::per_dispatch.
     bool profile_dispatches = false;

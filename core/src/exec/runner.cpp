@@ -210,6 +210,7 @@ ModePlan Runner::plan(const ComputeGraph& captured, ExecutionMode mode,
     if (mode == ExecutionMode::levels_parallel) {
         p.execute.submit = SubmitMode::parallel;
         p.execute.parallel_threads = options.parallel_threads;
+        p.execute.parallel_first = options.parallel_first;
     }
     return p;
 }

@@ -703,13 +703,17 @@ std::vector<size_t> align_stream_chunks(const ComputeGraph& graph, std::span<con
     return aligned;
 }
 
-std::vector<size_t> parallel_slice_bounds(const ComputeGraph& graph, size_t slices) {
-    std::vector<size_t> bounds{0};
-    if (graph.nodes.empty()) return bounds;
-    const size_t total = graph.dispatch_count();
+std::vector<size_t> parallel_slice_bounds(const ComputeGraph& graph, size_t slices,
+                                          size_t first_node) {
+    const size_t end = graph.nodes.size();
+    first_node = std::min(first_node, end);
+    std::vector<size_t> bounds{first_node};
+    size_t total = 0;  // dispatches from first_node on
+    for (size_t i = first_node; i < end; ++i) total += graph.nodes[i].is_dispatch();
+    if (first_node == end) return bounds;
     slices = std::max<size_t>(1, std::min(slices, total));
-    size_t seen = 0;  // dispatches before the current node
-    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    size_t seen = 0;  // dispatches between first_node and the current node
+    for (size_t i = first_node; i < end; ++i) {
         const Node& n = graph.nodes[i];
         const size_t cut = bounds.size();  // the cut being looked for
         if (n.is_barrier() && cut < slices && seen > 0 && seen < total &&
@@ -717,7 +721,7 @@ std::vector<size_t> parallel_slice_bounds(const ComputeGraph& graph, size_t slic
             bounds.push_back(i);
         if (n.is_dispatch()) ++seen;
     }
-    bounds.push_back(graph.nodes.size());
+    bounds.push_back(end);
     return bounds;
 }
 

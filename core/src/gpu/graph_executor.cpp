@@ -215,13 +215,24 @@ ExecutionTiming GraphExecutor::execute_parallel(const ComputeGraph& graph,
     if (options.barriers != BarrierSource::recorded)
         throw std::invalid_argument("parallel recording encodes recorded barriers only");
     size_t threads = options.parallel_threads;
-    if (threads == 0) threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 8);
+    if (threads == 0) threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
     if (!threads_ || threads_->size() != threads)
         threads_ = std::make_unique<RecordingThreads>(threads - 1);
-    const std::vector<size_t> bounds = parallel_slice_bounds(graph, threads);
+    // The early buffer ends where a concurrency group ends (its submission barrier stands for
+    // the plan's barrier there), at or after parallel_first dispatches.
+    const size_t total = graph.dispatch_count();
+    size_t head_nodes = 0;
+    if (options.parallel_first > 0) {
+        const size_t first = std::min(options.parallel_first, total);
+        const std::vector<size_t> sizes = {first, total - first};
+        const std::vector<size_t> aligned = align_stream_chunks(graph, sizes);
+        head_nodes = node_index_after_dispatches(graph, aligned.empty() ? 0 : aligned[0]);
+    }
+    const std::vector<size_t> bounds = parallel_slice_bounds(graph, threads, head_nodes);
     const size_t slices = bounds.size() - 1;
 
-    auto primary = acquire();
+    auto head = head_nodes > 0 ? acquire() : nullptr;
+    auto primary = slices > 0 ? acquire() : nullptr;
     std::vector<std::unique_ptr<CommandRecorder>> secondaries;
     {
         std::lock_guard lock(mutex_);
@@ -234,6 +245,8 @@ ExecutionTiming GraphExecutor::execute_parallel(const ComputeGraph& graph,
         secondaries.push_back(
             std::make_unique<CommandRecorder>(device_, memory_, CommandLevel::secondary));
     auto give_back = [&] {
+        for (auto* r : {head.get(), primary.get()})
+            if (r) r->wait();
         std::lock_guard lock(mutex_);
         for (auto& r : secondaries) free_secondaries_.push_back(std::move(r));
     };
@@ -242,44 +255,63 @@ ExecutionTiming GraphExecutor::execute_parallel(const ComputeGraph& graph,
     std::vector<ReplayCounts> counts(slices);
     try {
         const auto t0 = Clock::now();
-        primary->begin(options.timestamps);
-        threads_->run(slices, [&](size_t i) {
-            CommandRecorder& rec = *secondaries[i];
-            rec.begin(false);
-            counts[i] = encode_sequential(graph, rec, bounds[i], bounds[i + 1]);
-            rec.end();
-        });
-        // The secondaries in order; a barrier of the plan at a cut goes between two of them.
-        std::vector<VkCommandBuffer> run;
-        for (size_t i = 0; i < slices; ++i) {
-            if (i > 0 && graph.nodes[bounds[i]].is_barrier() && counts[i].dispatches > 0) {
-                primary->execute(run);
-                run.clear();
-                primary->barrier();
-                ++t.barriers;
-            }
-            run.push_back(secondaries[i]->handle());
-            t.dispatches += counts[i].dispatches;
-            t.barriers += counts[i].barriers;
+        if (head) {
+            // Recorded and submitted first: the GPU starts while the threads record the rest.
+            head->begin(options.timestamps);
+            const ReplayCounts c = encode_sequential(graph, *head, 0, head_nodes);
+            head->end();
+            head->submit();
+            t.dispatches += c.dispatches;
+            t.barriers += c.barriers;
         }
-        primary->execute(run);
-        primary->end();
+        if (primary) {
+            primary->begin(options.timestamps);
+            threads_->run(slices, [&](size_t i) {
+                CommandRecorder& rec = *secondaries[i];
+                rec.begin(false);
+                counts[i] = encode_sequential(graph, rec, bounds[i], bounds[i + 1]);
+                rec.end();
+            });
+            // The secondaries in order; a barrier of the plan at a cut goes between two.
+            std::vector<VkCommandBuffer> run;
+            for (size_t i = 0; i < slices; ++i) {
+                if (i > 0 && graph.nodes[bounds[i]].is_barrier() && counts[i].dispatches > 0) {
+                    primary->execute(run);
+                    run.clear();
+                    primary->barrier();
+                    ++t.barriers;
+                }
+                run.push_back(secondaries[i]->handle());
+                t.dispatches += counts[i].dispatches;
+                t.barriers += counts[i].barriers;
+            }
+            primary->execute(run);
+            primary->end();
+        }
         const auto t1 = Clock::now();
-        primary->submit();
-        primary->wait();
+        if (primary) primary->submit();
+        if (head) head->wait();
+        if (primary) primary->wait();
         const auto t2 = Clock::now();
         t.encode_ns = ns_between(t0, t1);
         t.wall_ns = ns_between(t0, t2);
-        t.gpu_ns = primary->gpu_ns();
-        t.command_buffers = 1 + slices;
+        // One device clock: the first buffer's start to the last one's end.
+        CommandRecorder* first = head ? head.get() : primary.get();
+        CommandRecorder* last = primary ? primary.get() : head.get();
+        if (first) {
+            const uint64_t b = first->begin_timestamp_ns(), e = last->end_timestamp_ns();
+            t.gpu_ns = e > b ? e - b : 0;
+        }
+        t.command_buffers = (head ? 1 : 0) + (primary ? 1 : 0) + slices;
     } catch (...) {
-        primary->wait();
         give_back();
-        release(std::move(primary));
+        if (head) release(std::move(head));
+        if (primary) release(std::move(primary));
         throw;
     }
     give_back();
-    release(std::move(primary));
+    if (head) release(std::move(head));
+    if (primary) release(std::move(primary));
     return t;
 }
 

@@ -139,6 +139,30 @@ TEST_F(ReplayTest, SlicesRecordedInParallelGiveTheSameResult) {
     }
 }
 
+// With an early buffer: the first dispatches (to a group end) are submitted before the
+// threads record the rest; its submission barrier stands for the plan's barrier there.
+TEST_F(ReplayTest, AnEarlyBufferBeforeTheParallelSlicesGivesTheSameResult) {
+    ExecuteOptions o;
+    ExecutionTiming single;
+    const auto reference = run(o, &single);
+    o.submit = SubmitMode::parallel;
+    o.parallel_threads = 3;
+    for (size_t first : {1u, 7u, 5u * kRepeats, 1000u}) {
+        o.parallel_first = first;
+        ExecutionTiming t;
+        EXPECT_TRUE(bitwise_equal(run(o, &t), reference)) << "first " << first;
+        EXPECT_EQ(t.dispatches, 5u * kRepeats);
+        EXPECT_LE(t.barriers, single.barriers);
+        EXPECT_GE(t.barriers + 1, single.barriers);  // at most the one at the boundary
+        if (first < 5u * kRepeats) {
+            EXPECT_GE(t.command_buffers, 3u);  // early, primary, at least one secondary
+        }
+        if (device().facts().timestamps) {
+            EXPECT_GT(t.gpu_ns, 0u);
+        }
+    }
+}
+
 TEST_F(ReplayTest, ParallelRecordingTakesRecordedBarriersOnly) {
     ExecuteOptions o;
     o.submit = SubmitMode::parallel;
@@ -166,6 +190,13 @@ TEST(ParallelSlices, CutAtTheFirstBarrierPastEachShare) {
     EXPECT_EQ(parallel_slice_bounds(g, 10),
               (std::vector<size_t>{0, barrier_at[0], barrier_at[1], barrier_at[2], end}));
     EXPECT_EQ(parallel_slice_bounds(ComputeGraph{}, 4), std::vector<size_t>{0});
+    // From a node on, the shares are of the dispatches left: 1 | 4 after the second barrier.
+    // Halves of 2.5 put no cut after the group of 1; fifths of 1 do.
+    EXPECT_EQ(parallel_slice_bounds(g, 2, barrier_at[1]),
+              (std::vector<size_t>{barrier_at[1], end}));
+    EXPECT_EQ(parallel_slice_bounds(g, 5, barrier_at[1]),
+              (std::vector<size_t>{barrier_at[1], barrier_at[2], end}));
+    EXPECT_EQ(parallel_slice_bounds(g, 4, end), std::vector<size_t>{end});
 }
 
 TEST_F(ReplayTest, PerDispatchSubmissionGivesTheSameResult) {
