@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "graphlens/capture_file.h"
+#include "graphlens/schedule_analysis.h"
 #include "io/capture_json.h"
 #include "io/json_tape.h"
 
@@ -566,6 +567,12 @@ Snapshot read_snapshot(const Json& v, const Path& p, const ComputeGraph& base) {
             fail(ps / "barriers",
                  std::to_string(s.graph->barrier_count()) + " (the barrier nodes of this stage)",
                  std::to_string(st.barriers));
+    } else {
+        // Not stored: the counts of the stage's own schedule, as the writer will store them
+        // (a reader checks them against the graph).
+        s.stats = group_stats(*s.graph);
+        s.stats.dispatches = s.graph->dispatch_count();
+        s.stats.barriers = s.graph->barrier_count();
     }
     if (auto jd = f.find("diff")) {
         Fields fd(*jd, p / "diff", "the difference to the previous stage");
