@@ -712,13 +712,16 @@ std::vector<size_t> parallel_slice_bounds(const ComputeGraph& graph, size_t slic
     for (size_t i = first_node; i < end; ++i) total += graph.nodes[i].is_dispatch();
     if (first_node == end) return bounds;
     slices = std::max<size_t>(1, std::min(slices, total));
-    size_t seen = 0;  // dispatches between first_node and the current node
+    size_t seen = 0;      // dispatches between first_node and the current node
+    size_t seen_cut = 0;  // ... and the last cut: a slice holds at least one dispatch
     for (size_t i = first_node; i < end; ++i) {
         const Node& n = graph.nodes[i];
         const size_t cut = bounds.size();  // the cut being looked for
-        if (n.is_barrier() && cut < slices && seen > 0 && seen < total &&
-            seen * slices >= cut * total && i > bounds.back())
+        if (n.is_barrier() && cut < slices && seen > seen_cut && seen < total &&
+            seen * slices >= cut * total) {
             bounds.push_back(i);
+            seen_cut = seen;
+        }
         if (n.is_dispatch()) ++seen;
     }
     bounds.push_back(end);

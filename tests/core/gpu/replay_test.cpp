@@ -199,6 +199,18 @@ TEST(ParallelSlices, CutAtTheFirstBarrierPastEachShare) {
     EXPECT_EQ(parallel_slice_bounds(g, 4, end), std::vector<size_t>{end});
 }
 
+// Two barriers in a row are one cut: no slice without a dispatch, even where the dispatches
+// before them already fill two shares (groups of 3 | 1, thirds of 1.3 dispatches).
+TEST(ParallelSlices, NeverCutASliceWithoutDispatches) {
+    ComputeGraph g;
+    for (int i = 0; i < 3; ++i) g.nodes.push_back(Node{});
+    const size_t first_barrier = g.nodes.size();
+    g.nodes.push_back(Node::barrier());
+    g.nodes.push_back(Node::barrier());
+    g.nodes.push_back(Node{});
+    EXPECT_EQ(parallel_slice_bounds(g, 3), (std::vector<size_t>{0, first_barrier, g.nodes.size()}));
+}
+
 TEST_F(ReplayTest, PerDispatchSubmissionGivesTheSameResult) {
     const auto reference = run({});
     ExecuteOptions o;
