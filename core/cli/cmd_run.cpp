@@ -181,7 +181,9 @@ const RegisterCommand reg{
             ->check(CLI::ExistingFile);
         app.add_option("--modes", o->modes,
                        "all, or a comma list of per-op-submit,serial,elided,fused,greedy,levels,"
-                       "levels+split,levels+stream,levels+parallel");
+                       "levels+split,levels+stream,levels+parallel,levels+ahead (levels+ahead: "
+                       "a loop of --repeat steps, each recorded while the one before executes; "
+                       "its wall is the time per step)");
         app.add_option("--repeat", o->repeat, "timed runs per mode (default 20)")
             ->check(CLI::Range(1, 100000));
         app.add_option("--warmup", o->warmup, "untimed runs per mode first (default 2)");

@@ -11,6 +11,9 @@
 //                  submitted as soon as it is recorded: the encode hides behind execution
 //   levels+parallel levels, its slices recorded at once by several threads into secondary
 //                  command buffers that one primary buffer runs: one submission
+//   levels+ahead   levels, one command buffer a step, as a decode loop runs tokens: the next
+//                  step is recorded while this one executes and submitted when it completes;
+//                  its wall is the time per step of that loop (GraphExecutor::execute_steps)
 // The pass-based modes are cumulative (fusion is part of greedy and levels), as in llama.cpp
 // where the reorder runs on the fused graph.
 #include <cstdint>
@@ -30,9 +33,10 @@ enum class ExecutionMode : uint8_t {
     levels_split,
     levels_stream,
     levels_parallel,
+    levels_ahead,
 };
 
-std::string_view execution_mode_name(ExecutionMode m);  ///< "per-op-submit", ..., "levels+parallel"
+std::string_view execution_mode_name(ExecutionMode m);  ///< "per-op-submit", ..., "levels+ahead"
 std::optional<ExecutionMode> execution_mode_from_name(std::string_view name);
 /// Every mode, in the order above.
 std::vector<ExecutionMode> all_execution_modes();

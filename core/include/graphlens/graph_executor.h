@@ -35,6 +35,10 @@ enum class SubmitMode : uint8_t {
     /// executed by one primary buffer (after an early one of parallel_first dispatches, when
     /// asked for); recorded barriers only
     parallel,
+    /// a decode loop's steps (execute_steps): step i + 1 recorded into a second command buffer
+    /// while step i executes, and submitted once step i's fence has signalled; execute() runs
+    /// one step
+    ahead,
 };
 
 struct ExecuteOptions {
@@ -69,6 +73,10 @@ struct ExecutionTiming {
     size_t command_buffers = 0;  ///< submitted ones; parallel: the primaries and secondaries
     std::vector<DispatchTiming> per_dispatch;  ///< with profile_dispatches
     std::vector<GroupTiming> per_group;        ///< with profile_groups
+    /// execute_steps: when this step's recording began and when the CPU saw it complete, on
+    /// the steady clock, ns since the first step's recording began
+    uint64_t record_begin_ns = 0;
+    uint64_t complete_ns = 0;
 };
 
 /// What GraphSession::finish_optimized ran and measured.
@@ -92,6 +100,17 @@ class GraphExecutor {
     /// Validates `graph` against the memory (validate_for_replay), encodes it as `options`
     /// say, submits, waits and measures. Outputs stay in the DeviceMemory.
     ExecutionTiming execute(const ComputeGraph& graph, const ExecuteOptions& options = {});
+
+    /// Runs `steps` executions of `graph` the way a decode loop runs its tokens: while step i
+    /// executes, the CPU records step i + 1 into a second command buffer, then waits for step
+    /// i's fence (where a loop reads the logits and samples) and submits step i + 1. Every
+    /// step is recorded anew, so its recording is paid, hidden behind the GPU's work on the
+    /// step before. Per step: encode_ns its recording, gpu_ns its timestamps, wall_ns from the
+    /// previous step's completion (step 0: from its own recording's start) to its own, which in
+    /// a steady loop is the time per token. One command buffer a step, options.barriers as for
+    /// SubmitMode::single; the profiles are refused. Validates like execute().
+    std::vector<ExecutionTiming> execute_steps(const ComputeGraph& graph,
+                                               const ExecuteOptions& options, size_t steps);
 
     Device& device() const { return device_; }
     DeviceMemory& memory() const { return memory_; }

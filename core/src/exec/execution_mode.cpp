@@ -10,7 +10,8 @@ namespace graphlens {
 namespace {
 constexpr std::string_view kNames[] = {"per-op-submit", "serial",        "elided",
                                        "fused",         "greedy",        "levels",
-                                       "levels+split",  "levels+stream", "levels+parallel"};
+                                       "levels+split",  "levels+stream", "levels+parallel",
+                                       "levels+ahead"};
 }
 
 std::string_view execution_mode_name(ExecutionMode m) {
@@ -51,7 +52,7 @@ std::vector<ExecutionMode> parse_execution_modes(std::string_view list) {
 bool execution_mode_fuses(ExecutionMode m) {
     return m == ExecutionMode::fused || m == ExecutionMode::greedy || m == ExecutionMode::levels ||
            m == ExecutionMode::levels_split || m == ExecutionMode::levels_stream ||
-           m == ExecutionMode::levels_parallel;
+           m == ExecutionMode::levels_parallel || m == ExecutionMode::levels_ahead;
 }
 
 }  // namespace graphlens

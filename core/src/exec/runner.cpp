@@ -212,6 +212,7 @@ ModePlan Runner::plan(const ComputeGraph& captured, ExecutionMode mode,
         p.execute.parallel_threads = options.parallel_threads;
         p.execute.parallel_first = options.parallel_first;
     }
+    if (mode == ExecutionMode::levels_ahead) p.execute.submit = SubmitMode::ahead;
     return p;
 }
 
@@ -273,7 +274,7 @@ RunResult Runner::run(const ComputeGraph& captured, const RunnerOptions& options
             ModePlan p = mode == ExecutionMode::serial ? serial : plan(captured, mode, options);
             if (options.adjust_plan && mode != ExecutionMode::serial) options.adjust_plan(p);
             restore();
-            ExecutionTiming t = executor_.execute(p.graph, p.execute);
+            const ExecutionTiming t = executor_.execute(p.graph, p.execute);
             const OutputSnapshot out =
                 read_outputs(memory_, comparable_outputs(serial.graph, p.graph));
             const Comparison c = compare_outputs(captured, reference, out, p.fusions_applied == 0,
@@ -292,20 +293,35 @@ RunResult Runner::run(const ComputeGraph& captured, const RunnerOptions& options
             // so a discrete GPU is back at its boost clock after the restore and planning
             // (on an H100 a cold start made serial decode 3x slower than a warm one).
             progress(fmt::format("{}: warm-up", name));
+            const bool loop = p.execute.submit == SubmitMode::ahead;
             const auto warm_start = std::chrono::steady_clock::now();
             for (uint32_t r = 0; r < options.warmup ||
                                  std::chrono::steady_clock::now() - warm_start <
                                      std::chrono::duration<double, std::milli>(options.warmup_ms);
-                 ++r)
-                executor_.execute(p.graph, p.execute);
+                 ++r) {
+                if (loop)
+                    executor_.execute_steps(p.graph, p.execute, std::max(options.warmup, 2u));
+                else
+                    executor_.execute(p.graph, p.execute);
+            }
             std::vector<double> gpu, encode, wall;
-            for (uint32_t r = 0; r < options.repeats; ++r) {
+            auto add_sample = [&](const ExecutionTiming& s) {
+                gpu.push_back(static_cast<double>(s.gpu_ns));
+                encode.push_back(static_cast<double>(s.encode_ns));
+                wall.push_back(static_cast<double>(s.wall_ns));
+            };
+            if (loop) {
+                // One loop of repeats + 1 steps; the first step's wall includes its own
+                // recording (nothing ran before it to hide it), so it is not a sample.
+                progress(fmt::format("{}: {} steps", name, options.repeats));
+                const auto steps =
+                    executor_.execute_steps(p.graph, p.execute, size_t{options.repeats} + 1);
+                for (size_t i = 1; i < steps.size(); ++i) add_sample(steps[i]);
+            }
+            for (uint32_t r = 0; !loop && r < options.repeats; ++r) {
                 if (r % 5 == 0)
                     progress(fmt::format("{}: run {}/{}", name, r + 1, options.repeats));
-                t = executor_.execute(p.graph, p.execute);
-                gpu.push_back(static_cast<double>(t.gpu_ns));
-                encode.push_back(static_cast<double>(t.encode_ns));
-                wall.push_back(static_cast<double>(t.wall_ns));
+                add_sample(executor_.execute(p.graph, p.execute));
             }
             mr.gpu_ns = TimingSummary::from_samples(std::move(gpu));
             mr.encode_ns = TimingSummary::from_samples(std::move(encode));

@@ -20,6 +20,21 @@ uint64_t ns_between(Clock::time_point a, Clock::time_point b) {
     return static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
 }
+
+ReplayCounts encode_graph(const ComputeGraph& graph, BarrierSource barriers, CommandRecorder& rec,
+                          ConflictTracker& tracker) {
+    switch (barriers) {
+        case BarrierSource::recorded:
+            return encode_sequential(graph, rec);
+        case BarrierSource::recompute:
+            return encode_with_barriers(graph, rec, tracker);
+        case BarrierSource::every_dispatch:
+            return encode_serial(graph, rec);
+        case BarrierSource::none:
+            return encode_without_barriers(graph, rec);
+    }
+    return {};
+}
 }  // namespace
 
 GraphExecutor::GraphExecutor(Device& device, DeviceMemory& memory)
@@ -56,20 +71,11 @@ ExecutionTiming GraphExecutor::execute(const ComputeGraph& graph, const ExecuteO
     memory_.add_missing_scratch(graph);  // fused kernels' own zeroed memory (FusionScratch)
     validate_for_replay(graph, memory_);
     ExecutionTiming t;
-    auto encode = [&](CommandRecorder& rec, ConflictTracker& tracker) -> ReplayCounts {
-        switch (options.barriers) {
-            case BarrierSource::recorded:
-                return encode_sequential(graph, rec);
-            case BarrierSource::recompute:
-                return encode_with_barriers(graph, rec, tracker);
-            case BarrierSource::every_dispatch:
-                return encode_serial(graph, rec);
-            case BarrierSource::none:
-                return encode_without_barriers(graph, rec);
-        }
-        return {};
+    auto encode = [&](CommandRecorder& rec, ConflictTracker& tracker) {
+        return encode_graph(graph, options.barriers, rec, tracker);
     };
 
+    if (options.submit == SubmitMode::ahead) return std::move(execute_steps(graph, options, 1)[0]);
     if (options.submit == SubmitMode::single) {
         auto rec = acquire();
         ConflictTracker tracker;
@@ -313,6 +319,56 @@ ExecutionTiming GraphExecutor::execute_parallel(const ComputeGraph& graph,
     if (head) release(std::move(head));
     if (primary) release(std::move(primary));
     return t;
+}
+
+std::vector<ExecutionTiming> GraphExecutor::execute_steps(const ComputeGraph& graph,
+                                                          const ExecuteOptions& options,
+                                                          size_t steps) {
+    if (options.profile_dispatches || options.profile_groups)
+        throw std::invalid_argument("per-dispatch and per-group profiles need SubmitMode::single");
+    memory_.add_missing_scratch(graph);
+    validate_for_replay(graph, memory_);
+    std::vector<ExecutionTiming> out(steps);
+    if (steps == 0) return out;
+    // Two buffers: one executing, the other being recorded for the next step. A buffer is
+    // recorded again only after its fence has signalled (the step before the last one).
+    std::unique_ptr<CommandRecorder> recs[2] = {acquire(), acquire()};
+    auto give_back = [&] {
+        for (auto& r : recs) release(std::move(r));
+    };
+    try {
+        const auto origin = Clock::now();
+        auto record = [&](size_t i) {
+            CommandRecorder& rec = *recs[i % 2];
+            ConflictTracker tracker;
+            const auto t0 = Clock::now();
+            rec.begin(options.timestamps);
+            const ReplayCounts c = encode_graph(graph, options.barriers, rec, tracker);
+            rec.end();
+            ExecutionTiming& t = out[i];
+            t.record_begin_ns = ns_between(origin, t0);
+            t.encode_ns = ns_between(t0, Clock::now());
+            t.dispatches = c.dispatches;
+            t.barriers = c.barriers;
+            t.command_buffers = 1;
+        };
+        record(0);
+        for (size_t i = 0; i < steps; ++i) {
+            CommandRecorder& rec = *recs[i % 2];
+            rec.submit();
+            if (i + 1 < steps) record(i + 1);  // on the CPU while the GPU runs step i
+            rec.wait();
+            ExecutionTiming& t = out[i];
+            t.complete_ns = ns_between(origin, Clock::now());
+            t.wall_ns = t.complete_ns - (i == 0 ? t.record_begin_ns : out[i - 1].complete_ns);
+            t.gpu_ns = rec.gpu_ns();
+        }
+    } catch (...) {
+        give_back();
+        throw;
+    }
+    give_back();
+    return out;
 }
 
 }  // namespace graphlens

@@ -86,6 +86,9 @@ TEST_F(RunnerTest, EveryModeAgreesWithSerialAndIsTimed) {
     EXPECT_GE(mode(r, "levels+stream").command_buffers, 1u);
     EXPECT_LE(mode(r, "levels+stream").command_buffers,
               stream_chunk_dispatches(mode(r, "levels").dispatches).size());
+    // The loop of steps: levels' plan, one command buffer a step.
+    EXPECT_EQ(mode(r, "levels+ahead").command_buffers, 1u);
+    EXPECT_EQ(mode(r, "levels+ahead").barriers, mode(r, "levels").barriers);
 }
 
 TEST_F(RunnerTest, RequestedModesOnlyInCanonicalOrder) {

@@ -170,6 +170,64 @@ TEST_F(ReplayTest, ParallelRecordingTakesRecordedBarriersOnly) {
     EXPECT_THROW(executor->execute(graph, o), std::invalid_argument);
 }
 
+// A decode loop's steps: each step is recorded while the one before executes (its recording
+// begins before that step's completion is seen) and gives the single run's result; a step's
+// wall runs from the previous step's completion to its own.
+TEST_F(ReplayTest, StepsRecordedAheadGiveTheSameResultAsSingleRuns) {
+    ExecuteOptions o;
+    ExecutionTiming single;
+    const auto reference = run(o, &single);
+    chain.poison(*memory);
+    const std::vector<ExecutionTiming> steps = executor->execute_steps(graph, o, 4);
+    EXPECT_TRUE(bitwise_equal(download(chain.result), reference));
+    ASSERT_EQ(steps.size(), 4u);
+    for (size_t i = 0; i < steps.size(); ++i) {
+        const ExecutionTiming& t = steps[i];
+        EXPECT_EQ(t.dispatches, single.dispatches);
+        EXPECT_EQ(t.barriers, single.barriers);
+        EXPECT_EQ(t.command_buffers, 1u);
+        EXPECT_LE(t.record_begin_ns + t.encode_ns, t.complete_ns);
+        const uint64_t since = i == 0 ? t.record_begin_ns : steps[i - 1].complete_ns;
+        EXPECT_EQ(t.wall_ns, t.complete_ns - since) << "step " << i;
+        if (i > 0) {
+            EXPECT_LT(t.record_begin_ns, steps[i - 1].complete_ns) << "step " << i;
+        }
+        if (device().facts().timestamps) {
+            EXPECT_GT(t.gpu_ns, 0u);
+        }
+    }
+    o.submit = SubmitMode::ahead;  // execute() runs one step
+    ExecutionTiming one;
+    EXPECT_TRUE(bitwise_equal(run(o, &one), reference));
+    EXPECT_EQ(one.command_buffers, 1u);
+    EXPECT_TRUE(executor->execute_steps(graph, o, 0).empty());
+}
+
+// Each step sees every write of the step before: a graph that adds w to an accumulator (through
+// a temporary and an add of zeros) run as 5 steps leaves 5 w in it, and synchronization validation sees no hazard
+// between the steps' submissions.
+TEST_F(ReplayTest, EachStepSeesTheStepBefore) {
+    memory->upload(chain.b, std::vector<float>(Chain::n, 0.0f));
+    auto s = executor->begin_recorded();
+    s.dispatch(binary_dispatch("add_f32", chain.result, chain.w, chain.t0, "acc.sum"));
+    s.dispatch(binary_dispatch("add_f32", chain.t0, chain.b, chain.result, "acc.store"));
+    const ComputeGraph acc = s.finish_recording();
+    memory->fill(chain.out, 0);
+    executor->execute_steps(acc, ExecuteOptions{}, 5);
+    const std::vector<float> got = download(chain.result);
+    for (int64_t i = 0; i < Chain::n; ++i) {
+        float want = 0;
+        for (int step = 0; step < 5; ++step) want += chain.w_data[i % Chain::nw];
+        ASSERT_EQ(got[i], want) << "element " << i;
+    }
+}
+
+TEST_F(ReplayTest, StepsRefuseTheProfiles) {
+    ExecuteOptions o;
+    o.profile_dispatches = true;
+    EXPECT_THROW(executor->execute_steps(graph, o, 2), std::invalid_argument);
+}
+
 // A slice ends where a concurrency group ends, at or after its share of the dispatches:
 // groups of 2 | 3 | 1 | 4 dispatches.
 TEST(ParallelSlices, CutAtTheFirstBarrierPastEachShare) {
