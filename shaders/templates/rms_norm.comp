@@ -153,16 +153,17 @@ Epilogue load_epilogue(uint row, uint i) {
 
 // The normalised value v [* w] [* m] [+ a].
 float apply_epilogue(float v, Epilogue e) {
+    precise float r = v;
 #ifdef HAS_WEIGHT
-    v *= e.w;
+    r *= e.w;
 #endif
 #ifdef HAS_MUL
-    v *= e.m;
+    r *= e.m;
 #endif
 #ifdef HAS_ADD
-    v += e.a;
+    r += e.a;
 #endif
-    return v;
+    return r;
 }
 // y of element i of the row (with ROPE: kept in rot for the rotation; Q8_OUT: in qv).
 void store_row_value(uint base, uint i, float v, Epilogue e) {
@@ -236,7 +237,11 @@ void main() {
     const uint tid = gl_LocalInvocationID.x;
     float xc[CACHED];
     Epilogue ec[CACHED];
-    float ss = 0.0;
+    // `precise`: the sum of squares, 1 / rms and the epilogue are not contracted into fused
+    // multiply-adds, which the compiler would otherwise choose per variant (seen on the H100:
+    // the fused post-norm chain's kept sum one bit off the unfused norm's now and then), so
+    // that fused and unfused norms write the same bits.
+    precise float ss = 0.0;
 #ifdef PRE_NORM
     // The first norm's sum of squares over x (cached), then the row t from the cache.
     [[unroll]] for (uint c = 0; c < CACHED; ++c) {
@@ -253,7 +258,8 @@ void main() {
         ss += v * v;
     }
     ss = wg_reduce_add(ss);
-    pre_inv = inversesqrt(ss / float(p.dim) + p.pre_eps);
+    precise float first_inv = inversesqrt(ss / float(p.dim) + p.pre_eps);
+    pre_inv = first_inv;
     ss = 0.0;
     [[unroll]] for (uint c = 0; c < CACHED; ++c) {
         const uint i = tid + c * WG_SIZE;
@@ -279,7 +285,7 @@ void main() {
         ss += v * v;
     }
     ss = wg_reduce_add(ss);
-    const float inv = inversesqrt(ss / float(p.dim) + p.eps);
+    precise float inv = inversesqrt(ss / float(p.dim) + p.eps);
     // Constant indices into xc keep it in registers.
     [[unroll]] for (uint c = 0; c < CACHED; ++c) {
         const uint i = tid + c * WG_SIZE;
