@@ -8,10 +8,9 @@
 namespace graphlens {
 
 namespace {
-constexpr std::string_view kNames[] = {"per-op-submit", "serial",        "elided",
-                                       "fused",         "greedy",        "levels",
-                                       "levels+split",  "levels+stream", "levels+parallel",
-                                       "levels+ahead"};
+constexpr std::string_view kNames[] = {
+    "per-op-submit", "serial",       "elided",        "fused",           "greedy",
+    "levels",        "levels+split", "levels+stream", "levels+parallel", "levels+ahead"};
 }
 
 std::string_view execution_mode_name(ExecutionMode m) {

@@ -204,8 +204,8 @@ TEST_F(ReplayTest, StepsRecordedAheadGiveTheSameResultAsSingleRuns) {
 }
 
 // Each step sees every write of the step before: a graph that adds w to an accumulator (through
-// a temporary and an add of zeros) run as 5 steps leaves 5 w in it, and synchronization validation sees no hazard
-// between the steps' submissions.
+// a temporary and an add of zeros) run as 5 steps leaves 5 w in it, and synchronization validation
+// sees no hazard between the steps' submissions.
 TEST_F(ReplayTest, EachStepSeesTheStepBefore) {
     memory->upload(chain.b, std::vector<float>(Chain::n, 0.0f));
     auto s = executor->begin_recorded();
