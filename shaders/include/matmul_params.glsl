@@ -19,4 +19,7 @@ layout(push_constant) uniform Params {
     float freq_base;
     float freq_scale;
 #endif
+#ifdef ADD_NORM
+    float norm_eps;     // matvec_blocks ADD_NORM: the norm's eps
+#endif
 } p;

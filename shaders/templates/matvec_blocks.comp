@@ -35,6 +35,19 @@
 //             quantises the block's 32 values of y with quantize_q8.comp's operations (one
 //             thread, q8x.glsl), so fused and unfused graphs agree bit for bit. Needs n and the
 //             column stride of y multiples of 32.
+//   ADD_NORM: the residual add, rms norm, mul and quantize_q8 after the projection (a decode
+//             layer's output or down projection, then the next norm: one level instead of
+//             two). Each workgroup writes its rows of y and counts its arrival (binding 8, one
+//             zeroed u32, left at 0); the last to arrive computes t = y + res (binding 9),
+//             writes it to binding 10 (the residual stream, kept), and quantises
+//             rms_norm(t) * m (m at binding 11, one row) into q8x blocks at binding 12, with
+//             the operations of add_rms_norm_mul_f32_q8 (rms_norm.comp, 512 threads) in the
+//             same order (see add_norm_when_last), so fused and unfused graphs agree bit for
+//             bit. One column; n <= 4096, a multiple of 32; eps in the push constants. Built
+//             with GROUPS=4: one workgroup of 128 threads finishing a 4096-value row was a
+//             chain of round trips twice as long as the norm kernel (docs/kernels.md try 34).
+//   GROUPS:   row groups of WG_SIZE threads per workgroup (default 1), each summing its NR rows
+//             exactly as a workgroup of its own would (same bits).
 // Weights are read as 16-bit words: blocks of 18 and 34 bytes are only 2-byte aligned, and a
 // view of an odd number of blocks ends on a half word. (32-bit words with realignment, one
 // predicated loop instead of main loop + remainder, and exponent-bit nibble decoding measured
@@ -73,7 +86,14 @@ spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [
 #error "matvec_blocks: W_Q4_0 or W_Q8_0"
 #endif
 
-layout(local_size_x = WG_SIZE) in;
+#ifndef GROUPS
+#define GROUPS 1  // row groups of WG_SIZE threads in a workgroup, each as a workgroup of its own
+#endif
+#define LOCAL_SIZE (WG_SIZE * GROUPS)
+#if GROUPS > 1 && defined(Y_Q8)
+#error "Y_Q8 counts arrivals per workgroup of NR rows: GROUPS must be 1"
+#endif
+layout(local_size_x = LOCAL_SIZE) in;
 
 #include "matmul_params.glsl"
 
@@ -93,6 +113,23 @@ layout(set = 0, binding = 1) readonly buffer X { vec4 x4[]; };
 #ifdef OUT_F16
 layout(set = 0, binding = 2) writeonly buffer Y { float16_t y[]; };
 #define STORE(v) float16_t(v)
+#elif defined(ADD_NORM)
+// Read back by the last workgroup: the other workgroups' rows must be visible.
+layout(set = 0, binding = 2) coherent buffer Y { float y[]; };
+#define STORE(v) (v)
+#include "q8x.glsl"
+layout(set = 0, binding = 8) coherent buffer Arrivals { uint arrivals[]; };
+layout(set = 0, binding = 9) readonly buffer Res { float res[]; };
+layout(set = 0, binding = 10) writeonly buffer Sum { float sum_out[]; };
+layout(set = 0, binding = 11) readonly buffer NormMul { float norm_mul[]; };
+layout(set = 0, binding = 12) writeonly buffer NormQ8 { uint norm_q8[]; };
+#define AN_MAX_DIM 4096
+#define AN_THREADS 512  // rms_norm.comp's workgroup
+#define AN_CACHED 8     // and its register cache: AN_THREADS * AN_CACHED = AN_MAX_DIM
+#define AN_PER (AN_THREADS / LOCAL_SIZE)  // rms_norm threads each thread stands in for
+shared bool last_sh;
+shared float an_red[AN_THREADS / 4];  // subgroups are at least 4 wide
+shared float an_row[AN_MAX_DIM + AN_MAX_DIM / 32];  // element i at i + i / 32, as rms_norm's qv
 #elif defined(Y_Q8)
 // Read back by the block's last workgroup: the other workgroups' rows must be visible.
 layout(set = 0, binding = 2) coherent buffer Y { float y[]; };
@@ -157,9 +194,10 @@ XChunk load_x(uint xb4, uint c) {
         x.lo[j] = x4[xb4 + 8u * b + NW * part + j];
         x.hi[j] = x4[xb4 + 8u * b + 4u + NW * part + j];
     }
-    vec4 s = vec4(0.0);
+    precise vec4 s = vec4(0.0);
     [[unroll]] for (uint j = 0; j < NW; ++j) s += x.lo[j] + x.hi[j];
-    x.sum = dot(s, vec4(1.0));
+    precise float sum = dot(s, vec4(1.0));
+    x.sum = sum;
 #else
     [[unroll]] for (uint j = 0; j < NW; ++j) x.v[j] = x4[xb4 + 8u * b + NW * part + j];
 #endif
@@ -192,6 +230,11 @@ WChunk load_w(uint mat, uint rb, uint c) {
     return w;
 }
 
+// The float arithmetic of the dot products and of their sums is `precise` (no contraction into
+// fused multiply-adds): the compiler would contract differently in different variants of this
+// template (seen on the H100 in the ADD_NORM variant over rows of 8192), and the fused
+// variants must write the plain mat-vec's bits, because a q8x quantisation after them turns
+// a last-bit difference into a whole step.
 #ifdef X_Q8
 float chunk_dot(const WChunk w, const XChunk x) {
     int s = 0;
@@ -200,29 +243,32 @@ float chunk_dot(const WChunk w, const XChunk x) {
         s = sudot4x8(x.w[j], w.q[j] & 0x0F0F0F0Fu, 0) + s;
         s = sudot4x8(x.w[NW + j], (w.q[j] >> 4) & 0x0F0F0F0Fu, 0) + s;
     }
-    return (w.d * x.d) * float(s - 8 * x.sum);
+    precise float r = (w.d * x.d) * float(s - 8 * x.sum);
 #else
     [[unroll]] for (uint j = 0; j < NW; ++j) s = sdot4x8(x.w[j], w.q[j], 0) + s;
-    return (w.d * x.d) * float(s);
+    precise float r = (w.d * x.d) * float(s);
 #endif
+    return r;
 }
 #else
 float chunk_dot(const WChunk w, const XChunk x) {
-    float s = 0.0;
+    precise float s = 0.0;
 #if defined(W_Q4_0)
     [[unroll]] for (uint j = 0; j < NW; ++j) {
         const uint q = w.q[j];
         s += dot(vec4(q & 15u, (q >> 8) & 15u, (q >> 16) & 15u, (q >> 24) & 15u), x.lo[j]);
         s += dot(vec4((q >> 4) & 15u, (q >> 12) & 15u, (q >> 20) & 15u, q >> 28), x.hi[j]);
     }
-    return w.d * (s - 8.0 * x.sum);
+    precise float r = w.d * (s - 8.0 * x.sum);
+    return r;
 #else
     [[unroll]] for (uint j = 0; j < NW; ++j) {
         const uint q = w.q[j];
         s += dot(vec4(int(q << 24) >> 24, int(q << 16) >> 24, int(q << 8) >> 24, int(q) >> 24),
                  x.v[j]);
     }
-    return w.d * s;
+    precise float r = w.d * s;
+    return r;
 #endif
 }
 #endif  // X_Q8
@@ -265,11 +311,88 @@ void quantize_block_when_last(uint first) {
 }
 #endif
 
-shared float partials[NM * NR][WG_SIZE / 4];  // subgroups are at least 4 wide (checked by the op)
+#ifdef ADD_NORM
+// After this workgroup wrote its rows of y: the last workgroup of the grid adds, normalises,
+// multiplies and quantises the whole row. Thread t stands in for rms_norm.comp's threads
+// v = t + LOCAL_SIZE * j (j < AN_PER); v sums the squares of elements v + 512 c (c < AN_CACHED) in
+// that order, and v's subgroup (v / subgroup size) is subgroup gl_SubgroupID + j *
+// gl_NumSubgroups here with the same lanes, so subgroupAdd sees the same values in the same
+// lanes and the subgroup sums are added up in rms_norm's order.
+void add_norm_when_last() {
+    memoryBarrierBuffer();  // this workgroup's rows of y, before its arrival
+    barrier();
+    const uint t = gl_LocalInvocationID.x;
+    if (t == 0u) {
+        const bool last = atomicAdd(arrivals[0], 1u) == gl_NumWorkGroups.x - 1u;
+        if (last) arrivals[0] = 0u;  // every workgroup has arrived
+        last_sh = last;
+    }
+    barrier();
+    if (!last_sh) return;   // uniform per workgroup
+    memoryBarrierBuffer();  // the other workgroups' rows, after their arrivals
+    const uint dim = p.n;
+    float m[AN_PER * AN_CACHED];  // the mul operand, loaded before the reduction
+    float v[AN_PER * AN_CACHED];  // the row's sums
+    precise float ss[AN_PER];  // as rms_norm.comp's: no contraction
+    [[unroll]] for (uint j = 0; j < AN_PER; ++j) {
+        ss[j] = 0.0;
+        [[unroll]] for (uint c = 0; c < AN_CACHED; ++c) {
+            const uint i = t + LOCAL_SIZE * j + AN_THREADS * c;
+            v[j * AN_CACHED + c] = 0.0;
+            if (i < dim) {
+                precise float sum = y[i] + res[i];  // rms_norm.comp's PRE_ADD sum
+                v[j * AN_CACHED + c] = sum;
+                sum_out[i] = sum;
+                m[j * AN_CACHED + c] = norm_mul[i];
+            }
+            ss[j] += v[j * AN_CACHED + c] * v[j * AN_CACHED + c];
+        }
+    }
+    [[unroll]] for (uint j = 0; j < AN_PER; ++j) {
+        const float s = subgroupAdd(ss[j]);
+        if (subgroupElect()) an_red[gl_SubgroupID + j * gl_NumSubgroups] = s;
+    }
+    barrier();
+    float total = 0.0;
+    for (uint g = 0; g < AN_PER * gl_NumSubgroups; ++g) total += an_red[g];
+    precise float inv = inversesqrt(total / float(dim) + p.norm_eps);
+    [[unroll]] for (uint j = 0; j < AN_PER; ++j)
+        [[unroll]] for (uint c = 0; c < AN_CACHED; ++c) {
+            const uint i = t + LOCAL_SIZE * j + AN_THREADS * c;
+            if (i < dim) {
+                const float n = v[j * AN_CACHED + c] * inv;
+                precise float r = n;
+                r *= m[j * AN_CACHED + c];
+                an_row[i + i / 32u] = r;
+            }
+        }
+    barrier();  // the row is complete; one block of 32 per thread, as rms_norm's quantize_row
+    for (uint blk = t; blk < dim / 32u; blk += LOCAL_SIZE) {
+        const uint s0 = 33u * blk;
+        float amax = 0.0;
+        [[unroll]] for (uint k = 0; k < 32u; ++k) amax = max(amax, abs(an_row[s0 + k]));
+        const float d = amax / 127.0;
+        const float id = q8x_inverse_scale(d);
+        [[unroll]] for (uint w = 0; w < 8u; ++w)
+            norm_q8[10u * blk + w] =
+                q8x_pack(vec4(an_row[s0 + 4u * w], an_row[s0 + 4u * w + 1u],
+                              an_row[s0 + 4u * w + 2u], an_row[s0 + 4u * w + 3u]),
+                         id);
+        norm_q8[10u * blk + 8u] = floatBitsToUint(d);
+        norm_q8[10u * blk + 9u] = 0u;
+    }
+}
+#endif
+
+// Per row group; subgroups are at least 4 wide (checked by the op) and do not straddle row
+// groups (WG_SIZE is a multiple of the subgroup size).
+shared float partials[GROUPS][NM * NR][WG_SIZE / 4];
 
 void main() {
-    const uint tid = gl_LocalInvocationID.x;
-    const uint row0 = gl_WorkGroupID.x * NR;
+    const uint group = gl_LocalInvocationID.x / WG_SIZE;
+    const uint tid = gl_LocalInvocationID.x % WG_SIZE;
+    const uint row0 = (gl_WorkGroupID.x * GROUPS + group) * NR;
+    const uint subgroups = gl_NumSubgroups / GROUPS;  // of a row group
     const uint col = gl_WorkGroupID.y;
     const uint xb4 = (col * p.x_stride) >> 2;
     const uint nchunks = p.k / CW;
@@ -278,7 +401,7 @@ void main() {
     uint rb[NR];
     [[unroll]] for (uint r = 0; r < NR; ++r) rb[r] = min(row0 + r, p.n - 1u) * p.row_bytes;
 
-    float acc[NM * NR];  // matrix mat's row r at mat * NR + r
+    precise float acc[NM * NR];  // matrix mat's row r at mat * NR + r
     [[unroll]] for (uint r = 0; r < NM * NR; ++r) acc[r] = 0.0;
 
     uint c = tid;
@@ -302,15 +425,15 @@ void main() {
 
     [[unroll]] for (uint r = 0; r < NM * NR; ++r) {
         const float s = subgroupAdd(acc[r]);
-        if (subgroupElect()) partials[r][gl_SubgroupID] = s;
+        if (subgroupElect()) partials[group][r][gl_SubgroupID % subgroups] = s;
     }
     barrier();
     if (tid < NR && row0 + tid < p.n) {
         float s = 0.0;
-        for (uint g = 0; g < gl_NumSubgroups; ++g) s += partials[tid][g];
+        for (uint g = 0; g < subgroups; ++g) s += partials[group][tid][g];
 #ifdef GLU
         float up = 0.0;
-        for (uint g = 0; g < gl_NumSubgroups; ++g) up += partials[NR + tid][g];
+        for (uint g = 0; g < subgroups; ++g) up += partials[group][NR + tid][g];
 #if defined(GLU_SILU)
         s = silu(s) * up;
 #else
@@ -322,7 +445,7 @@ void main() {
         const uint j = e / 2u;                          // its pair
         if (j < p.rope_dim / 2u) {
             float o = 0.0;  // the pair's other row (row n is even: it exists)
-            for (uint g = 0; g < gl_NumSubgroups; ++g) o += partials[tid ^ 1u][g];
+            for (uint g = 0; g < subgroups; ++g) o += partials[group][tid ^ 1u][g];
             float theta = float(pos[col]) * p.freq_scale *
                           pow(p.freq_base, -2.0 * float(j) / float(p.rope_dim));
 #ifdef FREQ_FACTORS
@@ -338,5 +461,8 @@ void main() {
     }
 #ifdef Y_Q8
     quantize_block_when_last(col * p.y_stride + row0);
+#endif
+#ifdef ADD_NORM
+    add_norm_when_last();
 #endif
 }

@@ -673,6 +673,69 @@ FusionBuildResult build_matvec_glu_q8(const ComputeGraph& g, std::span<const siz
     return r;
 }
 
+// mat-vec → add → rms_norm → mul → quantize_q8 (a decode layer's output or down projection,
+// the residual add and the next norm with its 8-bit x): the split-k mat-vec's _anq8 variant,
+// whose last workgroup (an arrival counter, FusionScratch) does what add_rms_norm_mul_f32_q8
+// does, bit for bit. chain: the mat-vec, the add, the norm, the mul, the quantize.
+FusionBuildResult build_matvec_add_norm_q8(const ComputeGraph& g, std::span<const size_t> chain) {
+    const Node& matvec = g.nodes[chain[0]];
+    const TensorView* w = binding(matvec, 0);
+    const TensorView* x = binding(matvec, 1);
+    const TensorView* y = binding(matvec, 2);
+    const auto mp = params_of<MatvecParams>(matvec);
+    if (!w || !x || !y || !mp)
+        return decline(fmt::format("{} is not a mat-vec dispatch", matvec.label));
+    FusionBuildResult r = build_with_q8_tail(g, chain.subspan(1), build_add_norm_chain);
+    if (!r.fused) return r;
+    if (r.fused->kernel.name != "add_rms_norm_mul_f32_q8")
+        return decline(
+            fmt::format("{} is weighted and multiplied; the fused mat-vec's norm only "
+                        "multiplies (rms_norm_no_scale→mul)",
+                        g.nodes[chain[2]].label));
+    NormParams np{};
+    std::memcpy(&np, r.fused->node.push_constants.data(), sizeof(NormParams));
+    if (mp->m != 1 || np.rows != 1 || np.dim != mp->n || mp->n % 32 != 0 || mp->n > kNormQ8MaxDim)
+        return decline(fmt::format(
+            "{} writes {} rows of {} columns; the fused mat-vec normalises one column of a "
+            "multiple of 32 rows up to {}",
+            matvec.label, mp->n, mp->m, kNormQ8MaxDim));
+    const TensorView* a = binding(r.fused->node, 0);
+    const TensorView* b = binding(r.fused->node, 5);
+    const TensorView* sum = binding(r.fused->node, 6);
+    const TensorView* m = binding(r.fused->node, 2);
+    const TensorView* q8 = binding(r.fused->node, 4);
+    // The add's operand that is not the projection's output: the residual (t = y + res; a sum of
+    // two floats is the same in either order).
+    const TensorView* residual = a->range() == y->range()   ? b
+                                 : b->range() == y->range() ? a
+                                                            : nullptr;
+    if (!residual)
+        return decline(
+            fmt::format("{} does not add {}'s output", g.nodes[chain[1]].label, matvec.label));
+    const auto [pick, xq8] = without_xq8(kernel_name(g, matvec));
+    const std::string kernel = fmt::format("{}_anq8{}", pick, xq8 ? "_xq8" : "");
+    if (!KernelCatalog::embedded().find(kernel))
+        return decline(
+            fmt::format("{} runs {}, which has no _anq8 variant (the 128-thread split-k "
+                        "Q4_0 / Q8_0 mat-vecs have one)",
+                        matvec.label, kernel_name(g, matvec)));
+    std::vector<uint8_t> push = matvec.push_constants;
+    const auto eps = push_constant_bytes(np.eps);
+    push.insert(push.end(), eps.begin(), eps.end());
+    // Four of the plain mat-vec's workgroups in one (GROUPS 4, the same rows summed the same
+    // way): its last workgroup then has rms_norm.comp's 512 threads for the row.
+    constexpr uint32_t kGroups = 4;
+    FusionBuildResult out{
+        make(kernel, OpKind::matvec_epilogue,
+             {{0, *w}, {1, *x}, {2, *y}, {9, *residual}, {10, *sum}, {11, *m}, {12, *q8}},
+             std::move(push),
+             {(matvec.workgroups[0] + kGroups - 1) / kGroups, matvec.workgroups[1],
+              matvec.workgroups[2]}),
+        {}};
+    out.fused->scratch.push_back({8, 4, matvec.label + ".arrivals"});
+    return out;
+}
+
 }  // namespace
 
 std::vector<FusionRecipe> fusion_recipes() {
@@ -701,6 +764,17 @@ std::vector<FusionRecipe> fusion_recipes() {
         chain.push_back(OpKind::quantize_q8);
         return chain;
     };
+    // A projection with the residual add and the next norm after it: before the add chains,
+    // which would take its add first.
+    {
+        FusionRecipe& rr = add("quantized_matmul_ggml→add→rms_norm_no_scale→mul→quantize_q8",
+                               {OpKind::quantized_matmul_ggml, OpKind::add,
+                                OpKind::rms_norm_no_scale, OpKind::mul, OpKind::quantize_q8},
+                               OpKind::matvec_epilogue, "matvec1_<format>_<shape>_anq8[_xq8]",
+                               build_matvec_add_norm_q8);
+        rr.kept_outputs = {1};
+        rr.converting = {4};
+    }
     for (OpKind norm : norms) {
         FusionRecipe& rr =
             add(fmt::format("rms_norm_no_scale→mul→add→{}→mul→quantize_q8", name(norm)),

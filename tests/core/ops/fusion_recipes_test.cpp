@@ -1,6 +1,8 @@
 // The fusion table of the kernel library: every pattern applies on a recorded graph, and the
 // fused graph computes what the unfused one does.
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -249,6 +251,118 @@ INSTANTIATE_TEST_SUITE_P(
         return std::string(dtype_name(c.weights)) + (c.gelu ? "_gelu" : "_silu") +
                (c.up_first ? "_up_first" : "_gate_first") + (c.q8x ? "_q8x" : "");
     });
+
+// A decode layer's output (or down) projection, its residual add and the next norm with its
+// 8-bit x: one mat-vec whose last workgroup adds, normalises and quantises, bit for bit what
+// the mat-vec and add_rms_norm_mul_f32_q8 write (the sum kept for the next residual add). Rows
+// of 8192 and 14336 take the mat-vec's main loop, where the compiler once contracted the
+// fused variant's sums differently (its arithmetic is `precise` now).
+struct AddNormCase {
+    DType weights;
+    uint32_t rows;  ///< the residual stream's length: 96 (24 workgroups) or 4096 (1024)
+    bool q8x;       ///< x given as q8x (the _xq8 twin)
+    uint32_t k = 160;
+};
+
+class MatvecAddNormTest : public FusionRecipesTest,
+                          public ::testing::WithParamInterface<AddNormCase> {
+  protected:
+    void SetUp() override {
+        FusionRecipesTest::SetUp();
+        const uint32_t n = GetParam().rows, k = GetParam().k;
+        xo = GetParam().q8x ? input_as(DType::q8x, random(k), {k}, "attn_out_q8")
+                            : input(random(k), {k}, "attn_out");
+        wo = input_as(GetParam().weights, random(size_t(k) * n), {k, n}, "w_o");
+        res = input(random(n), {n}, "residual");
+        norm_w = input(random(n), {n}, "ffn_norm.weight");
+        proj = tensor(DType::f32, {n}, "attn_output");
+        sum = tensor(DType::f32, {n}, "attn_residual");
+        normed = tensor(DType::f32, {n}, "ffn_norm");
+        mulled = tensor(DType::f32, {n}, "ffn_norm.mul");
+        q8 = tensor(DType::q8x, {n}, "ffn_norm.q8");
+    }
+
+    void record(GraphSession& s) {
+        s.quantized_matmul_ggml(xo, wo, proj, "blk.0.attn_output");
+        s.add(res, proj, sum, "blk.0.attn_residual");
+        s.rms_norm_no_scale_f32(sum, normed, 1e-5f, "blk.0.ffn_norm");
+        s.mul(normed, norm_w, mulled, "blk.0.ffn_norm.mul");
+        s.quantize_q8(mulled, q8, "blk.0.ffn_norm.q8");
+    }
+
+    TensorView xo, wo, res, norm_w, proj, sum, normed, mulled, q8;
+};
+
+TEST_P(MatvecAddNormTest, TheLastWorkgroupWritesTheSumAndTheNextNormsBlocks) {
+    if (GetParam().q8x && !device().facts().integer_dot_product)
+        GTEST_SKIP() << "the device has no shaderIntegerDotProduct";
+    run([&](GraphSession& s) { record(s); });
+    const auto unfused_sum = read(sum);
+    const auto unfused_q8 = memory->download_as<uint32_t>(q8);
+
+    auto s = executor->begin_recorded();
+    record(s);
+    const FusionResult fused = fuse(s.finish_recording(), ops::fusion_recipes());
+    ASSERT_EQ(fused.applied, 1u);
+    EXPECT_EQ(fused.diagnostics.at(0).pattern,
+              "quantized_matmul_ggml→add→rms_norm_no_scale→mul→quantize_q8");
+    ASSERT_EQ(fused.graph.dispatch_count(), 1u);
+    const Node& node = fused.graph.nodes.at(0);
+    EXPECT_EQ(node.op, OpKind::matvec_epilogue);
+    const std::string& kernel = fused.graph.kernels[node.kernel].name;
+    EXPECT_TRUE(kernel.ends_with(GetParam().q8x ? "_anq8_xq8" : "_anq8")) << kernel;
+    EXPECT_TRUE(fused.graph.validate().empty());
+
+    ExecuteOptions options;
+    options.barriers = BarrierSource::recompute;
+    for (int round = 0; round < 2; ++round) {  // the arrival counter is left at zero
+        memory->fill(sum.allocation, 0xFF);
+        memory->fill(q8.allocation, 0xFF);
+        executor->execute(fused.graph, options);
+        EXPECT_TRUE(bitwise_equal(read(sum), unfused_sum)) << "round " << round;
+        EXPECT_EQ(memory->download_as<uint32_t>(q8), unfused_q8) << "round " << round;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Formats, MatvecAddNormTest,
+    ::testing::Values(AddNormCase{DType::q4_0, 96, false}, AddNormCase{DType::q4_0, 4096, false},
+                      AddNormCase{DType::q4_0, 2048, true}, AddNormCase{DType::q8_0, 96, false},
+                      AddNormCase{DType::q8_0, 96, true},
+                      AddNormCase{DType::q4_0, 4096, true, 14336},
+                      AddNormCase{DType::q4_0, 2048, false, 8192}),
+    [](const auto& info) {
+        const AddNormCase& c = info.param;
+        return fmt::format("{}_{}x{}{}", dtype_name(c.weights), c.rows, c.k, c.q8x ? "_q8x" : "");
+    });
+
+// Rows past what the fused mat-vec normalises (4096) or more than one column keep the add and
+// the norm fused on their own; the builder says why.
+TEST_F(FusionRecipesTest, MatvecAddNormDeclinesLongRows) {
+    constexpr uint32_t k = 64, n = 4096 + 32;
+    const auto xo = tensor(DType::f32, {k}, "x");
+    const auto wo = tensor(DType::q4_0, {k, n}, "w");
+    const auto res = tensor(DType::f32, {n}, "res"), nw = tensor(DType::f32, {n}, "nw");
+    const auto proj = tensor(DType::f32, {n}, "proj"), sum = tensor(DType::f32, {n}, "sum");
+    const auto t0 = tensor(DType::f32, {n}, "t0"), t1 = tensor(DType::f32, {n}, "t1");
+    const auto q = tensor(DType::q8x, {n}, "q");
+    auto s = executor->begin_recorded();
+    s.quantized_matmul_ggml(xo, wo, proj, "blk.0.attn_output");
+    s.add(res, proj, sum, "blk.0.attn_residual");
+    s.rms_norm_no_scale_f32(sum, t0, 1e-5f, "blk.0.ffn_norm");
+    s.mul(t0, nw, t1, "blk.0.ffn_norm.mul");
+    s.quantize_q8(t1, q, "blk.0.ffn_norm.q8");
+    const FusionResult fused = fuse(s.finish_recording(), ops::fusion_recipes());
+    bool declined = false;
+    for (const auto& d : fused.diagnostics) {
+        if (d.pattern != "quantized_matmul_ggml→add→rms_norm_no_scale→mul→quantize_q8") continue;
+        EXPECT_FALSE(d.applied);
+        EXPECT_NE(d.reason.find("up to 4096"), std::string::npos) << d.reason;
+        declined = true;
+    }
+    EXPECT_TRUE(declined);
+    EXPECT_EQ(fused.graph.dispatch_count(), 3u);  // the mat-vec, add→norm→mul, the quantize
+}
 
 // Which gated twin a fused FFN runs follows the gate's kernel and, for the 64-thread pick
 // (8192 to 16383 rows), the row length: from k = 4096 on the twin with 2 chunks in flight per

@@ -218,14 +218,21 @@ bool is_epilogue(const std::string& name) {
     return name.find("_rope") != std::string::npos || name.find("_f16") != std::string::npos;
 }
 
+/// The variants that add the residual and write the next norm's q8x row (_anq8): more
+/// bindings, tested through their fusion (fusion_recipes_test.cpp, MatvecAddNormTest).
+bool is_add_norm(const std::string& name) {
+    return name.find("_anq8") != std::string::npos;
+}
+
 /// The variants over x given quantised to 8 bits (_xq8, the suffix last).
 bool is_xq8(const std::string& name) {
     return name.ends_with("_xq8");
 }
 
 std::vector<std::string> split_k_matvec_kernels() {
-    return matvec1_kernels(
-        [](const std::string& n) { return !is_glu(n) && !is_epilogue(n) && !is_xq8(n); });
+    return matvec1_kernels([](const std::string& n) {
+        return !is_glu(n) && !is_epilogue(n) && !is_xq8(n) && !is_add_norm(n);
+    });
 }
 /// The gated variants: act(W x) * (U x) (_glu_silu, _glu_gelu), over f32 or q8x x.
 std::vector<std::string> glu_matvec_kernels() {
@@ -520,7 +527,7 @@ TEST_P(Q8xSplitKMatvec, MatchesTheProductWithTheXItStandsFor) {
 
 INSTANTIATE_TEST_SUITE_P(Kernels, Q8xSplitKMatvec,
                          ::testing::ValuesIn(matvec1_kernels([](const std::string& n) {
-                             return is_xq8(n) && !is_glu(n) && !is_epilogue(n);
+                             return is_xq8(n) && !is_glu(n) && !is_epilogue(n) && !is_add_norm(n);
                          })),
                          [](const auto& info) { return info.param; });
 

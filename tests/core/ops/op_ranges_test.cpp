@@ -48,7 +48,8 @@ TEST(KernelLibrary, EveryOpKernelDeclaresEachBindingReadOnlyOrWriteOnly) {
     // A read_write binding would make the graph assume both; only flash_attn_vec's partials
     // and arrival counters are one (its last workgroup per head reads them back), and the
     // output and arrival counters of the gated mat-vecs that quantise it (_yq8: the last
-    // workgroup of a block of 32 rows reads the block back).
+    // workgroup of a block of 32 rows reads the block back) and of the mat-vecs that add the
+    // residual and normalise (_anq8: the last workgroup reads the whole output back).
     const std::string_view families[] = {
         "rms_norm", "add_f",   "mul_f",      "multi_add", "scale",   "gelu",
         "silu",     "softcap", "softmax",    "rope",      "matvec",  "matmul",
@@ -61,7 +62,8 @@ TEST(KernelLibrary, EveryOpKernelDeclaresEachBindingReadOnlyOrWriteOnly) {
             continue;
         ++checked;
         const bool attn = name.starts_with("flash_attn_vec");
-        const bool yq8 = name.find("_yq8") != std::string::npos;
+        const bool yq8 =
+            name.find("_yq8") != std::string::npos || name.find("_anq8") != std::string::npos;
         for (const KernelBinding& b : catalog.get(name).bindings)
             EXPECT_EQ(b.access == BindingAccess::read_write,
                       (attn && (b.name == "Tmp" || b.name == "Counters")) ||
