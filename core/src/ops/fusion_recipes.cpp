@@ -487,6 +487,23 @@ FusionBuildResult build_with_q8_tail(const ComputeGraph& g, std::span<const size
     return r;
 }
 
+// The mat-vec member of a chain: weight, x, y and its push constants.
+struct MatvecMember {
+    const TensorView* w;
+    const TensorView* x;
+    const TensorView* y;
+    MatvecParams params;
+};
+
+std::optional<MatvecMember> matvec_member(const Node& matvec) {
+    const TensorView* w = binding(matvec, 0);
+    const TensorView* x = binding(matvec, 1);
+    const TensorView* y = binding(matvec, 2);
+    const auto mp = params_of<MatvecParams>(matvec);
+    if (!w || !x || !y || !mp) return std::nullopt;
+    return MatvecMember{w, x, y, *mp};
+}
+
 // mat-vec → rope [→ copy] and mat-vec → copy (a decode step's q, k and v projections, their
 // rope and their KV-cache appends): the split-k mat-vec's epilogue variant rotates its outputs
 // (adjacent pairs only, OpKind::rope: both rows of a pair are sums of one workgroup; NeoX
@@ -495,12 +512,10 @@ FusionBuildResult build_with_q8_tail(const ComputeGraph& g, std::span<const size
 FusionBuildResult build_matvec_epilogue(const ComputeGraph& g, std::span<const size_t> chain,
                                         bool with_rope) {
     const Node& matvec = g.nodes[chain[0]];
-    const TensorView* w = binding(matvec, 0);
-    const TensorView* x = binding(matvec, 1);
-    const TensorView* y = binding(matvec, 2);
-    const auto mp = params_of<MatvecParams>(matvec);
-    if (!w || !x || !y || !mp)
-        return decline(fmt::format("{} is not a mat-vec dispatch", matvec.label));
+    const auto member = matvec_member(matvec);
+    if (!member) return decline(fmt::format("{} is not a mat-vec dispatch", matvec.label));
+    const TensorView *w = member->w, *x = member->x, *y = member->y;
+    const MatvecParams* mp = &member->params;
     // x of dtype q8x: the _xq8 twin (the suffix comes last).
     const auto [pick, xq8] = without_xq8(kernel_name(g, matvec));
     std::string kernel(pick);
@@ -679,12 +694,10 @@ FusionBuildResult build_matvec_glu_q8(const ComputeGraph& g, std::span<const siz
 // does, bit for bit. chain: the mat-vec, the add, the norm, the mul, the quantize.
 FusionBuildResult build_matvec_add_norm_q8(const ComputeGraph& g, std::span<const size_t> chain) {
     const Node& matvec = g.nodes[chain[0]];
-    const TensorView* w = binding(matvec, 0);
-    const TensorView* x = binding(matvec, 1);
-    const TensorView* y = binding(matvec, 2);
-    const auto mp = params_of<MatvecParams>(matvec);
-    if (!w || !x || !y || !mp)
-        return decline(fmt::format("{} is not a mat-vec dispatch", matvec.label));
+    const auto member = matvec_member(matvec);
+    if (!member) return decline(fmt::format("{} is not a mat-vec dispatch", matvec.label));
+    const TensorView *w = member->w, *x = member->x, *y = member->y;
+    const MatvecParams* mp = &member->params;
     FusionBuildResult r = build_with_q8_tail(g, chain.subspan(1), build_add_norm_chain);
     if (!r.fused) return r;
     if (r.fused->kernel.name != "add_rms_norm_mul_f32_q8")
