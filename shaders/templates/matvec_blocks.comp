@@ -126,7 +126,9 @@ layout(set = 0, binding = 12) writeonly buffer NormQ8 { uint norm_q8[]; };
 #define AN_MAX_DIM 4096
 #define AN_THREADS 512  // rms_norm.comp's workgroup
 #define AN_CACHED 8     // and its register cache: AN_THREADS * AN_CACHED = AN_MAX_DIM
-#define AN_PER (AN_THREADS / LOCAL_SIZE)  // rms_norm threads each thread stands in for
+#if LOCAL_SIZE != AN_THREADS
+#error "ADD_NORM finishes the row with rms_norm.comp's threads: WG_SIZE * GROUPS must be 512"
+#endif
 shared bool last_sh;
 shared float an_red[AN_THREADS / 4];  // subgroups are at least 4 wide
 shared float an_row[AN_MAX_DIM + AN_MAX_DIM / 32];  // element i at i + i / 32, as rms_norm's qv
@@ -313,11 +315,9 @@ void quantize_block_when_last(uint first) {
 
 #ifdef ADD_NORM
 // After this workgroup wrote its rows of y: the last workgroup of the grid adds, normalises,
-// multiplies and quantises the whole row. Thread t stands in for rms_norm.comp's threads
-// v = t + LOCAL_SIZE * j (j < AN_PER); v sums the squares of elements v + 512 c (c < AN_CACHED) in
-// that order, and v's subgroup (v / subgroup size) is subgroup gl_SubgroupID + j *
-// gl_NumSubgroups here with the same lanes, so subgroupAdd sees the same values in the same
-// lanes and the subgroup sums are added up in rms_norm's order.
+// multiplies and quantises the whole row as rms_norm.comp's workgroup of as many threads does:
+// thread t sums the squares of elements t + 512 c (c < AN_CACHED) in that order, its subgroup
+// sums are added up in subgroup order, and the same `precise` operations follow.
 void add_norm_when_last() {
     memoryBarrierBuffer();  // this workgroup's rows of y, before its arrival
     barrier();
@@ -331,43 +331,37 @@ void add_norm_when_last() {
     if (!last_sh) return;   // uniform per workgroup
     memoryBarrierBuffer();  // the other workgroups' rows, after their arrivals
     const uint dim = p.n;
-    float m[AN_PER * AN_CACHED];  // the mul operand, loaded before the reduction
-    float v[AN_PER * AN_CACHED];  // the row's sums
-    precise float ss[AN_PER];  // as rms_norm.comp's: no contraction
-    [[unroll]] for (uint j = 0; j < AN_PER; ++j) {
-        ss[j] = 0.0;
-        [[unroll]] for (uint c = 0; c < AN_CACHED; ++c) {
-            const uint i = t + LOCAL_SIZE * j + AN_THREADS * c;
-            v[j * AN_CACHED + c] = 0.0;
-            if (i < dim) {
-                precise float sum = y[i] + res[i];  // rms_norm.comp's PRE_ADD sum
-                v[j * AN_CACHED + c] = sum;
-                sum_out[i] = sum;
-                m[j * AN_CACHED + c] = norm_mul[i];
-            }
-            ss[j] += v[j * AN_CACHED + c] * v[j * AN_CACHED + c];
+    float m[AN_CACHED];  // the mul operand, loaded before the reduction
+    float v[AN_CACHED];  // the row's sums
+    precise float ss = 0.0;  // as rms_norm.comp's: no contraction
+    [[unroll]] for (uint c = 0; c < AN_CACHED; ++c) {
+        const uint i = t + AN_THREADS * c;
+        v[c] = 0.0;
+        if (i < dim) {
+            precise float sum = y[i] + res[i];  // rms_norm.comp's PRE_ADD sum
+            v[c] = sum;
+            sum_out[i] = sum;
+            m[c] = norm_mul[i];
         }
+        ss += v[c] * v[c];
     }
-    [[unroll]] for (uint j = 0; j < AN_PER; ++j) {
-        const float s = subgroupAdd(ss[j]);
-        if (subgroupElect()) an_red[gl_SubgroupID + j * gl_NumSubgroups] = s;
-    }
+    const float s = subgroupAdd(ss);
+    if (subgroupElect()) an_red[gl_SubgroupID] = s;
     barrier();
     float total = 0.0;
-    for (uint g = 0; g < AN_PER * gl_NumSubgroups; ++g) total += an_red[g];
+    for (uint g = 0; g < gl_NumSubgroups; ++g) total += an_red[g];
     precise float inv = inversesqrt(total / float(dim) + p.norm_eps);
-    [[unroll]] for (uint j = 0; j < AN_PER; ++j)
-        [[unroll]] for (uint c = 0; c < AN_CACHED; ++c) {
-            const uint i = t + LOCAL_SIZE * j + AN_THREADS * c;
-            if (i < dim) {
-                const float n = v[j * AN_CACHED + c] * inv;
-                precise float r = n;
-                r *= m[j * AN_CACHED + c];
-                an_row[i + i / 32u] = r;
-            }
+    [[unroll]] for (uint c = 0; c < AN_CACHED; ++c) {
+        const uint i = t + AN_THREADS * c;
+        if (i < dim) {
+            const float n = v[c] * inv;
+            precise float r = n;
+            r *= m[c];
+            an_row[i + i / 32u] = r;
         }
+    }
     barrier();  // the row is complete; one block of 32 per thread, as rms_norm's quantize_row
-    for (uint blk = t; blk < dim / 32u; blk += LOCAL_SIZE) {
+    for (uint blk = t; blk < dim / 32u; blk += AN_THREADS) {
         const uint s0 = 33u * blk;
         float amax = 0.0;
         [[unroll]] for (uint k = 0; k < 32u; ++k) amax = max(amax, abs(an_row[s0 + k]));

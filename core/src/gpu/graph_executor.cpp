@@ -68,6 +68,7 @@ void GraphExecutor::release(std::unique_ptr<CommandRecorder> recorder) {
 }
 
 ExecutionTiming GraphExecutor::execute(const ComputeGraph& graph, const ExecuteOptions& options) {
+    if (options.submit == SubmitMode::ahead) return std::move(execute_steps(graph, options, 1)[0]);
     memory_.add_missing_scratch(graph);  // fused kernels' own zeroed memory (FusionScratch)
     validate_for_replay(graph, memory_);
     ExecutionTiming t;
@@ -75,7 +76,6 @@ ExecutionTiming GraphExecutor::execute(const ComputeGraph& graph, const ExecuteO
         return encode_graph(graph, options.barriers, rec, tracker);
     };
 
-    if (options.submit == SubmitMode::ahead) return std::move(execute_steps(graph, options, 1)[0]);
     if (options.submit == SubmitMode::single) {
         auto rec = acquire();
         ConflictTracker tracker;

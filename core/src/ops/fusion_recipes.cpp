@@ -735,14 +735,22 @@ FusionBuildResult build_matvec_add_norm_q8(const ComputeGraph& g, std::span<cons
     std::vector<uint8_t> push = matvec.push_constants;
     const auto eps = push_constant_bytes(np.eps);
     push.insert(push.end(), eps.begin(), eps.end());
-    // Four of the plain mat-vec's workgroups in one (GROUPS 4, the same rows summed the same
-    // way): its last workgroup then has rms_norm.comp's 512 threads for the row.
-    constexpr uint32_t kGroups = 4;
+    // Several of the plain mat-vec's workgroups in one (GROUPS, the same rows summed the same
+    // way), so that its last workgroup has rms_norm.comp's 512 threads for the row: as many as
+    // the two kernels' workgroup sizes say.
+    const uint32_t plain_threads =
+        matvec.kernel < g.kernels.size() ? g.kernels[matvec.kernel].local_size[0] : 0;
+    const uint32_t groups =
+        plain_threads == 0 ? 0
+                           : KernelCatalog::embedded().get(kernel).local_size[0] / plain_threads;
+    if (groups == 0)
+        return decline(fmt::format("{}'s kernel {} has no workgroup size to group", matvec.label,
+                                   kernel_name(g, matvec)));
     FusionBuildResult out{
         make(kernel, OpKind::matvec_epilogue,
              {{0, *w}, {1, *x}, {2, *y}, {9, *residual}, {10, *sum}, {11, *m}, {12, *q8}},
              std::move(push),
-             {(matvec.workgroups[0] + kGroups - 1) / kGroups, matvec.workgroups[1],
+             {(matvec.workgroups[0] + groups - 1) / groups, matvec.workgroups[1],
               matvec.workgroups[2]}),
         {}};
     out.fused->scratch.push_back({8, 4, matvec.label + ".arrivals"});

@@ -398,6 +398,30 @@ TEST_F(TransformerEndToEndTest, EveryExecutionModeGivesTheSameLogitsWithAnF16Cac
                      {OpKind::add_rms_norm_mul});
 }
 
+// A llama decode step with quantized weights: every residual add and the norm after it fold
+// into the projection before them (the attention output and the down projection of each layer,
+// _anq8), so no add→norm dispatch is left, and the levels plan gives the recorded logits bit
+// for bit.
+TEST_F(TransformerEndToEndTest, DecodeProjectionsTakeTheResidualAddAndTheNextNorm) {
+    const ModelConfig c = tiny_model_config(Architecture::llama, DType::q4_0);
+    TinyModelFile tiny(c, 17);
+    TransformerModel model(*memory, tiny.weights->config(), {1, 4});
+    model.upload_weights(*tiny.weights);
+    ComputeGraph graph;
+    const auto recorded = run_step(model, random_tokens(1, c.n_vocab), 2, &graph);
+    const ModePlan plan = Runner::plan(graph, ExecutionMode::levels);
+    size_t folded = 0;
+    for (const Node& n : plan.graph.nodes) {
+        if (!n.is_dispatch()) continue;
+        EXPECT_NE(n.op, OpKind::add_rms_norm_mul) << n.label;
+        if (plan.graph.kernels[n.kernel].name.find("_anq8") != std::string::npos) ++folded;
+    }
+    EXPECT_EQ(folded, 2u * c.n_layer);
+    memory->fill(model.logits().allocation, 0xFF);
+    executor->execute(plan.graph, plan.execute);
+    EXPECT_TRUE(test::bitwise_equal(memory->download_as<float>(model.logits()), recorded));
+}
+
 TEST_F(TransformerEndToEndTest, BarrierPoliciesGiveBitwiseEqualLogits) {
     // The same graph replayed with barriers recomputed from its ranges and with a barrier
     // after every dispatch: the arithmetic is unchanged, so the logits are bitwise equal.
