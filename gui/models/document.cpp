@@ -12,7 +12,6 @@
 #include <map>
 #include <stdexcept>
 #include <string_view>
-#include <tuple>
 
 namespace graphlens::gui {
 
@@ -126,17 +125,6 @@ StageAnalysis analyse_stage(const ComputeGraph& graph, const HazardAnalysisUse& 
     a.barrier_lower_bound = dag.barrier_lower_bound();
     if (also) also(index, dag);
 
-    auto hazard_index_of = [&](const Hazard& h) -> std::optional<size_t> {
-        const auto key = [](const Hazard& x) {
-            return std::make_tuple(x.later, x.earlier, x.overlap().allocation, x.overlap().begin);
-        };
-        auto it =
-            std::lower_bound(a.hazards.begin(), a.hazards.end(), h,
-                             [&](const Hazard& x, const Hazard& y) { return key(x) < key(y); });
-        for (; it != a.hazards.end() && key(*it) == key(h); ++it)
-            if (*it == h) return static_cast<size_t>(it - a.hazards.begin());
-        return std::nullopt;
-    };
     const std::vector<graphlens::BarrierExplanation> core = explain_barriers(graph, index);
     size_t next = 0;
     int last_group = -1;
@@ -158,11 +146,14 @@ StageAnalysis analyse_stage(const ComputeGraph& graph, const HazardAnalysisUse& 
                 break;
             }
         while (next < core.size() && core[next].barrier < i) ++next;
-        if (next < core.size() && core[next].barrier == i) {
-            for (const Hazard& h : core[next].hazards)
-                if (auto k = hazard_index_of(h)) b.forcing.push_back(*k);
-            b.fenced = !core[next].fences.empty();
-        }
+        if (next >= core.size() || core[next].barrier != i)
+            throw std::logic_error("analyse_stage: the core explains no barrier at node " +
+                                   std::to_string(i));
+        // The verdict and its reasons as the core gives them to the CLI and the reports; the
+        // index the positions refer to is the one a.hazards was copied from.
+        b.forcing = core[next].hazard_positions;
+        b.fenced = !core[next].fences.empty();
+        b.needed = !core[next].redundant;
         a.barriers.push_back(std::move(b));
     }
     for (size_t h = 0; h < a.hazards.size(); ++h)

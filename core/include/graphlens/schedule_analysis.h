@@ -93,6 +93,9 @@ bool schedule_is_valid(const ComputeGraph& graph, const HazardIndex& hazards);
 struct BarrierExplanation {
     size_t barrier = 0;           ///< node index of the barrier
     std::vector<Hazard> hazards;  ///< hazards crossing only this barrier
+    /// Where each of `hazards` stands in the analysed HazardIndex::hazards(), so a viewer that
+    /// lists the index's hazards points at the same ones without searching for them.
+    std::vector<size_t> hazard_positions;
     std::vector<size_t> fences;   ///< fences in the adjacent groups that force it
     bool redundant = true;
 };

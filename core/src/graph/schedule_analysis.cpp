@@ -72,9 +72,13 @@ std::vector<BarrierExplanation> explain_barriers(const ComputeGraph& graph,
     }
     std::vector<BarrierExplanation> out(barrier_nodes.size());
     for (size_t k = 0; k < barrier_nodes.size(); ++k) out[k].barrier = barrier_nodes[k];
-    for (const Hazard& h : hazards.hazards()) {
+    const std::vector<Hazard>& all = hazards.hazards();
+    for (size_t k = 0; k < all.size(); ++k) {
+        const Hazard& h = all[k];
         const size_t before = group_of[h.earlier];
-        if (group_of[h.later] == before + 1) out[before].hazards.push_back(h);
+        if (group_of[h.later] != before + 1) continue;
+        out[before].hazards.push_back(h);
+        out[before].hazard_positions.push_back(k);
     }
     for (size_t i = 0; i < n; ++i) {
         if (!graph.nodes[i].is_fence()) continue;

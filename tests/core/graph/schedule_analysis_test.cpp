@@ -49,6 +49,23 @@ TEST(ScheduleAnalysisTest, ExplainsForcedBarriersAndFlagsRedundantOnes) {
     EXPECT_TRUE(e[1].redundant);
 }
 
+TEST(ScheduleAnalysisTest, EachForcingHazardIsNamedByItsPlaceInTheIndex) {
+    // Two hazards of one pair on one allocation, a RAW at a higher offset and a WAR at a
+    // lower one: sorted by kind before offset, so a search by (allocation, offset) alone
+    // misses one of them.
+    TinyGraph t;
+    t.dispatch("a", {R(0, 0, 16)}, {R(0, 32, 48)});
+    t.barrier();
+    t.dispatch("b", {R(0, 32, 48)}, {R(0, 0, 16)});
+    const HazardIndex index(t.graph);
+    const auto e = explain_barriers(t.graph, index);
+    ASSERT_EQ(e.size(), 1u);
+    ASSERT_EQ(e[0].hazards.size(), 2u);
+    ASSERT_EQ(e[0].hazard_positions.size(), 2u);
+    for (size_t k = 0; k < 2; ++k)
+        EXPECT_EQ(index.hazards().at(e[0].hazard_positions[k]), e[0].hazards[k]);
+}
+
 TEST(ScheduleAnalysisTest, AHazardSpanningTwoBarriersForcesNeither) {
     TinyGraph t;
     t.dispatch("w", {}, {R(0, 0, 16)});
