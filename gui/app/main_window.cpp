@@ -65,6 +65,8 @@ MainWindow::MainWindow(QWidget* parent)
         log(tr("Ran %1 mode(s) on %2")
                 .arg(run.modes.size())
                 .arg(QString::fromStdString(run.device)));
+        for (const ModeResult& m : run.modes)
+            if (m.mismatch) log(tr("MISMATCH %1").arg(describeMismatch(m)));
     });
     connect(export_, &ExportView::exported, this,
             [this](const QString& path) { log(tr("Wrote %1").arg(path)); });

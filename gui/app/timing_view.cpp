@@ -195,10 +195,28 @@ TimingView::TimingView(SelectionState* state, CoreWorker* worker, QWidget* paren
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->verticalHeader()->setDefaultSectionSize(20);
     gantt_ = new GanttChart(state_);
+    mismatch_ = new QLabel;
+    mismatch_->setWordWrap(true);
+    mismatch_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    mismatch_->setStyleSheet(QStringLiteral("color: #D55E00"));
+    select_writer_ = new QPushButton(tr("Select that dispatch"));
+    connect(select_writer_, &QPushButton::clicked, this, &TimingView::selectMismatchWriter);
+    auto* mismatch_row = new QWidget;
+    auto* mismatch_layout = new QHBoxLayout(mismatch_row);
+    mismatch_layout->setContentsMargins(0, 0, 0, 0);
+    mismatch_layout->addWidget(mismatch_, 1);
+    mismatch_layout->addWidget(select_writer_);
+    mismatch_->hide();
+    select_writer_->hide();
 
     auto* right = new QSplitter(Qt::Vertical);
     right->addWidget(chart_view_);
-    right->addWidget(table_);
+    auto* table_and_mismatch = new QWidget;
+    auto* table_layout = new QVBoxLayout(table_and_mismatch);
+    table_layout->setContentsMargins(0, 0, 0, 0);
+    table_layout->addWidget(table_, 1);
+    table_layout->addWidget(mismatch_row);
+    right->addWidget(table_and_mismatch);
     right->addWidget(gantt_);
     right->setStretchFactor(0, 3);
     right->setStretchFactor(1, 2);
@@ -232,6 +250,7 @@ void TimingView::refresh() {
     model_.setRuns(state_->run(), state_->secondRun());
     gantt_->setRun(state_->run());
     rebuildChart();
+    showMismatch();
 }
 
 QChart* TimingView::chart() const {
@@ -366,6 +385,33 @@ void TimingView::showRun(const RunResult& run, quint64 document_id) {
     }
     finishRun(tr("%1 mode(s) on %2").arg(run.modes.size()).arg(QString::fromStdString(run.device)));
     state_->setRun(run);  // every view shows it: chart, node table GPU times, exports
+}
+
+void TimingView::showMismatch() {
+    mismatch_writer_.reset();
+    QString text;
+    if (const std::optional<RunResult>& run = state_->run())
+        for (const ModeResult& m : run->modes)
+            if (m.mismatch) {
+                text = describeMismatch(m);
+                mismatch_writer_ = m.mismatch->last_writer;
+                break;
+            }
+    mismatch_->setText(text);
+    mismatch_->setVisible(!text.isEmpty());
+    select_writer_->setVisible(mismatch_writer_.has_value());
+}
+
+QString TimingView::mismatchText() const {
+    return mismatch_->text();
+}
+
+bool TimingView::canSelectMismatchWriter() const {
+    return mismatch_writer_.has_value();
+}
+
+void TimingView::selectMismatchWriter() {
+    if (mismatch_writer_) state_->selectNode(*mismatch_writer_);
 }
 
 void TimingView::rebuildChart() {

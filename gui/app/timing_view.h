@@ -78,6 +78,10 @@ class TimingView : public QWidget {
     /// The unit of the chart's value axis ("µs" or "ms").
     QString chartUnit() const { return unit_; }
     QString statusText() const;
+    /// The line on the first mode whose outputs differ from serial ("" when none), and
+    /// whether its button selects the dispatch that wrote the differing byte.
+    QString mismatchText() const;
+    bool canSelectMismatchWriter() const;
     bool running() const;
     /// What Run would ask for now (checked modes, repeats, profiling, device).
     RunRequest currentRequest() const;
@@ -94,12 +98,15 @@ class TimingView : public QWidget {
     void loadSecondRun();
     /// A second run (or a capture without timings, run with the checked modes) to compare.
     void loadSecondRunFrom(const QString& path);
+    /// Selects the dispatch that last wrote the first differing byte of a failed mode.
+    void selectMismatchWriter();
 
   private:
     void showRun(const RunResult& run, quint64 document_id);
     void finishRun(const QString& status);
     void refresh();
     void rebuildChart();
+    void showMismatch();
 
     SelectionState* state_;
     CoreWorker* worker_;
@@ -116,6 +123,9 @@ class TimingView : public QWidget {
     QLabel* status_;
     SpreadChartView* chart_view_;
     QTableView* table_;
+    QLabel* mismatch_;
+    QPushButton* select_writer_;
+    std::optional<NodeId> mismatch_writer_;
     GanttChart* gantt_;
 };
 

@@ -33,7 +33,7 @@ struct BarrierExplanation {
     std::vector<size_t> forcing;  ///< indices into StageAnalysis::hazards
     bool fenced = false;     ///< next to a fence (a dispatch with unknown ranges): always needed
     bool duplicate = false;  ///< directly follows another barrier
-    bool needed = false;     ///< the core's verdict (graphlens::explain_barriers), never derived here
+    bool needed = false;  ///< the core's verdict (graphlens::explain_barriers), never derived here
     bool redundant() const { return !needed; }
 };
 

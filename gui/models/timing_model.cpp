@@ -84,6 +84,12 @@ QVariant TimingModel::data(const QModelIndex& index, int role) const {
             }
         }
     }
+    // The whole text: a comparison or error is longer than any column at a usable width.
+    if (role == Qt::ToolTipRole && index.column() == Outputs) {
+        const QString text = QString::fromStdString(m.error.empty() ? m.comparison : m.error);
+        const QString where = describeMismatch(m);
+        return where.isEmpty() ? text : text + QStringLiteral("\n\n") + where;
+    }
     if (role == Qt::ForegroundRole && index.column() == Outputs &&
         (!m.outputs_match || !m.error.empty()))
         return QColor(0xD5, 0x5E, 0x00);
@@ -117,6 +123,20 @@ QVariant TimingModel::headerData(int section, Qt::Orientation o, int role) const
             return tr("Δ GPU");
     }
     return {};
+}
+
+QString describeMismatch(const ModeResult& mode) {
+    if (!mode.mismatch) return {};
+    const OutputMismatch& m = *mode.mismatch;
+    QString line = QObject::tr("%1: %2 byte %3 is %4 in serial, %5 in %1")
+                       .arg(QString::fromStdString(mode.mode), QString::fromStdString(m.allocation))
+                       .arg(m.byte)
+                       .arg(QString::fromStdString(m.expected), QString::fromStdString(m.actual));
+    if (m.last_writer)
+        line += QObject::tr("; last written by dispatch #%1 %2")
+                    .arg(*m.last_writer)
+                    .arg(QString::fromStdString(m.last_writer_label));
+    return line;
 }
 
 }  // namespace graphlens::gui

@@ -44,4 +44,8 @@ class TimingModel : public QAbstractTableModel {
     std::optional<RunResult> run_, second_;
 };
 
+/// One line on a mode whose outputs differ from serial: the allocation and byte, both
+/// values, and the dispatch that writes the byte last ("" for a mode without a mismatch).
+QString describeMismatch(const ModeResult& mode);
+
 }  // namespace graphlens::gui

@@ -51,8 +51,9 @@ struct Verdict {
 
 QString describe(const Document& doc, size_t stage, size_t barrier, const Verdict& gui,
                  const Verdict& core) {
-    return QStringLiteral("stage '%1', barrier at node %2: GUI says %3 with %4 hazard(s), the "
-                          "core %5 with %6")
+    return QStringLiteral(
+               "stage '%1', barrier at node %2: GUI says %3 with %4 hazard(s), the "
+               "core %5 with %6")
         .arg(QString::fromStdString(doc.stages[stage].name))
         .arg(barrier)
         .arg(gui.needed ? "needed" : "redundant")
@@ -121,7 +122,8 @@ class TestVerdicts : public QObject {
         options.max_listed = SIZE_MAX;
         const ReportSummary report = summarize_capture(capture, options);
         std::set<std::pair<std::string, size_t>> reported;
-        for (const RedundantBarrier& r : report.redundant_barriers) reported.insert({r.stage, r.node});
+        for (const RedundantBarrier& r : report.redundant_barriers)
+            reported.insert({r.stage, r.node});
         std::set<std::pair<std::string, size_t>> gui_in_report_stages;
         for (const auto& entry : gui_redundant)
             if (entry.first == "captured" || entry.first == report.final_stage)

@@ -517,6 +517,31 @@ class TestWidgets : public QObject {
                  QStringLiteral("+0.0%"));
     }
 
+    void aModeThatChangedResultsNamesTheByteAndSelectsItsWriter() {
+        RunResult run = twoModeRun();
+        ModeResult& broken = run.modes.back();
+        broken.outputs_match = false;
+        broken.comparison = "differs from serial at allocation 'x' byte 4";
+        const ComputeGraph g = twoChains();  // the graph writeCapture saves
+        const Node& writer = *std::find_if(g.nodes.begin(), g.nodes.end(),
+                                           [](const Node& n) { return n.is_dispatch(); });
+        broken.mismatch =
+            OutputMismatch{"x", 4, "0.5", "-1.25", writer.id, std::string(writer.label)};
+        waitForDocument([&] { w().openFile(writeCapture("mismatch.json", run)); });
+        TimingView* timing = w().timingView();
+        const QString line = timing->mismatchText();
+        QVERIFY2(line.contains(QStringLiteral("x byte 4 is 0.5 in serial, -1.25 in elided")),
+                 qPrintable(line));
+        QVERIFY(line.contains(QString::fromStdString(std::string(writer.label))));
+        const QString tip =
+            timing->model().index(1, TimingModel::Outputs).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("byte 4")), qPrintable(tip));
+        QVERIFY(timing->canSelectMismatchWriter());
+        w().state()->clearSelection();
+        timing->selectMismatchWriter();
+        QCOMPARE(w().state()->selection().node, writer.id);
+    }
+
     void runsModesOnTheDeviceAndChartsABarPerMode() {
         const QString path = tinyLlamaPath();
         const CaptureDocument capture = load_capture(path.toStdString());

@@ -200,7 +200,8 @@ struct ReplayCounts {
 };
 
 /// Checks that `graph` can run on `memory`: kernels exist in the catalog with the same
-/// bindings, allocations exist and are large enough, every dispatch validates. Throws with
+/// bindings and, where the graph records it, the same SPIR-V hash; allocations exist and are
+/// large enough, every dispatch validates. Throws with
 /// the node index and label of the first problem.
 void validate_for_replay(const ComputeGraph& graph, const DeviceMemory& memory);
 

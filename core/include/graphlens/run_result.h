@@ -2,6 +2,7 @@
 // Results of executing a graph in one or more execution modes. Plain data, produced by the
 // Runner (exec layer), stored in capture files, shown by reports and the GUI.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,8 +18,22 @@ struct TimingSummary {
     static TimingSummary from_samples(std::vector<double> samples);
 };
 
+/// The first output byte a mode left different from `serial`, and who wrote it there: what
+/// a user needs to find the pass or kernel at fault.
+struct OutputMismatch {
+    std::string allocation;  ///< its name
+    uint64_t byte = 0;       ///< offset of the first differing byte (of its element)
+    std::string expected;    ///< serial's value there (a number, or the byte in hex)
+    std::string actual;      ///< the mode's value
+    /// The dispatch of the captured graph that last writes the byte in serial order.
+    std::optional<NodeId> last_writer;
+    std::string last_writer_label;
+    friend bool operator==(const OutputMismatch&, const OutputMismatch&) = default;
+};
+
 struct ModeResult {
-    std::string mode;  ///< "per-op-submit", "serial", "elided", "fused", "greedy", "levels", "levels+split"
+    std::string
+        mode;  ///< "per-op-submit", "serial", "elided", "fused", "greedy", "levels", "levels+split"
     TimingSummary gpu_ns;     ///< from timestamp queries
     TimingSummary encode_ns;  ///< CPU time to record the command buffer(s)
     TimingSummary wall_ns;    ///< submit to fence signalled, plus encode
@@ -29,7 +44,8 @@ struct ModeResult {
     /// or an error; outputs_match false makes the mode's timing meaningless.
     bool outputs_match = true;
     std::string comparison;
-    std::string error;  ///< non-empty when the mode failed to run
+    std::optional<OutputMismatch> mismatch;  ///< set when outputs_match is false
+    std::string error;                       ///< non-empty when the mode failed to run
 };
 
 /// One dispatch's GPU interval from the per-dispatch profiling mode (which serialises the GPU).
@@ -52,8 +68,8 @@ struct GroupTiming {
 };
 
 struct RunResult {
-    std::string device;       ///< device name and driver
-    std::string workload;     ///< e.g. "llama-3.2-1b decode ctx=512"
+    std::string device;    ///< device name and driver
+    std::string workload;  ///< e.g. "llama-3.2-1b decode ctx=512"
     uint32_t warmup = 0;
     uint32_t repeats = 0;
     std::vector<ModeResult> modes;

@@ -96,7 +96,7 @@ struct BarrierExplanation {
     /// Where each of `hazards` stands in the analysed HazardIndex::hazards(), so a viewer that
     /// lists the index's hazards points at the same ones without searching for them.
     std::vector<size_t> hazard_positions;
-    std::vector<size_t> fences;   ///< fences in the adjacent groups that force it
+    std::vector<size_t> fences;  ///< fences in the adjacent groups that force it
     bool redundant = true;
 };
 

@@ -77,6 +77,38 @@ double element(const uint8_t* p, DType t) {
     return ggml::half_to_float(h);
 }
 
+size_t dtype_width(DType t) {
+    return t == DType::f32 ? 4 : 2;
+}
+
+std::string allocation_name(const ComputeGraph& graph, AllocationId id) {
+    return id < graph.allocations.size() ? graph.allocations[id].name : std::to_string(id);
+}
+
+// The first difference of a float piece, at element offset k of the piece.
+OutputMismatch difference_at(const ComputeGraph& graph, const WrittenView& v, size_t k,
+                             const std::vector<uint8_t>& expected,
+                             const std::vector<uint8_t>& actual) {
+    return {allocation_name(graph, v.range.allocation),
+            v.range.begin + k,
+            fmt::format("{}", element(&expected[k], v.dtype)),
+            fmt::format("{}", element(&actual[k], v.dtype)),
+            std::nullopt,
+            {}};
+}
+
+// The first difference of a piece compared byte by byte.
+OutputMismatch byte_difference_at(const ComputeGraph& graph, const WrittenView& v, size_t k,
+                                  const std::vector<uint8_t>& expected,
+                                  const std::vector<uint8_t>& actual) {
+    return {allocation_name(graph, v.range.allocation),
+            v.range.begin + k,
+            fmt::format("0x{:02x}", expected[k]),
+            fmt::format("0x{:02x}", actual[k]),
+            std::nullopt,
+            {}};
+}
+
 }  // namespace
 
 std::vector<WrittenView> comparable_outputs(const ComputeGraph& reference,
@@ -127,6 +159,17 @@ OutputSnapshot read_outputs(DeviceMemory& memory, const std::vector<WrittenView>
     return s;
 }
 
+std::optional<NodeId> last_writer_of(const ComputeGraph& graph, AllocationId allocation,
+                                     uint64_t byte) {
+    for (size_t i = graph.nodes.size(); i-- > 0;) {
+        const Node& n = graph.nodes[i];
+        if (!n.is_dispatch()) continue;
+        for (const ByteRange& w : n.writes)
+            if (w.allocation == allocation && w.begin <= byte && byte < w.end) return n.id;
+    }
+    return std::nullopt;
+}
+
 Comparison compare_outputs(const ComputeGraph& graph, const OutputSnapshot& reference,
                            const OutputSnapshot& mode, bool exact, double rel_tol, double abs_tol) {
     Comparison c;
@@ -165,12 +208,15 @@ Comparison compare_outputs(const ComputeGraph& graph, const OutputSnapshot& refe
             size_t k = 0;
             while (k < a.size() && a[k] == b[k]) ++k;
             c.match = false;
+            c.first_difference = floating
+                                     ? difference_at(graph, v, k - k % dtype_width(v.dtype), a, b)
+                                     : byte_difference_at(graph, v, k, a, b);
             c.text =
                 fmt::format("differs from serial at {} ({} bytes compared {})", where(v.range, k),
                             a.size(), exact ? "bitwise" : "as " + std::string(dtype_name(v.dtype)));
             break;
         }
-        const size_t width = v.dtype == DType::f32 ? 4 : 2;
+        const size_t width = dtype_width(v.dtype);
         // An element's error is judged against the larger of its own magnitude and the
         // piece's RMS: a near-zero result of a long sum over large inputs (gemma's scaled
         // embeddings) carries the rounding of those inputs, which a purely per-element
@@ -191,6 +237,7 @@ Comparison compare_outputs(const ComputeGraph& graph, const OutputSnapshot& refe
             const double rel = scale > 0 ? diff / scale : 0;
             if (!(diff <= abs_tol + rel_tol * scale)) {
                 c.match = false;
+                c.first_difference = difference_at(graph, v, k, a, b);
                 c.text = fmt::format(
                     "differs from serial beyond tolerance at {}: {} vs {} (error {:.3g} of "
                     "max(|value|, piece RMS {:.3g}))",

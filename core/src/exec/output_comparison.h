@@ -1,10 +1,12 @@
 #pragma once
 // The bytes a graph leaves behind and their comparison between two execution modes.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "graphlens/compute_graph.h"
+#include "graphlens/run_result.h"
 
 namespace graphlens {
 
@@ -37,7 +39,13 @@ struct Comparison {
     bool bitwise = true;
     double max_rel_err = 0;
     std::string text;  ///< "bitwise", "within tolerance (...)", or the first difference
+    /// The first difference (last_writer left empty: the comparison knows no graph order).
+    std::optional<OutputMismatch> first_difference;
 };
+
+/// The dispatch of `graph` that writes `byte` of `allocation` last, if any.
+std::optional<NodeId> last_writer_of(const ComputeGraph& graph, AllocationId allocation,
+                                     uint64_t byte);
 
 /// Compares `mode` with `reference` over the pieces of `mode`; each must lie inside one piece
 /// of `reference` (true when both come from comparable_outputs of the same reference graph). exact:

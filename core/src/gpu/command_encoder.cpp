@@ -498,6 +498,15 @@ void validate_for_replay(const ComputeGraph& graph, const DeviceMemory& memory) 
                             "differs from this build's ({}, {})",
                             k.name, k.bindings.size(), k.push_constant_size, have->bindings.size(),
                             have->push_constant_size));
+        // The same interface is not the same contract: a kernel whose code changed may
+        // cover its rows with another grid, so dispatches recorded for the old code would
+        // run on the new one and compute something else without any error.
+        if (k.spirv_hash != 0 && k.spirv_hash != have->spirv_hash)
+            throw std::invalid_argument(fmt::format(
+                "kernel '{}' of the graph was recorded with other SPIR-V (hash {:016x}) than "
+                "this build's ({:016x}): its dispatches were made for that code; record the "
+                "workload again with this build",
+                k.name, k.spirv_hash, have->spirv_hash));
     }
     const auto& facts = memory.device().facts();
     for (size_t i = 0; i < graph.nodes.size(); ++i) {

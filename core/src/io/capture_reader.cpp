@@ -621,6 +621,19 @@ TimingSummary read_timing(const Fields& parent, std::string_view key) {
     return t;
 }
 
+OutputMismatch read_mismatch(const Json& v, const Path& p) {
+    Fields f(v, p, "an output mismatch {allocation, byte, expected, actual, last_writer}");
+    f.only({"allocation", "byte", "expected", "actual", "last_writer", "last_writer_label"});
+    OutputMismatch m;
+    m.allocation = as_string(f.need("allocation", "the allocation's name"), p / "allocation");
+    opt_u64(f, "byte", std::numeric_limits<uint64_t>::max(), m.byte);
+    opt_string(f, "expected", m.expected);
+    opt_string(f, "actual", m.actual);
+    if (auto j = f.find("last_writer")) m.last_writer = as_u32(*j, p / "last_writer");
+    opt_string(f, "last_writer_label", m.last_writer_label);
+    return m;
+}
+
 RunResult read_run(const Json& v, const Path& p) {
     Fields f(v, p, "a run result");
     f.only({"device", "workload", "date", "warmup", "repeats", "modes", "per_dispatch",
@@ -634,7 +647,7 @@ RunResult read_run(const Json& v, const Path& p) {
     opt_list(f, "modes", 256, "execution modes", r.modes, [](const Json& j, const Path& pm) {
         Fields fm(j, pm, "the result of one execution mode");
         fm.only({"mode", "dispatches", "barriers", "command_buffers", "outputs_match", "comparison",
-                 "error", "gpu_ns", "encode_ns", "wall_ns"});
+                 "mismatch", "error", "gpu_ns", "encode_ns", "wall_ns"});
         ModeResult m;
         m.mode = as_string(fm.need("mode", "the execution mode's name"), pm / "mode");
         opt_size(fm, "dispatches", m.dispatches);
@@ -642,6 +655,7 @@ RunResult read_run(const Json& v, const Path& p) {
         opt_size(fm, "command_buffers", m.command_buffers);
         opt_bool(fm, "outputs_match", m.outputs_match);
         opt_string(fm, "comparison", m.comparison);
+        if (auto j = fm.find("mismatch")) m.mismatch = read_mismatch(*j, pm / "mismatch");
         opt_string(fm, "error", m.error);
         m.gpu_ns = read_timing(fm, "gpu_ns");
         m.encode_ns = read_timing(fm, "encode_ns");

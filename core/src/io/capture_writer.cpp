@@ -184,6 +184,17 @@ Json snapshot_json(const Snapshot& s, const ComputeGraph& base, const std::strin
     return j;
 }
 
+Json mismatch_json(const OutputMismatch& m) {
+    Json j = Json::object();
+    j["allocation"] = m.allocation;
+    j["byte"] = m.byte;
+    j["expected"] = m.expected;
+    j["actual"] = m.actual;
+    if (m.last_writer) j["last_writer"] = *m.last_writer;
+    if (!m.last_writer_label.empty()) j["last_writer_label"] = m.last_writer_label;
+    return j;
+}
+
 Json timing_json(const TimingSummary& t, const std::string& path) {
     Json j = Json::object();
     j["median"] = finite(t.median, path + "/median");
@@ -214,6 +225,7 @@ Json run_json(const RunResult& r) {
         jm["command_buffers"] = m.command_buffers;
         jm["outputs_match"] = m.outputs_match;
         if (!m.comparison.empty()) jm["comparison"] = m.comparison;
+        if (m.mismatch) jm["mismatch"] = mismatch_json(*m.mismatch);
         if (!m.error.empty()) jm["error"] = m.error;
         jm["gpu_ns"] = timing_json(m.gpu_ns, path + "/gpu_ns");
         jm["encode_ns"] = timing_json(m.encode_ns, path + "/encode_ns");

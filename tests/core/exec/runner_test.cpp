@@ -319,6 +319,16 @@ TEST_F(RunnerTest, AModeThatChangesResultsIsReportedAsAnErrorNotATiming) {
     EXPECT_NE(broken.comparison.find("allocation 'residual' byte 2048"), std::string::npos)
         << broken.comparison;
     EXPECT_TRUE(broken.gpu_ns.samples.empty());
+    // The same place as data, with both values and the dispatch that writes the byte last in
+    // serial order (blk.0.residual writes row 1 of the residual).
+    ASSERT_TRUE(broken.mismatch.has_value());
+    EXPECT_EQ(broken.mismatch->allocation, "residual");
+    EXPECT_EQ(broken.mismatch->byte, 2048u);
+    EXPECT_NE(broken.mismatch->expected, broken.mismatch->actual);
+    EXPECT_FALSE(broken.mismatch->expected.empty());
+    EXPECT_EQ(broken.mismatch->last_writer_label, "blk.0.residual");
+    ASSERT_TRUE(broken.mismatch->last_writer.has_value());
+    EXPECT_FALSE(serial.mismatch.has_value());
 }
 
 }  // namespace

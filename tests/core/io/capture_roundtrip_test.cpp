@@ -81,6 +81,7 @@ TEST(CaptureRoundTrip, LoadGivesBackEverySavedField) {
         EXPECT_EQ(r.modes[i].mode, doc.run->modes[i].mode);
         EXPECT_EQ(r.modes[i].barriers, doc.run->modes[i].barriers);
         EXPECT_EQ(r.modes[i].comparison, doc.run->modes[i].comparison);
+        EXPECT_EQ(r.modes[i].mismatch, doc.run->modes[i].mismatch);
         expect_same_timing(r.modes[i].gpu_ns, doc.run->modes[i].gpu_ns);
         expect_same_timing(r.modes[i].wall_ns, doc.run->modes[i].wall_ns);
     }
@@ -170,6 +171,17 @@ TEST(CaptureRoundTrip, ASnapshotWithoutStatisticsGetsThemFromItsGraph) {
     EXPECT_EQ(s.stats.barriers, s.graph->barrier_count());
     const std::string saved = save_capture_to_string(loaded);
     EXPECT_EQ(save_capture_to_string(load_capture_from_string(saved)), saved);
+}
+
+TEST(CaptureRoundTrip, AModesOutputMismatchIsKept) {
+    CaptureDocument doc = test::small_document();
+    ModeResult& m = doc.run->modes.back();
+    m.outputs_match = false;
+    m.mismatch = OutputMismatch{"act", 1028, "0.5", "-1.25", 2, "blk.0.residual"};
+    const CaptureDocument loaded = load_capture_from_string(save_capture_to_string(doc));
+    ASSERT_TRUE(loaded.run.has_value());
+    EXPECT_EQ(loaded.run->modes.back().mismatch, m.mismatch);
+    EXPECT_FALSE(loaded.run->modes.front().mismatch.has_value());
 }
 
 TEST(CaptureRoundTrip, NonFiniteTimingsAreRefusedOnSave) {
