@@ -8,7 +8,10 @@
 # expression over the step names) runs a subset.
 B=$(cd "$(dirname "$0")" && pwd)
 cd "$(mktemp -d)"
-step() { local name=$1 t=$2; shift 2; [[ "$name" =~ ^(${STEPS:-.*})$ ]] || return 0; local s=$(date +%s); timeout "$t" "$@" > "$OUT/$name.log" 2>&1; local rc=$?; echo "$name rc=$rc $(( $(date +%s) - s )) s" | tee -a "$OUT/steps.txt"; }
+# Every step runs even when one before it failed (the logs of the others are still wanted);
+# the script exits non-zero when any step failed, naming them.
+failed=()
+step() { local name=$1 t=$2; shift 2; [[ "$name" =~ ^(${STEPS:-.*})$ ]] || return 0; local s=$(date +%s); timeout "$t" "$@" > "$OUT/$name.log" 2>&1; local rc=$?; echo "$name rc=$rc $(( $(date +%s) - s )) s" | tee -a "$OUT/steps.txt"; [ "$rc" -eq 0 ] || failed+=("$name"); }
 nvidia-smi -L > "$OUT/smi.txt" 2>&1
 step devices 30 "$B/graphlens-cli" devices
 step copy 60 "$B/graphlens-bench" kernels --sections copy
@@ -25,4 +28,7 @@ step groups-1b-512 90 "$B/graphlens-cli" run d512.json --modes levels --groups l
 step groups-1b-pre 90 "$B/graphlens-cli" run p512.json --modes levels --repeat 3 --groups levels --profile --top 400
 step test-ops 150 "$B/test_ops"
 (cd "$OUT" && tar czf logs.tgz ./*.log steps.txt smi.txt && rm -f ./*.log)
-exit 0
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "failed steps: ${failed[*]}" | tee -a "$OUT/steps.txt" >&2
+  exit 1
+fi

@@ -599,6 +599,11 @@ class TestModels : public QObject {
         qInfo("100k dispatches: analysis %lld ms (worker), views %lld ms (UI), %zu folded items",
               analysis_ms, ui_ms, folded.items.size());
         QVERIFY(folded.items.size() < 100);  // the repeated layers fold into one item
+        // Bounds ten times what a 2-core machine takes (docs/benchmarks.md has the figures):
+        // loose enough for a loaded CI machine, tight enough that an algorithm gone
+        // quadratic in the dispatches breaks them.
+        QVERIFY2(analysis_ms < 5000, qPrintable(QString::number(analysis_ms)));
+        QVERIFY2(ui_ms < 1000, qPrintable(QString::number(ui_ms)));
 
         // The node table behind its proxy: shown in node order (no sort), sorted by label,
         // filtered by a word.
@@ -626,6 +631,9 @@ class TestModels : public QObject {
         const qint64 filter_ms = step.restart();
         qInfo("100k node table: shown %lld ms, sorted by label %lld ms, filtered %lld ms", show_ms,
               sort_ms, filter_ms);
+        QVERIFY2(
+            show_ms < 1000 && sort_ms < 5000 && filter_ms < 3000,
+            qPrintable(QStringLiteral("%1 / %2 / %3 ms").arg(show_ms).arg(sort_ms).arg(filter_ms)));
     }
 
     void presentationFormatsValues() {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <ostream>
 #include <string>
 
 #include "gpu/gpu_fixture.h"
@@ -80,6 +81,10 @@ struct PresetCase {
     std::string preset;
     Phase phase;
 };
+
+void PrintTo(const PresetCase& c, std::ostream* os) {
+    *os << c.preset << " " << phase_name(c.phase);
+}
 
 std::string case_name(const ::testing::TestParamInfo<PresetCase>& info) {
     std::string name = info.param.preset + "_" + std::string(phase_name(info.param.phase));

@@ -18,7 +18,21 @@ TEST(SyntheticGraphsTest, RandomGraphsAreValidAndReproducible) {
     EXPECT_TRUE(a.validate().empty());
     EXPECT_EQ(a.dispatch_count(), 200u);
     EXPECT_GT(a.barrier_count(), 0u);
-    EXPECT_EQ(random_graph(o).nodes.size(), a.nodes.size());
+    // The same seed gives the same graph, node for node and range for range.
+    const ComputeGraph again = random_graph(o);
+    ASSERT_EQ(again.nodes.size(), a.nodes.size());
+    for (size_t i = 0; i < a.nodes.size(); ++i) {
+        SCOPED_TRACE(i);
+        EXPECT_EQ(again.nodes[i].kind, a.nodes[i].kind);
+        EXPECT_EQ(again.nodes[i].id, a.nodes[i].id);
+        EXPECT_EQ(again.nodes[i].op, a.nodes[i].op);
+        EXPECT_EQ(std::string(again.nodes[i].label), std::string(a.nodes[i].label));
+        EXPECT_EQ(again.nodes[i].reads, a.nodes[i].reads);
+        EXPECT_EQ(again.nodes[i].writes, a.nodes[i].writes);
+    }
+    ASSERT_EQ(again.allocations.size(), a.allocations.size());
+    for (size_t k = 0; k < a.allocations.size(); ++k)
+        EXPECT_EQ(again.allocations[k].size, a.allocations[k].size);
     o.seed = 43;
     EXPECT_NE(random_graph(o).nodes[0].reads, a.nodes[0].reads);
 }

@@ -69,6 +69,15 @@ TEST(ChromeTrace, ARunWithoutProfilesHasOnlyModeTracks) {
     const Json trace = Json::parse(chrome_trace_json(run));
     EXPECT_TRUE(events_of(trace, 3, "X").empty());
     EXPECT_TRUE(events_of(trace, 3, "M").empty());
+    // ... and still every mode's track with its repeats.
+    for (int tid = 1; tid <= 2; ++tid) {
+        const ModeResult& mode = run.modes[static_cast<size_t>(tid - 1)];
+        const auto meta = events_of(trace, tid, "M");
+        ASSERT_FALSE(meta.empty());
+        EXPECT_EQ(meta[0]["args"]["name"], mode.mode);
+        EXPECT_EQ(events_of(trace, tid, "X").size(), mode.gpu_ns.samples.size());
+        EXPECT_FALSE(mode.gpu_ns.samples.empty());
+    }
 }
 
 }  // namespace
