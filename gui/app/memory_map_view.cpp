@@ -40,6 +40,7 @@ void MemoryMapCanvas::setZoomed(bool zoomed) {
 void MemoryMapCanvas::refresh() {
     rows_.clear();
     spans_.clear();
+    axis_labels_.clear();
     hazards_.clear();
     const Snapshot* s = state_->snapshot();
     const StageAnalysis* a = state_->analysis();
@@ -60,7 +61,9 @@ void MemoryMapCanvas::refresh() {
             if (!show_all_ && it == touched.end()) continue;
             rows_.push_back(info.id);
             std::pair<uint64_t, uint64_t> span{0, std::max<uint64_t>(1, info.size)};
+            std::pair<uint64_t, uint64_t> labelled{0, info.size};
             if (zoomed_ && it != touched.end() && it->second.second > it->second.first) {
+                labelled = it->second;
                 // A margin of a twentieth of the touched bytes on each side, inside the
                 // allocation, so intervals that end at the span's edge stay visible as such.
                 const uint64_t pad = (it->second.second - it->second.first) / 20;
@@ -68,6 +71,7 @@ void MemoryMapCanvas::refresh() {
                         std::min(span.second, it->second.second + pad)};
             }
             spans_.push_back(span);
+            axis_labels_.push_back(labelled);
         }
         if (auto n = state_->selectedNodeIndex()) {
             hazards_ = a->hazards_in[*n];
@@ -132,13 +136,26 @@ void MemoryMapCanvas::paintEvent(QPaintEvent*) {
                    palette().color(QPalette::AlternateBase));
         p.setPen(QColor(0, 0, 0, 60));
         p.drawRect(QRectF(kNameW, y + 1, barW, kBarH - 2));
-        // The byte axis: the offsets at both ends of the row's span.
+        // The byte axis: real offsets (the first byte touched and the end of the last, or the
+        // allocation's ends), each under the place it names; the margin around a zoomed span
+        // is no offset of anything and gets no label.
         p.save();
         p.setFont(small);
         p.setPen(palette().color(QPalette::PlaceholderText));
-        const QRectF axis(kNameW, y + kBarH - 1, barW, kRowH - kBarH);
-        p.drawText(axis, Qt::AlignLeft | Qt::AlignTop, QStringLiteral("0x%1").arg(lo, 0, 16));
-        p.drawText(axis, Qt::AlignRight | Qt::AlignTop, QStringLiteral("0x%1").arg(hi, 0, 16));
+        const auto [first, end] = axis_labels_[i];
+        const auto x_of = [&](uint64_t offset) {
+            return kNameW + barW * double(offset - lo) / double(std::max<uint64_t>(1, hi - lo));
+        };
+        const QString first_text = QStringLiteral("0x%1").arg(first, 0, 16);
+        const QString end_text = QStringLiteral("0x%1").arg(end, 0, 16);
+        const QFontMetricsF fm(small);
+        const double label_y = y + kBarH - 1;
+        const double label_h = kRowH - kBarH;
+        p.drawText(QRectF(x_of(first), label_y, fm.horizontalAdvance(first_text) + 2, label_h),
+                   Qt::AlignLeft | Qt::AlignTop, first_text);
+        const double end_w = fm.horizontalAdvance(end_text) + 2;
+        p.drawText(QRectF(x_of(end) - end_w, label_y, end_w, label_h),
+                   Qt::AlignRight | Qt::AlignTop, end_text);
         p.restore();
     }
     for (size_t n : nodes) {

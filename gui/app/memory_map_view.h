@@ -23,6 +23,9 @@ class MemoryMapCanvas : public QWidget {
     const std::vector<AllocationId>& rows() const { return rows_; }
     /// The byte range [first, second) row `row`'s axis spans.
     std::pair<uint64_t, uint64_t> rowSpan(size_t row) const { return spans_[row]; }
+    /// The offsets a row's axis names: the touched bytes' first and end when zoomed, else the
+    /// allocation's; never the margin drawn around them.
+    std::pair<uint64_t, uint64_t> rowAxisLabels(size_t row) const { return axis_labels_[row]; }
     /// The hazards whose overlapping bytes are outlined (indices into the stage's hazards).
     const std::vector<size_t>& outlinedHazards() const { return hazards_; }
     void refresh();
@@ -36,6 +39,7 @@ class MemoryMapCanvas : public QWidget {
     bool zoomed_ = true;
     std::vector<AllocationId> rows_;
     std::vector<std::pair<uint64_t, uint64_t>> spans_;
+    std::vector<std::pair<uint64_t, uint64_t>> axis_labels_;  ///< per row, see rowAxisLabels
     std::vector<size_t> hazards_;
 };
 

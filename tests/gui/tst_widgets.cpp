@@ -36,12 +36,12 @@
 #include "app/schedule_view.h"
 #include "app/timing_view.h"
 #include "app/view_export.h"
-#include "graphlens/capture_file.h"
-#include "graphlens/device.h"
-#include "graphlens/device_memory.h"
-#include "graphlens/model_config.h"
-#include "graphlens/synthetic_graphs.h"
-#include "graphlens/transformer_builder.h"
+#include "graphlens/gpu/device.h"
+#include "graphlens/gpu/device_memory.h"
+#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/io/capture_file.h"
+#include "graphlens/model/model_config.h"
+#include "graphlens/model/transformer_builder.h"
 #include "models/node_filter.h"
 #include "models/presentation.h"
 #include "models/stage_list_model.h"
@@ -711,9 +711,22 @@ class TestWidgets : public QObject {
         bool zoomed = false;
         for (size_t row = 0; row < map->rows().size(); ++row) {
             const auto [lo, hi] = map->rowSpan(row);
+            // The axis names real offsets: the first byte a touching range begins at and the
+            // last end, not the margin drawn around them.
+            std::set<uint64_t> begins, ends;
             for (const auto* list : {&g.nodes[node].reads, &g.nodes[node].writes})
                 for (const ByteRange& r : *list)
-                    if (r.allocation == map->rows()[row]) QVERIFY(lo <= r.begin && r.end <= hi);
+                    if (r.allocation == map->rows()[row]) {
+                        QVERIFY(lo <= r.begin && r.end <= hi);
+                        begins.insert(r.begin);
+                        ends.insert(r.end);
+                    }
+            const auto [first, end] = map->rowAxisLabels(row);
+            if (!begins.empty()) {
+                QVERIFY2(begins.count(first) || first == 0, qPrintable(QString::number(first, 16)));
+                QVERIFY2(ends.count(end) || end == g.allocations[map->rows()[row]].size,
+                         qPrintable(QString::number(end, 16)));
+            }
             zoomed |= hi - lo < g.allocations[map->rows()[row]].size;
         }
         QVERIFY(zoomed);
