@@ -2,8 +2,8 @@
 // dispatches (target: a 100k-dispatch capture loads in under 1 s).
 #include <benchmark/benchmark.h>
 
-#include "graphlens/capture_file.h"
-#include "graphlens/synthetic_graphs.h"
+#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/io/capture_file.h"
 
 namespace {
 

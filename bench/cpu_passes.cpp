@@ -12,13 +12,13 @@
 #include <memory>
 #include <string>
 
-#include "graphlens/barrier_planner.h"
-#include "graphlens/dependency_dag.h"
-#include "graphlens/pass_pipeline.h"
-#include "graphlens/reorder_greedy.h"
-#include "graphlens/reorder_levels.h"
-#include "graphlens/synthetic_graphs.h"
-#include "graphlens/verifier.h"
+#include "graphlens/graph/barrier_planner.h"
+#include "graphlens/graph/dependency_dag.h"
+#include "graphlens/graph/pass_pipeline.h"
+#include "graphlens/graph/reorder_greedy.h"
+#include "graphlens/graph/reorder_levels.h"
+#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/graph/verifier.h"
 
 namespace {
 using namespace graphlens;

@@ -19,14 +19,14 @@
 #include <string>
 #include <vector>
 
-#include "graphlens/command_encoder.h"
-#include "graphlens/device.h"
-#include "graphlens/device_memory.h"
-#include "graphlens/ggml_blocks.h"
-#include "graphlens/graph_executor.h"
-#include "graphlens/graph_session.h"
-#include "graphlens/kernel_catalog.h"
-#include "graphlens/op_support.h"
+#include "graphlens/gpu/command_encoder.h"
+#include "graphlens/gpu/device.h"
+#include "graphlens/gpu/device_memory.h"
+#include "graphlens/gpu/graph_executor.h"
+#include "graphlens/gpu/graph_session.h"
+#include "graphlens/gpu/kernel_catalog.h"
+#include "graphlens/gpu/op_support.h"
+#include "graphlens/ops/ggml_blocks.h"
 
 namespace graphlens::bench {
 namespace {

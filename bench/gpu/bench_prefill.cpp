@@ -18,15 +18,15 @@
 #include <vector>
 
 #include "bench_command.h"
-#include "graphlens/device.h"
-#include "graphlens/device_memory.h"
-#include "graphlens/ggml_blocks.h"
-#include "graphlens/graph_executor.h"
-#include "graphlens/graph_session.h"
-#include "graphlens/kernel_catalog.h"
-#include "graphlens/kernel_registry.h"
-#include "graphlens/op_reference.h"
-#include "graphlens/op_support.h"
+#include "graphlens/gpu/device.h"
+#include "graphlens/gpu/device_memory.h"
+#include "graphlens/gpu/graph_executor.h"
+#include "graphlens/gpu/graph_session.h"
+#include "graphlens/gpu/kernel_catalog.h"
+#include "graphlens/gpu/kernel_registry.h"
+#include "graphlens/gpu/op_support.h"
+#include "graphlens/ops/ggml_blocks.h"
+#include "graphlens/ops/op_reference.h"
 
 namespace graphlens::bench {
 namespace {
@@ -189,7 +189,7 @@ int run_prefill_benchmarks(const PrefillBenchOptions& o) {
 
     if (wanted("tiles")) {
         // Both tile sizes of the mat-mat kernel on each shape, whichever the op would pick:
-        // the data behind kMatmulTiles (core/src/ops/matmul.cpp).
+        // the data behind kMatmulTiles (core/ops/src/matmul.cpp).
         out("\n## Mat-mat tile sizes (q4_0), dispatched by kernel name\n");
         out("| weights (n x k) | kernel | tensor cores | workgroups | us | TFLOP/s |");
         out("|---|---|---|---|---|---|");

@@ -12,12 +12,12 @@
 
 #include "bench_command.h"
 #include "bench_kernels.h"
-#include "graphlens/capture_file.h"
-#include "graphlens/device.h"
-#include "graphlens/device_memory.h"
-#include "graphlens/graph_executor.h"
-#include "graphlens/op_support.h"
-#include "graphlens/runner.h"
+#include "graphlens/exec/runner.h"
+#include "graphlens/gpu/device.h"
+#include "graphlens/gpu/device_memory.h"
+#include "graphlens/gpu/graph_executor.h"
+#include "graphlens/gpu/op_support.h"
+#include "graphlens/io/capture_file.h"
 
 namespace graphlens::bench {
 

@@ -10,13 +10,13 @@
 #include <optional>
 
 #include "command.h"
-#include "graphlens/capture_device.h"
-#include "graphlens/capture_file.h"
-#include "graphlens/device.h"
-#include "graphlens/device_memory.h"
-#include "graphlens/gguf_file.h"
-#include "graphlens/model_config.h"
-#include "graphlens/transformer_builder.h"
+#include "graphlens/gpu/device.h"
+#include "graphlens/gpu/device_memory.h"
+#include "graphlens/io/capture_device.h"
+#include "graphlens/io/capture_file.h"
+#include "graphlens/model/gguf_file.h"
+#include "graphlens/model/model_config.h"
+#include "graphlens/model/transformer_builder.h"
 
 namespace graphlens::cli {
 namespace {

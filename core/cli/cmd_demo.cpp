@@ -10,12 +10,12 @@
 #include <random>
 
 #include "command.h"
-#include "graphlens/device.h"
-#include "graphlens/device_memory.h"
-#include "graphlens/graph_executor.h"
-#include "graphlens/model_config.h"
-#include "graphlens/runner.h"
-#include "graphlens/transformer_builder.h"
+#include "graphlens/exec/runner.h"
+#include "graphlens/gpu/device.h"
+#include "graphlens/gpu/device_memory.h"
+#include "graphlens/gpu/graph_executor.h"
+#include "graphlens/model/model_config.h"
+#include "graphlens/model/transformer_builder.h"
 
 namespace graphlens::cli {
 namespace {

@@ -1,11 +1,11 @@
 // graphlens-cli diff: two captures or runs compared by label, stage and mode
-// (graphlens/run_diff.h).
+// (graphlens/io/run_diff.h).
 #include <fmt/core.h>
 
 #include <memory>
 
 #include "command.h"
-#include "graphlens/run_diff.h"
+#include "graphlens/io/run_diff.h"
 
 namespace graphlens::cli {
 namespace {

@@ -1,14 +1,14 @@
-// graphlens-cli dot: Graphviz DOT of a capture's dependency graph (graphlens/dot_export.h).
+// graphlens-cli dot: Graphviz DOT of a capture's dependency graph (graphlens/io/dot_export.h).
 #include <fmt/core.h>
 
 #include <fstream>
 #include <memory>
 
 #include "command.h"
-#include "graphlens/capture_file.h"
-#include "graphlens/dot_export.h"
-#include "graphlens/op_fusion_recipes.h"
-#include "graphlens/pass_pipeline.h"
+#include "graphlens/graph/pass_pipeline.h"
+#include "graphlens/io/capture_file.h"
+#include "graphlens/io/dot_export.h"
+#include "graphlens/ops/op_fusion_recipes.h"
 
 namespace graphlens::cli {
 namespace {

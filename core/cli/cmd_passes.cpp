@@ -8,10 +8,10 @@
 #include <string>
 
 #include "command.h"
-#include "graphlens/capture_file.h"
-#include "graphlens/op_fusion_recipes.h"
-#include "graphlens/pass_pipeline.h"
-#include "graphlens/synthetic_graphs.h"
+#include "graphlens/graph/pass_pipeline.h"
+#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/io/capture_file.h"
+#include "graphlens/ops/op_fusion_recipes.h"
 
 namespace graphlens::cli {
 namespace {

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "command.h"
-#include "graphlens/model_config.h"
+#include "graphlens/model/model_config.h"
 
 namespace graphlens::cli {
 namespace {

@@ -1,12 +1,12 @@
-// graphlens-cli report: a capture as HTML, Markdown, CSV or JSON (graphlens/report.h).
+// graphlens-cli report: a capture as HTML, Markdown, CSV or JSON (graphlens/io/report.h).
 #include <fmt/core.h>
 
 #include <fstream>
 #include <memory>
 
 #include "command.h"
-#include "graphlens/op_fusion_recipes.h"
-#include "graphlens/report.h"
+#include "graphlens/io/report.h"
+#include "graphlens/ops/op_fusion_recipes.h"
 
 namespace graphlens::cli {
 namespace {

@@ -9,11 +9,11 @@
 #include <optional>
 
 #include "command.h"
-#include "graphlens/capture_file.h"
-#include "graphlens/chrome_trace.h"
-#include "graphlens/device.h"
-#include "graphlens/device_memory.h"
-#include "graphlens/runner.h"
+#include "graphlens/exec/runner.h"
+#include "graphlens/gpu/device.h"
+#include "graphlens/gpu/device_memory.h"
+#include "graphlens/io/capture_file.h"
+#include "graphlens/io/chrome_trace.h"
 
 namespace graphlens::cli {
 namespace {

@@ -7,16 +7,16 @@
 #include <exception>
 #include <utility>
 
-#include "graphlens/capture_file.h"
-#include "graphlens/device.h"
-#include "graphlens/device_memory.h"
-#include "graphlens/execution_mode.h"
-#include "graphlens/gguf_file.h"
-#include "graphlens/model_config.h"
-#include "graphlens/op_fusion_recipes.h"
-#include "graphlens/pass_pipeline.h"
-#include "graphlens/runner.h"
-#include "graphlens/transformer_builder.h"
+#include "graphlens/exec/execution_mode.h"
+#include "graphlens/exec/runner.h"
+#include "graphlens/gpu/device.h"
+#include "graphlens/gpu/device_memory.h"
+#include "graphlens/graph/pass_pipeline.h"
+#include "graphlens/io/capture_file.h"
+#include "graphlens/model/gguf_file.h"
+#include "graphlens/model/model_config.h"
+#include "graphlens/model/transformer_builder.h"
+#include "graphlens/ops/op_fusion_recipes.h"
 
 namespace graphlens::gui {
 

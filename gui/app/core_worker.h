@@ -13,9 +13,9 @@
 #include <string_view>
 #include <thread>
 
-#include "graphlens/capture_file.h"
-#include "graphlens/run_result.h"
-#include "graphlens/runner.h"
+#include "graphlens/exec/runner.h"
+#include "graphlens/graph/run_result.h"
+#include "graphlens/io/capture_file.h"
 #include "models/document.h"
 #include "models/request_queue.h"
 #include "models/stage_compare_model.h"

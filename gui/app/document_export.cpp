@@ -4,9 +4,9 @@
 #include <QFile>
 #include <stdexcept>
 
-#include "graphlens/capture_file.h"
-#include "graphlens/chrome_trace.h"
-#include "graphlens/report.h"
+#include "graphlens/io/capture_file.h"
+#include "graphlens/io/chrome_trace.h"
+#include "graphlens/io/report.h"
 #include "models/graph_folding.h"
 
 namespace graphlens::gui {

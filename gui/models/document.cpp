@@ -1,9 +1,9 @@
 #include "models/document.h"
 
-#include "graphlens/dependency_dag.h"
-#include "graphlens/hazard_index.h"
-#include "graphlens/schedule_analysis.h"
-#include "graphlens/verifier.h"
+#include "graphlens/graph/dependency_dag.h"
+#include "graphlens/graph/hazard_index.h"
+#include "graphlens/graph/schedule_analysis.h"
+#include "graphlens/graph/verifier.h"
 
 #include <algorithm>
 #include <atomic>

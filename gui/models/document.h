@@ -14,12 +14,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "graphlens/dependency_dag.h"
-#include "graphlens/hazard.h"
-#include "graphlens/hazard_index.h"
-#include "graphlens/pass_pipeline.h"
-#include "graphlens/run_result.h"
-#include "graphlens/snapshot.h"
+#include "graphlens/graph/dependency_dag.h"
+#include "graphlens/graph/hazard.h"
+#include "graphlens/graph/hazard_index.h"
+#include "graphlens/graph/pass_pipeline.h"
+#include "graphlens/graph/run_result.h"
+#include "graphlens/graph/snapshot.h"
 
 namespace graphlens::gui {
 

@@ -6,7 +6,7 @@
 #include <QString>
 #include <QStringList>
 
-#include "graphlens/compute_graph.h"
+#include "graphlens/graph/compute_graph.h"
 
 namespace graphlens::gui {
 

@@ -5,8 +5,8 @@
 #include <QModelIndexList>
 #include <QString>
 
-#include "graphlens/compute_graph.h"
-#include "graphlens/hazard.h"
+#include "graphlens/graph/compute_graph.h"
+#include "graphlens/graph/hazard.h"
 
 class QAbstractItemModel;
 

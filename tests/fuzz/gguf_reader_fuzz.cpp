@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <span>
 
-#include "graphlens/gguf_file.h"
+#include "graphlens/model/gguf_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {

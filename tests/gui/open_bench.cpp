@@ -21,8 +21,8 @@
 #include <cstdio>
 
 #include "app/main_window.h"
-#include "graphlens/capture_file.h"
-#include "graphlens/synthetic_graphs.h"
+#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/io/capture_file.h"
 
 using namespace graphlens;
 

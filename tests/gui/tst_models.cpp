@@ -8,7 +8,7 @@
 #include <atomic>
 #include <thread>
 
-#include "graphlens/synthetic_graphs.h"
+#include "graphlens/graph/synthetic_graphs.h"
 #include "models/graph_folding.h"
 #include "models/hazard_model.h"
 #include "models/node_filter.h"

@@ -10,14 +10,14 @@
 #include <utility>
 #include <vector>
 
-#include "graphlens/capture_file.h"
-#include "graphlens/device.h"
-#include "graphlens/device_memory.h"
-#include "graphlens/model_config.h"
-#include "graphlens/op_fusion_recipes.h"
-#include "graphlens/report.h"
-#include "graphlens/schedule_analysis.h"
-#include "graphlens/transformer_builder.h"
+#include "graphlens/gpu/device.h"
+#include "graphlens/gpu/device_memory.h"
+#include "graphlens/graph/schedule_analysis.h"
+#include "graphlens/io/capture_file.h"
+#include "graphlens/io/report.h"
+#include "graphlens/model/model_config.h"
+#include "graphlens/model/transformer_builder.h"
+#include "graphlens/ops/op_fusion_recipes.h"
 #include "models/document.h"
 
 using namespace graphlens;

@@ -1,4 +1,4 @@
-#include "graphlens/execution_mode.h"
+#include "graphlens/exec/execution_mode.h"
 
 #include <fmt/format.h>
 

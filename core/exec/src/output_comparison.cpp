@@ -1,4 +1,4 @@
-#include "exec/output_comparison.h"
+#include "exec/src/output_comparison.h"
 
 #include <fmt/format.h>
 
@@ -8,8 +8,8 @@
 #include <map>
 #include <set>
 
-#include "graphlens/device_memory.h"
-#include "graphlens/ggml_blocks.h"
+#include "graphlens/gpu/device_memory.h"
+#include "graphlens/ops/ggml_blocks.h"
 
 namespace graphlens {
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "graphlens/compute_graph.h"
-#include "graphlens/run_result.h"
+#include "graphlens/graph/compute_graph.h"
+#include "graphlens/graph/run_result.h"
 
 namespace graphlens {
 

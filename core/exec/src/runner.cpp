@@ -1,6 +1,6 @@
 // Runner: plans each execution mode through the pass pipeline, checks its outputs against
 // serial from one initial memory state, then times warm-up + repeats.
-#include "graphlens/runner.h"
+#include "graphlens/exec/runner.h"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -13,12 +13,12 @@
 #include <set>
 #include <stdexcept>
 
-#include "exec/output_comparison.h"
-#include "graphlens/device.h"
-#include "graphlens/device_memory.h"
-#include "graphlens/ggml_blocks.h"
-#include "graphlens/op_fusion_recipes.h"
-#include "graphlens/pass_pipeline.h"
+#include "exec/src/output_comparison.h"
+#include "graphlens/gpu/device.h"
+#include "graphlens/gpu/device_memory.h"
+#include "graphlens/graph/pass_pipeline.h"
+#include "graphlens/ops/ggml_blocks.h"
+#include "graphlens/ops/op_fusion_recipes.h"
 
 namespace graphlens {
 namespace {

@@ -1,7 +1,7 @@
 // CommandRecorder (one VkCommandBuffer), CommandEncoder (direct / capture) and the replay
 // of ComputeGraphs.
-#include "graphlens/command_encoder.h"
-#include "gpu/vk_struct.h"
+#include "graphlens/gpu/command_encoder.h"
+#include "gpu/src/vk_struct.h"
 
 #include <fmt/format.h>
 
@@ -11,10 +11,10 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "graphlens/device.h"
-#include "graphlens/device_memory.h"
-#include "graphlens/kernel_catalog.h"
-#include "graphlens/kernel_registry.h"
+#include "graphlens/gpu/device.h"
+#include "graphlens/gpu/device_memory.h"
+#include "graphlens/gpu/kernel_catalog.h"
+#include "graphlens/gpu/kernel_registry.h"
 
 namespace graphlens {
 

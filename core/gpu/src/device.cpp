@@ -1,8 +1,8 @@
 // Vulkan instance, physical-device choice, logical device with one compute queue, and the
 // validation message collector.
-#include "graphlens/device.h"
-#include "gpu/vk_enumerate.h"
-#include "gpu/vk_struct.h"
+#include "graphlens/gpu/device.h"
+#include "gpu/src/vk_enumerate.h"
+#include "gpu/src/vk_struct.h"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "graphlens/kernel_registry.h"
+#include "graphlens/gpu/kernel_registry.h"
 
 namespace graphlens {
 

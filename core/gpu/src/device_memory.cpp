@@ -1,13 +1,13 @@
 // Arenas of VkDeviceMemory carved into one VkBuffer per allocation, plus data transfers.
-#include "graphlens/device_memory.h"
-#include "gpu/vk_struct.h"
+#include "graphlens/gpu/device_memory.h"
+#include "gpu/src/vk_struct.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "graphlens/device.h"
+#include "graphlens/gpu/device.h"
 
 namespace graphlens {
 namespace {

@@ -1,5 +1,5 @@
 // GraphExecutor: sessions and the execution of ComputeGraphs with timing.
-#include "graphlens/graph_executor.h"
+#include "graphlens/gpu/graph_executor.h"
 
 #include <fmt/format.h>
 
@@ -9,9 +9,9 @@
 #include <thread>
 #include <unordered_map>
 
-#include "gpu/recording_threads.h"
-#include "graphlens/device.h"
-#include "graphlens/device_memory.h"
+#include "gpu/src/recording_threads.h"
+#include "graphlens/gpu/device.h"
+#include "graphlens/gpu/device_memory.h"
 
 namespace graphlens {
 namespace {

@@ -1,14 +1,14 @@
 // GraphSession: barrier policy, concurrency-group statistics, finish variants.
-#include "graphlens/graph_session.h"
+#include "graphlens/gpu/graph_session.h"
 
 #include <fmt/format.h>
 
 #include <stdexcept>
 
-#include "graphlens/device.h"
-#include "graphlens/device_memory.h"
-#include "graphlens/graph_executor.h"
-#include "graphlens/pass_pipeline.h"
+#include "graphlens/gpu/device.h"
+#include "graphlens/gpu/device_memory.h"
+#include "graphlens/gpu/graph_executor.h"
+#include "graphlens/graph/pass_pipeline.h"
 
 namespace graphlens {
 namespace {

@@ -1,5 +1,5 @@
 // Reflection of embedded SPIR-V through the spirv-cross C API.
-#include "graphlens/kernel_catalog.h"
+#include "graphlens/gpu/kernel_catalog.h"
 
 #include <fmt/format.h>
 #include <spirv_cross/spirv_cross_c.h>
@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "graphlens/embedded_kernels.h"
+#include "graphlens/gpu/embedded_kernels.h"
 
 namespace graphlens {
 

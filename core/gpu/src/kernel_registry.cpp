@@ -1,6 +1,6 @@
-#include "graphlens/kernel_registry.h"
-#include "gpu/vk_enumerate.h"
-#include "gpu/vk_struct.h"
+#include "graphlens/gpu/kernel_registry.h"
+#include "gpu/src/vk_enumerate.h"
+#include "gpu/src/vk_struct.h"
 
 #include <fmt/format.h>
 
@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "graphlens/device.h"
-#include "graphlens/kernel_catalog.h"
+#include "graphlens/gpu/device.h"
+#include "graphlens/gpu/kernel_catalog.h"
 
 namespace graphlens {
 KernelRegistry::KernelRegistry(Device& device) : device_(device) {}

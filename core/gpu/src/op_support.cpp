@@ -1,4 +1,4 @@
-#include "graphlens/op_support.h"
+#include "graphlens/gpu/op_support.h"
 
 #include <fmt/format.h>
 

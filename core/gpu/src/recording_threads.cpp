@@ -1,4 +1,4 @@
-#include "gpu/recording_threads.h"
+#include "gpu/src/recording_threads.h"
 
 #include <chrono>
 #include <stdexcept>

@@ -6,7 +6,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "graphlens/device.h"
+#include "graphlens/gpu/device.h"
 
 namespace graphlens {
 

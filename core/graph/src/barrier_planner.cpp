@@ -1,4 +1,4 @@
-#include "graphlens/barrier_planner.h"
+#include "graphlens/graph/barrier_planner.h"
 
 #include "stage_order.h"
 

@@ -1,4 +1,4 @@
-#include "graphlens/compute_graph.h"
+#include "graphlens/graph/compute_graph.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "graphlens/conflict_tracker.h"
+#include "graphlens/graph/conflict_tracker.h"
 
 namespace graphlens {
 

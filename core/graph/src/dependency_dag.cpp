@@ -1,4 +1,4 @@
-#include "graphlens/dependency_dag.h"
+#include "graphlens/graph/dependency_dag.h"
 
 #include <algorithm>
 

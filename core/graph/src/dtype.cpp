@@ -1,4 +1,4 @@
-#include "graphlens/dtype.h"
+#include "graphlens/graph/dtype.h"
 
 #include <array>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "graphlens/fusion.h"
+#include "graphlens/graph/fusion.h"
 
 #include <fmt/core.h>
 
@@ -10,8 +10,8 @@
 #include <stdexcept>
 
 #include "fusion_detail.h"
-#include "graphlens/barrier_planner.h"
-#include "graphlens/hazard_index.h"
+#include "graphlens/graph/barrier_planner.h"
+#include "graphlens/graph/hazard_index.h"
 
 namespace graphlens {
 

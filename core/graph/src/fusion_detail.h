@@ -4,9 +4,9 @@
 // it.
 #include <span>
 
-#include "graphlens/compute_graph.h"
-#include "graphlens/fusion.h"
-#include "graphlens/hazard_index.h"
+#include "graphlens/graph/compute_graph.h"
+#include "graphlens/graph/fusion.h"
+#include "graphlens/graph/hazard_index.h"
 
 namespace graphlens::detail {
 

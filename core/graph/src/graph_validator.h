@@ -7,7 +7,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "graphlens/compute_graph.h"
+#include "graphlens/graph/compute_graph.h"
 
 namespace graphlens::detail {
 

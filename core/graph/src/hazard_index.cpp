@@ -1,4 +1,4 @@
-#include "graphlens/hazard_index.h"
+#include "graphlens/graph/hazard_index.h"
 
 #include <algorithm>
 #include <array>

@@ -2,10 +2,10 @@
 #include <array>
 #include <string_view>
 
-#include "graphlens/allocation.h"
-#include "graphlens/hazard.h"
-#include "graphlens/kernel_info.h"
-#include "graphlens/op_kind.h"
+#include "graphlens/graph/allocation.h"
+#include "graphlens/graph/hazard.h"
+#include "graphlens/graph/kernel_info.h"
+#include "graphlens/graph/op_kind.h"
 
 namespace graphlens {
 namespace {

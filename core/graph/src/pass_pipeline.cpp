@@ -1,4 +1,4 @@
-#include "graphlens/pass_pipeline.h"
+#include "graphlens/graph/pass_pipeline.h"
 
 #include <fmt/core.h>
 
@@ -11,13 +11,13 @@
 
 #include "fusion_detail.h"
 #include "graph_validator.h"
-#include "graphlens/barrier_planner.h"
-#include "graphlens/dependency_dag.h"
-#include "graphlens/hazard_index.h"
-#include "graphlens/reorder_greedy.h"
-#include "graphlens/reorder_levels.h"
-#include "graphlens/schedule_analysis.h"
-#include "graphlens/verifier.h"
+#include "graphlens/graph/barrier_planner.h"
+#include "graphlens/graph/dependency_dag.h"
+#include "graphlens/graph/hazard_index.h"
+#include "graphlens/graph/reorder_greedy.h"
+#include "graphlens/graph/reorder_levels.h"
+#include "graphlens/graph/schedule_analysis.h"
+#include "graphlens/graph/verifier.h"
 #include "stage_order.h"
 #include "verifier_detail.h"
 

@@ -1,4 +1,4 @@
-#include "graphlens/reorder_greedy.h"
+#include "graphlens/graph/reorder_greedy.h"
 
 #include <algorithm>
 #include <bit>

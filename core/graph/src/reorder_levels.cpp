@@ -1,8 +1,8 @@
-#include "graphlens/reorder_levels.h"
+#include "graphlens/graph/reorder_levels.h"
 
 #include <algorithm>
 
-#include "graphlens/dependency_dag.h"
+#include "graphlens/graph/dependency_dag.h"
 #include "stage_order.h"
 
 namespace graphlens {

@@ -1,4 +1,4 @@
-#include "graphlens/run_result.h"
+#include "graphlens/graph/run_result.h"
 
 #include <algorithm>
 

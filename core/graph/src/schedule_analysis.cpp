@@ -1,4 +1,4 @@
-#include "graphlens/schedule_analysis.h"
+#include "graphlens/graph/schedule_analysis.h"
 
 #include <algorithm>
 

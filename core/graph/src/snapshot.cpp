@@ -1,4 +1,4 @@
-#include "graphlens/snapshot.h"
+#include "graphlens/graph/snapshot.h"
 
 #include <mutex>
 #include <optional>

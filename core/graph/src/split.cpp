@@ -1,4 +1,4 @@
-#include "graphlens/split.h"
+#include "graphlens/graph/split.h"
 
 #include <algorithm>
 #include <cmath>

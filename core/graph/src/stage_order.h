@@ -9,12 +9,12 @@
 #include <span>
 #include <vector>
 
-#include "graphlens/compute_graph.h"
-#include "graphlens/dependency_dag.h"
-#include "graphlens/hazard_index.h"
-#include "graphlens/reorder_greedy.h"
-#include "graphlens/snapshot.h"
-#include "graphlens/split.h"
+#include "graphlens/graph/compute_graph.h"
+#include "graphlens/graph/dependency_dag.h"
+#include "graphlens/graph/hazard_index.h"
+#include "graphlens/graph/reorder_greedy.h"
+#include "graphlens/graph/snapshot.h"
+#include "graphlens/graph/split.h"
 
 namespace graphlens::detail {
 

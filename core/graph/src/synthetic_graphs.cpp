@@ -1,10 +1,10 @@
-#include "graphlens/synthetic_graphs.h"
+#include "graphlens/graph/synthetic_graphs.h"
 
 #include <array>
 #include <random>
 #include <string>
 
-#include "graphlens/barrier_planner.h"
+#include "graphlens/graph/barrier_planner.h"
 
 namespace graphlens {
 namespace {

@@ -1,4 +1,4 @@
-#include "graphlens/verifier.h"
+#include "graphlens/graph/verifier.h"
 
 #include <fmt/core.h>
 
@@ -8,8 +8,8 @@
 #include <span>
 #include <stdexcept>
 
-#include "graphlens/conflict_tracker.h"
-#include "graphlens/hazard_index.h"
+#include "graphlens/graph/conflict_tracker.h"
+#include "graphlens/graph/hazard_index.h"
 #include "stage_order.h"
 #include "verifier_detail.h"
 

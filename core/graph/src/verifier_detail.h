@@ -4,9 +4,9 @@
 #include <optional>
 #include <vector>
 
-#include "graphlens/hazard_index.h"
-#include "graphlens/snapshot.h"
-#include "graphlens/verifier.h"
+#include "graphlens/graph/hazard_index.h"
+#include "graphlens/graph/snapshot.h"
+#include "graphlens/graph/verifier.h"
 
 namespace graphlens::detail {
 

@@ -1,4 +1,4 @@
-#include "graphlens/capture_device.h"
+#include "graphlens/io/capture_device.h"
 
 #include <algorithm>
 

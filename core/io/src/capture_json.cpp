@@ -1,7 +1,7 @@
-#include "io/capture_json.h"
+#include "io/src/capture_json.h"
 
-#include "graphlens/dtype.h"
-#include "graphlens/kernel_info.h"
+#include "graphlens/graph/dtype.h"
+#include "graphlens/graph/kernel_info.h"
 
 namespace graphlens::capture_detail {
 

@@ -8,10 +8,10 @@
 #include <limits>
 #include <unordered_set>
 
-#include "graphlens/capture_file.h"
-#include "graphlens/schedule_analysis.h"
-#include "io/capture_json.h"
-#include "io/json_tape.h"
+#include "graphlens/graph/schedule_analysis.h"
+#include "graphlens/io/capture_file.h"
+#include "io/src/capture_json.h"
+#include "io/src/json_tape.h"
 
 namespace graphlens {
 

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <system_error>
 
-#include "graphlens/capture_file.h"
-#include "io/capture_json.h"
+#include "graphlens/io/capture_file.h"
+#include "io/src/capture_json.h"
 
 namespace graphlens {
 namespace {

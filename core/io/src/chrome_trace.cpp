@@ -1,4 +1,4 @@
-#include "graphlens/chrome_trace.h"
+#include "graphlens/io/chrome_trace.h"
 
 #include <fstream>
 #include <nlohmann/json.hpp>

@@ -1,13 +1,13 @@
-#include "graphlens/dot_export.h"
+#include "graphlens/io/dot_export.h"
 
 #include <fmt/format.h>
 
 #include <stdexcept>
 #include <unordered_set>
 
-#include "graphlens/dependency_dag.h"
-#include "graphlens/hazard_index.h"
-#include "graphlens/report.h"
+#include "graphlens/graph/dependency_dag.h"
+#include "graphlens/graph/hazard_index.h"
+#include "graphlens/io/report.h"
 
 namespace graphlens {
 namespace {

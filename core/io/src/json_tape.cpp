@@ -1,4 +1,4 @@
-#include "io/json_tape.h"
+#include "io/src/json_tape.h"
 
 #include <bit>
 #include <nlohmann/json.hpp>

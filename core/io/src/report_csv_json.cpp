@@ -3,7 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "graphlens/report.h"
+#include "graphlens/io/report.h"
 
 namespace graphlens {
 namespace {

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "graphlens/report.h"
-#include "io/report_text.h"
+#include "graphlens/io/report.h"
+#include "io/src/report_text.h"
 
 namespace graphlens {
 namespace {

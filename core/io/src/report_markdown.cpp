@@ -2,8 +2,8 @@
 // labels escaped, no HTML).
 #include <fmt/format.h>
 
-#include "graphlens/report.h"
-#include "io/report_text.h"
+#include "graphlens/io/report.h"
+#include "io/src/report_text.h"
 
 namespace graphlens {
 namespace {

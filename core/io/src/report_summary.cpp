@@ -4,9 +4,9 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "graphlens/dependency_dag.h"
-#include "graphlens/report.h"
-#include "graphlens/schedule_analysis.h"
+#include "graphlens/graph/dependency_dag.h"
+#include "graphlens/graph/schedule_analysis.h"
+#include "graphlens/io/report.h"
 
 namespace graphlens {
 namespace {

@@ -1,4 +1,4 @@
-#include "io/report_text.h"
+#include "io/src/report_text.h"
 
 #include <fmt/format.h>
 

@@ -3,7 +3,7 @@
 // descriptions of causes and stages, so every format says the same thing the same way.
 #include <string>
 
-#include "graphlens/report.h"
+#include "graphlens/io/report.h"
 
 namespace graphlens::report_detail {
 

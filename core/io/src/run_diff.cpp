@@ -1,4 +1,4 @@
-#include "graphlens/run_diff.h"
+#include "graphlens/io/run_diff.h"
 
 #include <fmt/format.h>
 
@@ -6,9 +6,9 @@
 #include <cmath>
 #include <map>
 
-#include "graphlens/report.h"
-#include "graphlens/schedule_analysis.h"
-#include "io/report_text.h"
+#include "graphlens/graph/schedule_analysis.h"
+#include "graphlens/io/report.h"
+#include "io/src/report_text.h"
 
 namespace graphlens {
 

@@ -1,4 +1,4 @@
-#include "graphlens/cpu_reference_model.h"
+#include "graphlens/model/cpu_reference_model.h"
 
 #include <fmt/core.h>
 
@@ -7,8 +7,8 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "graphlens/ggml_blocks.h"
-#include "graphlens/transformer_builder.h"
+#include "graphlens/model/transformer_builder.h"
+#include "graphlens/ops/ggml_blocks.h"
 
 namespace graphlens {
 

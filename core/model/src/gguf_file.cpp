@@ -1,4 +1,4 @@
-#include "graphlens/gguf_file.h"
+#include "graphlens/model/gguf_file.h"
 
 #include <fcntl.h>
 #include <fmt/core.h>

@@ -1,4 +1,4 @@
-#include "graphlens/gguf_writer.h"
+#include "graphlens/model/gguf_writer.h"
 
 #include <fmt/core.h>
 
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "graphlens/ggml_blocks.h"
+#include "graphlens/ops/ggml_blocks.h"
 
 namespace graphlens {
 namespace {

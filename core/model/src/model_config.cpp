@@ -1,11 +1,11 @@
-#include "graphlens/model_config.h"
+#include "graphlens/model/model_config.h"
 
 #include <fmt/core.h>
 
 #include <cmath>
 #include <stdexcept>
 
-#include "graphlens/gguf_file.h"
+#include "graphlens/model/gguf_file.h"
 
 namespace graphlens {
 

@@ -1,4 +1,4 @@
-#include "graphlens/model_weights.h"
+#include "graphlens/model/model_weights.h"
 
 #include <fmt/core.h>
 #include <fmt/ranges.h>
@@ -7,9 +7,9 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "graphlens/ggml_blocks.h"
-#include "graphlens/gguf_file.h"
-#include "graphlens/gguf_writer.h"
+#include "graphlens/model/gguf_file.h"
+#include "graphlens/model/gguf_writer.h"
+#include "graphlens/ops/ggml_blocks.h"
 
 namespace graphlens {
 namespace {

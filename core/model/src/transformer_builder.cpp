@@ -1,4 +1,4 @@
-#include "graphlens/transformer_builder.h"
+#include "graphlens/model/transformer_builder.h"
 
 #include <fmt/core.h>
 
@@ -8,13 +8,13 @@
 #include <stdexcept>
 #include <vector>
 
-#include "graphlens/device.h"
-#include "graphlens/device_memory.h"
-#include "graphlens/ggml_blocks.h"
-#include "graphlens/graph_executor.h"
-#include "graphlens/graph_session.h"
-#include "graphlens/model_weights.h"
-#include "graphlens/op_params.h"
+#include "graphlens/gpu/device.h"
+#include "graphlens/gpu/device_memory.h"
+#include "graphlens/gpu/graph_executor.h"
+#include "graphlens/gpu/graph_session.h"
+#include "graphlens/gpu/op_params.h"
+#include "graphlens/model/model_weights.h"
+#include "graphlens/ops/ggml_blocks.h"
 
 namespace graphlens {
 

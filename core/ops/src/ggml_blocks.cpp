@@ -1,7 +1,7 @@
 // CPU (de)quantizers for ggml's block formats. The layouts follow GGUF byte for byte; the
 // quantizers are simple round-to-nearest ones (not ggml's iterative search), which is all
 // test models need: the dequantizers define the format.
-#include "graphlens/ggml_blocks.h"
+#include "graphlens/ops/ggml_blocks.h"
 
 #include <algorithm>
 #include <bit>

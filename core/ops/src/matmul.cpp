@@ -9,9 +9,9 @@
 #include <iterator>
 #include <optional>
 
-#include "graphlens/device.h"
-#include "graphlens/graph_session.h"
-#include "graphlens/op_support.h"
+#include "graphlens/gpu/device.h"
+#include "graphlens/gpu/graph_session.h"
+#include "graphlens/gpu/op_support.h"
 #include "op_common.h"
 
 namespace graphlens {

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "graphlens/device.h"
+#include "graphlens/gpu/device.h"
 
 namespace graphlens::ops_detail {
 

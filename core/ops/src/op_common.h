@@ -1,11 +1,11 @@
 #pragma once
-// Checks and helpers shared by the op families in core/src/ops (private to the layer).
+// Checks and helpers shared by the op families in core/ops/src (private to the layer).
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-#include "graphlens/dtype.h"
-#include "graphlens/tensor_view.h"
+#include "graphlens/graph/dtype.h"
+#include "graphlens/graph/tensor_view.h"
 
 namespace graphlens {
 class Device;

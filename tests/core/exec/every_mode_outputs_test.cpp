@@ -10,12 +10,12 @@
 #include <string>
 
 #include "gpu/gpu_fixture.h"
-#include "graphlens/capture_file.h"
-#include "graphlens/command_encoder.h"
-#include "graphlens/kernel_catalog.h"
-#include "graphlens/model_config.h"
-#include "graphlens/runner.h"
-#include "graphlens/transformer_builder.h"
+#include "graphlens/exec/runner.h"
+#include "graphlens/gpu/command_encoder.h"
+#include "graphlens/gpu/kernel_catalog.h"
+#include "graphlens/io/capture_file.h"
+#include "graphlens/model/model_config.h"
+#include "graphlens/model/transformer_builder.h"
 
 namespace graphlens::test {
 namespace {

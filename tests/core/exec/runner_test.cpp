@@ -1,12 +1,12 @@
 // Runner on lavapipe: every execution mode runs the same graph, agrees with serial and is
 // timed; comparisons catch changed results; modes parse with clear errors.
-#include "graphlens/runner.h"
+#include "graphlens/exec/runner.h"
 
 #include <gtest/gtest.h>
 
-#include "exec/output_comparison.h"
+#include "exec/src/output_comparison.h"
 #include "gpu/gpu_fixture.h"
-#include "graphlens/graph_session.h"
+#include "graphlens/gpu/graph_session.h"
 
 namespace graphlens::test {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdlib>
 
 #include "gpu_fixture.h"
-#include "graphlens/graph_session.h"
+#include "graphlens/gpu/graph_session.h"
 
 namespace graphlens::test {
 namespace {

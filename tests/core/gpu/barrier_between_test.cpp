@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu_fixture.h"
-#include "graphlens/graph_session.h"
+#include "graphlens/gpu/graph_session.h"
 
 namespace graphlens::test {
 namespace {

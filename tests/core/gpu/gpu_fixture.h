@@ -10,11 +10,11 @@
 #include <random>
 #include <vector>
 
-#include "graphlens/command_encoder.h"
-#include "graphlens/device.h"
-#include "graphlens/device_memory.h"
-#include "graphlens/graph_executor.h"
-#include "graphlens/op_support.h"
+#include "graphlens/gpu/command_encoder.h"
+#include "graphlens/gpu/device.h"
+#include "graphlens/gpu/device_memory.h"
+#include "graphlens/gpu/graph_executor.h"
+#include "graphlens/gpu/op_support.h"
 
 namespace graphlens::test {
 

@@ -3,8 +3,8 @@
 
 #include "chain_workload.h"
 #include "gpu_fixture.h"
-#include "graphlens/graph_session.h"
-#include "graphlens/pass_pipeline.h"
+#include "graphlens/gpu/graph_session.h"
+#include "graphlens/graph/pass_pipeline.h"
 
 namespace graphlens::test {
 namespace {

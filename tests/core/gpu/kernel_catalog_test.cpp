@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "graphlens/embedded_kernels.h"
-#include "graphlens/kernel_catalog.h"
+#include "graphlens/gpu/embedded_kernels.h"
+#include "graphlens/gpu/kernel_catalog.h"
 
 namespace graphlens {
 namespace {

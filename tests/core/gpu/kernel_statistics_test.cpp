@@ -2,8 +2,8 @@
 // spills: VK_KHR_pipeline_executable_properties), asked for with Options::pipeline_statistics.
 #include <gtest/gtest.h>
 
-#include "graphlens/device.h"
-#include "graphlens/kernel_registry.h"
+#include "graphlens/gpu/device.h"
+#include "graphlens/gpu/kernel_registry.h"
 
 namespace graphlens::test {
 namespace {

@@ -1,7 +1,7 @@
 // Specification of the graph IR's bookkeeping: ids, derived ranges, structural validation.
 #include <gtest/gtest.h>
 
-#include "graphlens/compute_graph.h"
+#include "graphlens/graph/compute_graph.h"
 
 namespace graphlens {
 namespace {
@@ -9,7 +9,8 @@ namespace {
 KernelInfo two_in_one_out() {
     KernelInfo k;
     k.name = "add_f32";
-    k.bindings = {{0, BindingAccess::read, "a"}, {1, BindingAccess::read, "b"},
+    k.bindings = {{0, BindingAccess::read, "a"},
+                  {1, BindingAccess::read, "b"},
                   {2, BindingAccess::write, "out"}};
     return k;
 }

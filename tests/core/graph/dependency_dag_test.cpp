@@ -1,11 +1,11 @@
 // Specification of DependencyDag: edges from hazards and fences, ASAP levels, depth, the
 // barrier lower bound and the transitively reduced view.
-#include "graphlens/dependency_dag.h"
+#include "graphlens/graph/dependency_dag.h"
 
 #include <gtest/gtest.h>
 
 #include "graph_test_support.h"
-#include "graphlens/synthetic_graphs.h"
+#include "graphlens/graph/synthetic_graphs.h"
 
 namespace graphlens {
 namespace {

@@ -1,13 +1,13 @@
 // Specification of the fusion pass: which chains fuse, why near misses do not, and that
 // applied fusions verify.
-#include "graphlens/fusion.h"
+#include "graphlens/graph/fusion.h"
 
 #include <gtest/gtest.h>
 
 #include "graph_test_support.h"
-#include "graphlens/barrier_planner.h"
-#include "graphlens/synthetic_graphs.h"
-#include "graphlens/verifier.h"
+#include "graphlens/graph/barrier_planner.h"
+#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/graph/verifier.h"
 
 namespace graphlens {
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "graphlens/compute_graph.h"
-#include "graphlens/hazard_index.h"
+#include "graphlens/graph/compute_graph.h"
+#include "graphlens/graph/hazard_index.h"
 
 namespace graphlens::testing {
 
@@ -77,7 +77,7 @@ inline std::vector<std::vector<bool>> reachability(
 #include <algorithm>
 #include <span>
 
-#include "graphlens/fusion.h"
+#include "graphlens/graph/fusion.h"
 
 namespace graphlens::testing {
 

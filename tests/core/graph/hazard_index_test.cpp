@@ -1,6 +1,6 @@
 // Specification of HazardIndex: which hazards are listed, and that they imply every
 // conflicting pair the quadratic brute force finds.
-#include "graphlens/hazard_index.h"
+#include "graphlens/graph/hazard_index.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <tuple>
 
 #include "graph_test_support.h"
-#include "graphlens/synthetic_graphs.h"
+#include "graphlens/graph/synthetic_graphs.h"
 
 namespace graphlens {
 namespace {

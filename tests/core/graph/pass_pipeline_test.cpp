@@ -1,18 +1,18 @@
 // Specification of the pass pipeline: its stages, what each snapshot records, the unknown
 // ranges policy; and the whole pipeline verified on many random and model-shaped graphs.
-#include "graphlens/pass_pipeline.h"
+#include "graphlens/graph/pass_pipeline.h"
 
 #include <gtest/gtest.h>
 
 #include <thread>
 
 #include "graph_test_support.h"
-#include "graphlens/barrier_planner.h"
-#include "graphlens/dependency_dag.h"
-#include "graphlens/reorder_greedy.h"
-#include "graphlens/reorder_levels.h"
-#include "graphlens/synthetic_graphs.h"
-#include "graphlens/verifier.h"
+#include "graphlens/graph/barrier_planner.h"
+#include "graphlens/graph/dependency_dag.h"
+#include "graphlens/graph/reorder_greedy.h"
+#include "graphlens/graph/reorder_levels.h"
+#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/graph/verifier.h"
 
 namespace graphlens {
 namespace {

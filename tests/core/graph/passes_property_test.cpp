@@ -6,15 +6,15 @@
 
 #include <random>
 
-#include "graph/stage_order.h"
+#include "graph/src/stage_order.h"
 #include "graph_test_support.h"
-#include "graphlens/barrier_planner.h"
-#include "graphlens/dependency_dag.h"
-#include "graphlens/reorder_greedy.h"
-#include "graphlens/reorder_levels.h"
-#include "graphlens/schedule_analysis.h"
-#include "graphlens/synthetic_graphs.h"
-#include "graphlens/verifier.h"
+#include "graphlens/graph/barrier_planner.h"
+#include "graphlens/graph/dependency_dag.h"
+#include "graphlens/graph/reorder_greedy.h"
+#include "graphlens/graph/reorder_levels.h"
+#include "graphlens/graph/schedule_analysis.h"
+#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/graph/verifier.h"
 
 namespace graphlens {
 namespace {

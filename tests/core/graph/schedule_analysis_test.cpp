@@ -1,11 +1,11 @@
 // Specification of schedule analysis: concurrency groups, stats, and why each barrier exists.
-#include "graphlens/schedule_analysis.h"
+#include "graphlens/graph/schedule_analysis.h"
 
 #include <gtest/gtest.h>
 
 #include "graph_test_support.h"
-#include "graphlens/synthetic_graphs.h"
-#include "graphlens/verifier.h"
+#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/graph/verifier.h"
 
 namespace graphlens {
 namespace {

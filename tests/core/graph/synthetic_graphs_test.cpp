@@ -1,9 +1,9 @@
 // Specification of the synthetic graph generators used by tests, benchmarks and the GUI.
-#include "graphlens/synthetic_graphs.h"
+#include "graphlens/graph/synthetic_graphs.h"
 
 #include <gtest/gtest.h>
 
-#include "graphlens/dependency_dag.h"
+#include "graphlens/graph/dependency_dag.h"
 
 namespace graphlens {
 namespace {

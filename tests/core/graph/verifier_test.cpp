@@ -1,17 +1,17 @@
 // Specification of the verifier: it accepts valid schedules and rejects broken ones with a
 // message that names the nodes, the allocation and the bytes.
-#include "graphlens/verifier.h"
+#include "graphlens/graph/verifier.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "graph/stage_order.h"
-#include "graph/verifier_detail.h"
+#include "graph/src/stage_order.h"
+#include "graph/src/verifier_detail.h"
 #include "graph_test_support.h"
-#include "graphlens/barrier_planner.h"
-#include "graphlens/schedule_analysis.h"
-#include "graphlens/synthetic_graphs.h"
+#include "graphlens/graph/barrier_planner.h"
+#include "graphlens/graph/schedule_analysis.h"
+#include "graphlens/graph/synthetic_graphs.h"
 
 namespace graphlens {
 namespace {

@@ -1,7 +1,7 @@
 // Specification of the conversion from the gpu layer's DeviceFacts to a capture's device.
 #include <gtest/gtest.h>
 
-#include "graphlens/capture_device.h"
+#include "graphlens/io/capture_device.h"
 
 namespace graphlens {
 namespace {

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <string>
 
-#include "graphlens/capture_file.h"
+#include "graphlens/io/capture_file.h"
 
 namespace graphlens::test {
 

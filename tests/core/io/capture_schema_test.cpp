@@ -8,8 +8,8 @@
 #include <set>
 #include <string>
 
-#include "graphlens/dtype.h"
-#include "graphlens/op_kind.h"
+#include "graphlens/graph/dtype.h"
+#include "graphlens/graph/op_kind.h"
 
 namespace graphlens {
 namespace {

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "capture_fixtures.h"
-#include "graphlens/chrome_trace.h"
+#include "graphlens/io/chrome_trace.h"
 
 namespace graphlens {
 namespace {

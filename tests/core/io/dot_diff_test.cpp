@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "capture_fixtures.h"
-#include "graphlens/dot_export.h"
-#include "graphlens/run_diff.h"
+#include "graphlens/io/dot_export.h"
+#include "graphlens/io/run_diff.h"
 
 namespace graphlens {
 namespace {

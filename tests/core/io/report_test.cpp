@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "capture_fixtures.h"
-#include "graphlens/report.h"
+#include "graphlens/io/report.h"
 
 namespace graphlens {
 namespace {

@@ -6,8 +6,8 @@
 #include <set>
 
 #include "gpu/gpu_fixture.h"
-#include "graphlens/hazard_index.h"
-#include "graphlens/transformer_builder.h"
+#include "graphlens/graph/hazard_index.h"
+#include "graphlens/model/transformer_builder.h"
 
 namespace graphlens {
 namespace {

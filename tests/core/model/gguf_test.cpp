@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <random>
 
-#include "graphlens/ggml_blocks.h"
-#include "graphlens/gguf_file.h"
-#include "graphlens/gguf_writer.h"
+#include "graphlens/model/gguf_file.h"
+#include "graphlens/model/gguf_writer.h"
+#include "graphlens/ops/ggml_blocks.h"
 
 namespace graphlens {
 namespace {

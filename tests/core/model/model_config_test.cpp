@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "graphlens/gguf_file.h"
-#include "graphlens/gguf_writer.h"
-#include "graphlens/model_config.h"
-#include "graphlens/model_weights.h"
+#include "graphlens/model/gguf_file.h"
+#include "graphlens/model/gguf_writer.h"
+#include "graphlens/model/model_config.h"
+#include "graphlens/model/model_weights.h"
 
 namespace graphlens {
 namespace {

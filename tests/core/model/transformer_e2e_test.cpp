@@ -17,20 +17,20 @@
 #include <random>
 
 #include "gpu/gpu_fixture.h"
-#include "graphlens/cpu_reference_model.h"
-#include "graphlens/ggml_blocks.h"
-#include "graphlens/gguf_file.h"
-#include "graphlens/graph_session.h"
-#include "graphlens/model_weights.h"
-#include "graphlens/runner.h"
-#include "graphlens/transformer_builder.h"
+#include "graphlens/exec/runner.h"
+#include "graphlens/gpu/graph_session.h"
+#include "graphlens/model/cpu_reference_model.h"
+#include "graphlens/model/gguf_file.h"
+#include "graphlens/model/model_weights.h"
+#include "graphlens/model/transformer_builder.h"
+#include "graphlens/ops/ggml_blocks.h"
 
 namespace graphlens {
 namespace {
 
 constexpr double kLogitTolerance = 1e-5;
 constexpr double kLogitToleranceTensorCores = 5e-3;
-constexpr uint32_t kMatvecMaxTokens = 8;  // core/src/ops/matmul.cpp: more take the tiled mat-mat
+constexpr uint32_t kMatvecMaxTokens = 8;  // core/ops/src/matmul.cpp: more take the tiled mat-mat
 
 double relative_error(const std::vector<float>& got, const std::vector<float>& want) {
     if (got.size() != want.size()) return INFINITY;

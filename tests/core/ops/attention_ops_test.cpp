@@ -1,7 +1,7 @@
 // sdpa (prefill) and flash_attn_vec (decode) against the reference attention.
 #include <algorithm>
 
-#include "graphlens/op_reference.h"
+#include "graphlens/ops/op_reference.h"
 #include "ops_test_support.h"
 
 namespace graphlens::test {

@@ -1,7 +1,7 @@
 // Elementwise ops, norms, activations, softmax, rope and copies against their references.
 #include <cmath>
 
-#include "graphlens/op_reference.h"
+#include "graphlens/ops/op_reference.h"
 #include "ops_test_support.h"
 
 namespace graphlens::test {

@@ -7,10 +7,10 @@
 // run as well.
 #include <algorithm>
 
-#include "graphlens/fusion.h"
-#include "graphlens/graph_executor.h"
-#include "graphlens/op_fusion_recipes.h"
-#include "graphlens/op_reference.h"
+#include "graphlens/gpu/graph_executor.h"
+#include "graphlens/graph/fusion.h"
+#include "graphlens/ops/op_fusion_recipes.h"
+#include "graphlens/ops/op_reference.h"
 #include "ops_test_support.h"
 
 namespace graphlens::test {

@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "graphlens/fusion.h"
-#include "graphlens/graph_executor.h"
-#include "graphlens/op_fusion_recipes.h"
+#include "graphlens/gpu/graph_executor.h"
+#include "graphlens/graph/fusion.h"
+#include "graphlens/ops/op_fusion_recipes.h"
 #include "ops_test_support.h"
 
 namespace graphlens::test {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "graphlens/kernel_catalog.h"
-#include "graphlens/kernel_registry.h"
-#include "graphlens/op_reference.h"
+#include "graphlens/gpu/kernel_catalog.h"
+#include "graphlens/gpu/kernel_registry.h"
+#include "graphlens/ops/op_reference.h"
 #include "ops_test_support.h"
 
 namespace graphlens::test {

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <random>
 
-#include "graphlens/ggml_blocks.h"
+#include "graphlens/ops/ggml_blocks.h"
 
 namespace graphlens::ggml {
 namespace {

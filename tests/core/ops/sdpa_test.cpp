@@ -4,8 +4,8 @@
 // before the queries, sliding window and soft-capping.
 #include <algorithm>
 
-#include "graphlens/kernel_registry.h"
-#include "graphlens/op_reference.h"
+#include "graphlens/gpu/kernel_registry.h"
+#include "graphlens/ops/op_reference.h"
 #include "ops_test_support.h"
 
 namespace graphlens::test {

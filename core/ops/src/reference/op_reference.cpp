@@ -1,12 +1,12 @@
 // Straightforward double-precision versions of every op: clarity over speed.
-#include "graphlens/op_reference.h"
+#include "graphlens/ops/op_reference.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
-#include "graphlens/ggml_blocks.h"
+#include "graphlens/ops/ggml_blocks.h"
 
 namespace graphlens::reference {
 

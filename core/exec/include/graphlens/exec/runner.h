@@ -14,10 +14,10 @@
 #include <string_view>
 #include <vector>
 
-#include "graphlens/compute_graph.h"
-#include "graphlens/execution_mode.h"
-#include "graphlens/graph_executor.h"
-#include "graphlens/run_result.h"
+#include "graphlens/exec/execution_mode.h"
+#include "graphlens/gpu/graph_executor.h"
+#include "graphlens/graph/compute_graph.h"
+#include "graphlens/graph/run_result.h"
 
 namespace graphlens {
 

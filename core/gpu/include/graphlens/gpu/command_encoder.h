@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "graphlens/compute_graph.h"
-#include "graphlens/conflict_tracker.h"
-#include "graphlens/kernel_info.h"
-#include "graphlens/op_kind.h"
-#include "graphlens/tensor_view.h"
+#include "graphlens/graph/compute_graph.h"
+#include "graphlens/graph/conflict_tracker.h"
+#include "graphlens/graph/kernel_info.h"
+#include "graphlens/graph/op_kind.h"
+#include "graphlens/graph/tensor_view.h"
 
 namespace graphlens {
 

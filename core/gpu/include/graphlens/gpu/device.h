@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "graphlens/device_facts.h"
+#include "graphlens/gpu/device_facts.h"
 
 namespace graphlens {
 

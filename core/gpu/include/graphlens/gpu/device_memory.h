@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "graphlens/allocation.h"
-#include "graphlens/compute_graph.h"
-#include "graphlens/tensor_view.h"
+#include "graphlens/graph/allocation.h"
+#include "graphlens/graph/compute_graph.h"
+#include "graphlens/graph/tensor_view.h"
 
 namespace graphlens {
 

@@ -8,8 +8,8 @@
 namespace graphlens {
 
 struct EmbeddedKernel {
-    const char* name;        ///< kernel name = shader file stem or variant name
-    const uint32_t* words;   ///< SPIR-V words
+    const char* name;       ///< kernel name = shader file stem or variant name
+    const uint32_t* words;  ///< SPIR-V words
     size_t word_count;
 };
 

@@ -7,11 +7,11 @@
 #include <mutex>
 #include <vector>
 
-#include "graphlens/command_encoder.h"
-#include "graphlens/compute_graph.h"
-#include "graphlens/graph_session.h"
-#include "graphlens/run_result.h"
-#include "graphlens/snapshot.h"
+#include "graphlens/gpu/command_encoder.h"
+#include "graphlens/gpu/graph_session.h"
+#include "graphlens/graph/compute_graph.h"
+#include "graphlens/graph/run_result.h"
+#include "graphlens/graph/snapshot.h"
 
 namespace graphlens {
 

@@ -15,14 +15,14 @@
 // buffer is reset when the recorder is reused.
 //
 // ---------------------------------------------------------------------------------------
-// Adding an op (the pattern every op family follows; see core/src/ops/elementwise_basic.cpp):
+// Adding an op (the pattern every op family follows; see core/ops/src/elementwise_basic.cpp):
 //  1. Write the kernel shaders/<kernel>.comp (storage buffers in set 0, `readonly` on
 //     inputs, `writeonly` on pure outputs: the access modes are reflected from these, and
 //     hazards and fusion follow from them; a push-constant block for sizes).
 //  2. Declare the op method below, in the block of its family, taking TensorViews (the
 //     caller allocates outputs) and a label defaulting to the op name.
-//  3. Define it in core/src/ops/<family>.cpp: check dtypes/shapes with the helpers of
-//     graphlens/op_support.h (throw std::invalid_argument naming op, operand and label),
+//  3. Define it in core/ops/src/<family>.cpp: check dtypes/shapes with the helpers of
+//     graphlens/gpu/op_support.h (throw std::invalid_argument naming op, operand and label),
 //     pack the push constants with push_constant_bytes(), compute workgroups with
 //     grid_1d()/grid_2d(), and call dispatch(DispatchDesc{...}) with the OpKind.
 //  Never emit barriers inside an op: the session's policy decides.
@@ -36,11 +36,11 @@
 #include <string>
 #include <vector>
 
-#include "graphlens/command_encoder.h"
-#include "graphlens/compute_graph.h"
-#include "graphlens/conflict_tracker.h"
-#include "graphlens/op_params.h"
-#include "graphlens/tensor_view.h"
+#include "graphlens/gpu/command_encoder.h"
+#include "graphlens/gpu/op_params.h"
+#include "graphlens/graph/compute_graph.h"
+#include "graphlens/graph/conflict_tracker.h"
+#include "graphlens/graph/tensor_view.h"
 
 namespace graphlens {
 
@@ -49,8 +49,8 @@ class Device;
 class DeviceMemory;
 struct ExecuteOptions;
 struct ExecutionTiming;
-struct OptimizedFinish;  // graphlens/graph_executor.h
-struct PassOptions;      // graphlens/pass_pipeline.h
+struct OptimizedFinish;  // graphlens/gpu/graph_executor.h
+struct PassOptions;      // graphlens/graph/pass_pipeline.h
 
 enum class BarrierPolicy : uint8_t {
     automatic,       ///< barrier_between() with each dispatch's reflected ranges
@@ -147,12 +147,12 @@ class GraphSession {
     /// The seed's finish_optimized: recording mode only; runs the PassPipeline (fuse with
     /// passes.recipes, reorder, plan barriers, split; every dispatch must state its ranges)
     /// on the captured graph and runs the final stage in two command buffers, the first
-    /// submitted early. Pass ops::fusion_recipes() (graphlens/op_fusion_recipes.h) as
+    /// submitted early. Pass ops::fusion_recipes() (graphlens/ops/op_fusion_recipes.h) as
     /// passes.recipes to apply fusions. Returns the stages and the timing.
     OptimizedFinish finish_optimized(const PassOptions& passes);
 
     // ==================================== ops =============================================
-    // Each family is defined in core/src/ops/<family>.cpp (see the pattern above).
+    // Each family is defined in core/ops/src/<family>.cpp (see the pattern above).
 
     // --- elementwise_basic.cpp (f32) ---
     /// out[i] = a[i] + b[i % b.elements]; b broadcasts when a multiple of it fits a.
@@ -287,7 +287,7 @@ class GraphSession {
     void copy(const TensorView& src, const TensorView& dst, std::string label = "copy");
     /// x (f32) quantised to 8 bits: out (q8x, as many elements, a multiple of 32) holds blocks
     /// of 32 values as 32 signed bytes q and a scale d = max|x| / 127, x ~ q d (ggml's q8
-    /// rule; graphlens/ggml_blocks.h BlockQ8x). The x of decode mat-vecs over Q4_0 / Q8_0
+    /// rule; graphlens/ops/ggml_blocks.h BlockQ8x). The x of decode mat-vecs over Q4_0 / Q8_0
     /// weights, which then take packed 8-bit integer dot products (quantized_matmul_ggml).
     void quantize_q8(const TensorView& x, const TensorView& out, std::string label = "quantize_q8");
     /// Embedding gather: out[i] = row ids[i] of table, dequantised to f32. table [row_len,

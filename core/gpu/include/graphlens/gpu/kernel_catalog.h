@@ -1,5 +1,5 @@
 #pragma once
-// The embedded kernels (graphlens/embedded_kernels.h) with their reflected interface:
+// The embedded kernels (graphlens/gpu/embedded_kernels.h) with their reflected interface:
 // local size, push-constant size and per storage-buffer binding its access, read from the
 // SPIR-V NonWritable / NonReadable decorations through spirv-cross. Pure CPU: needs no
 // Vulkan device, so graph passes and the capture loader look kernels up here by name.
@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "graphlens/kernel_info.h"
+#include "graphlens/graph/kernel_info.h"
 
 namespace graphlens {
 

@@ -17,7 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "graphlens/kernel_info.h"
+#include "graphlens/graph/kernel_info.h"
 
 namespace graphlens {
 

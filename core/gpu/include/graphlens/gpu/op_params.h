@@ -1,6 +1,6 @@
 #pragma once
 // Shape parameters of the GraphSession ops that need more than their TensorViews
-// (see the op declarations in graphlens/graph_session.h). Layouts are ggml's: shape[0] is
+// (see the op declarations in graphlens/gpu/graph_session.h). Layouts are ggml's: shape[0] is
 // the innermost (contiguous) dimension.
 #include <algorithm>
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// Helpers for op methods of GraphSession (core/src/ops/*.cpp): argument checks with clear
+// Helpers for op methods of GraphSession (core/ops/src/*.cpp): argument checks with clear
 // messages, push-constant packing and workgroup grids.
 #include <array>
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "graphlens/tensor_view.h"
+#include "graphlens/graph/tensor_view.h"
 
 namespace graphlens {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "graphlens/byte_range.h"
+#include "graphlens/graph/byte_range.h"
 
 namespace graphlens {
 

@@ -8,9 +8,9 @@
 #include <span>
 #include <vector>
 
-#include "graphlens/byte_range.h"
-#include "graphlens/compute_graph.h"
-#include "graphlens/conflict_tracker.h"
+#include "graphlens/graph/byte_range.h"
+#include "graphlens/graph/compute_graph.h"
+#include "graphlens/graph/conflict_tracker.h"
 
 namespace graphlens {
 

@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "graphlens/allocation.h"
-#include "graphlens/byte_range.h"
-#include "graphlens/kernel_info.h"
-#include "graphlens/op_kind.h"
-#include "graphlens/shared_string.h"
-#include "graphlens/shared_vector.h"
-#include "graphlens/tensor_view.h"
+#include "graphlens/graph/allocation.h"
+#include "graphlens/graph/byte_range.h"
+#include "graphlens/graph/kernel_info.h"
+#include "graphlens/graph/op_kind.h"
+#include "graphlens/graph/shared_string.h"
+#include "graphlens/graph/shared_vector.h"
+#include "graphlens/graph/tensor_view.h"
 
 namespace graphlens {
 

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "graphlens/byte_range.h"
+#include "graphlens/graph/byte_range.h"
 
 namespace graphlens {
 

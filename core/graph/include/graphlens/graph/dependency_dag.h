@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include "graphlens/compute_graph.h"
-#include "graphlens/hazard_index.h"
+#include "graphlens/graph/compute_graph.h"
+#include "graphlens/graph/hazard_index.h"
 
 namespace graphlens {
 

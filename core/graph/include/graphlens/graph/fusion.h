@@ -39,11 +39,11 @@
 #include <string>
 #include <vector>
 
-#include "graphlens/compute_graph.h"
-#include "graphlens/hazard_index.h"
-#include "graphlens/kernel_info.h"
-#include "graphlens/op_kind.h"
-#include "graphlens/snapshot.h"
+#include "graphlens/graph/compute_graph.h"
+#include "graphlens/graph/hazard_index.h"
+#include "graphlens/graph/kernel_info.h"
+#include "graphlens/graph/op_kind.h"
+#include "graphlens/graph/snapshot.h"
 
 namespace graphlens {
 

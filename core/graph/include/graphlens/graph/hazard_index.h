@@ -27,13 +27,13 @@
 #include <span>
 #include <vector>
 
-#include "graphlens/compute_graph.h"
-#include "graphlens/hazard.h"
+#include "graphlens/graph/compute_graph.h"
+#include "graphlens/graph/hazard.h"
 
 namespace graphlens {
 
 namespace detail {
-class GraphValidator;  // core/src/graph/graph_validator.h
+class GraphValidator;  // core/graph/src/graph_validator.h
 }
 
 class HazardIndex {

@@ -14,13 +14,17 @@ enum class BindingAccess : uint8_t { read, write, read_write };
 
 std::string_view binding_access_name(BindingAccess a);
 std::optional<BindingAccess> binding_access_from_name(std::string_view name);
-inline bool access_reads(BindingAccess a) { return a != BindingAccess::write; }
-inline bool access_writes(BindingAccess a) { return a != BindingAccess::read; }
+inline bool access_reads(BindingAccess a) {
+    return a != BindingAccess::write;
+}
+inline bool access_writes(BindingAccess a) {
+    return a != BindingAccess::read;
+}
 
 struct KernelBinding {
     uint32_t binding = 0;  ///< descriptor binding number (set 0)
     BindingAccess access = BindingAccess::read_write;
-    std::string name;      ///< the block's name in the shader, when reflection has one
+    std::string name;  ///< the block's name in the shader, when reflection has one
     friend bool operator==(const KernelBinding&, const KernelBinding&) = default;
 };
 

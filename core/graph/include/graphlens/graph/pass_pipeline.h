@@ -26,10 +26,10 @@
 #include <string_view>
 #include <vector>
 
-#include "graphlens/compute_graph.h"
-#include "graphlens/fusion.h"
-#include "graphlens/snapshot.h"
-#include "graphlens/split.h"
+#include "graphlens/graph/compute_graph.h"
+#include "graphlens/graph/fusion.h"
+#include "graphlens/graph/snapshot.h"
+#include "graphlens/graph/split.h"
 
 namespace graphlens {
 

@@ -15,8 +15,8 @@
 // step cost the node's in-degree instead of a scan of every range in the window.
 #include <cstddef>
 
-#include "graphlens/compute_graph.h"
-#include "graphlens/dependency_dag.h"
+#include "graphlens/graph/compute_graph.h"
+#include "graphlens/graph/dependency_dag.h"
 
 namespace graphlens {
 

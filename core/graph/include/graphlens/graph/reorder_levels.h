@@ -3,9 +3,9 @@
 // (original order) within a level, with one barrier between consecutive levels. That is
 // depth - 1 barriers, the lower bound for the graph; fences are their own level, so with
 // fences the bound holds per fenced segment. Barrier nodes of the input are stripped first.
-#include "graphlens/compute_graph.h"
-#include "graphlens/dependency_dag.h"
-#include "graphlens/reorder_greedy.h"  // ReorderResult
+#include "graphlens/graph/compute_graph.h"
+#include "graphlens/graph/dependency_dag.h"
+#include "graphlens/graph/reorder_greedy.h"  // ReorderResult
 
 namespace graphlens {
 

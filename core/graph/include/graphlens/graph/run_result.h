@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "graphlens/compute_graph.h"
+#include "graphlens/graph/compute_graph.h"
 
 namespace graphlens {
 

@@ -4,11 +4,11 @@
 #include <cstddef>
 #include <vector>
 
-#include "graphlens/compute_graph.h"
-#include "graphlens/dependency_dag.h"
-#include "graphlens/hazard.h"
-#include "graphlens/hazard_index.h"
-#include "graphlens/snapshot.h"
+#include "graphlens/graph/compute_graph.h"
+#include "graphlens/graph/dependency_dag.h"
+#include "graphlens/graph/hazard.h"
+#include "graphlens/graph/hazard_index.h"
+#include "graphlens/graph/snapshot.h"
 
 namespace graphlens {
 

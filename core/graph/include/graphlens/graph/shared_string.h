@@ -26,7 +26,7 @@
 #include <string_view>
 #include <utility>
 
-#include "graphlens/prefetch.h"
+#include "graphlens/graph/prefetch.h"
 
 namespace graphlens {
 

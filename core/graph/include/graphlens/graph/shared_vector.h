@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "graphlens/prefetch.h"
+#include "graphlens/graph/prefetch.h"
 
 namespace graphlens {
 

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <optional>
 
-#include "graphlens/compute_graph.h"
+#include "graphlens/graph/compute_graph.h"
 
 namespace graphlens {
 

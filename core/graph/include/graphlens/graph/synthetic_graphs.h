@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "graphlens/compute_graph.h"
+#include "graphlens/graph/compute_graph.h"
 
 namespace graphlens {
 

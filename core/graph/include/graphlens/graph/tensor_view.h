@@ -4,8 +4,8 @@
 #include <array>
 #include <cstdint>
 
-#include "graphlens/byte_range.h"
-#include "graphlens/dtype.h"
+#include "graphlens/graph/byte_range.h"
+#include "graphlens/graph/dtype.h"
 
 namespace graphlens {
 

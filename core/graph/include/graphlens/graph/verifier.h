@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "graphlens/compute_graph.h"
-#include "graphlens/hazard_index.h"
+#include "graphlens/graph/compute_graph.h"
+#include "graphlens/graph/hazard_index.h"
 
 namespace graphlens {
 

@@ -1,8 +1,8 @@
 #pragma once
 // The device facts a capture stores (CaptureDevice, plain strings and numbers) from the gpu
 // layer's DeviceFacts, so every writer of captures fills them the same way.
-#include "graphlens/capture_file.h"
-#include "graphlens/device_facts.h"
+#include "graphlens/gpu/device_facts.h"
+#include "graphlens/io/capture_file.h"
 
 namespace graphlens {
 

@@ -19,9 +19,9 @@
 #include <string_view>
 #include <vector>
 
-#include "graphlens/compute_graph.h"
-#include "graphlens/run_result.h"
-#include "graphlens/snapshot.h"
+#include "graphlens/graph/compute_graph.h"
+#include "graphlens/graph/run_result.h"
+#include "graphlens/graph/snapshot.h"
 
 namespace graphlens {
 

@@ -2,11 +2,12 @@
 // Chrome trace event JSON (the format Perfetto UI and chrome://tracing open) of a RunResult:
 // one track (thread) per execution mode with one slice per timed repeat (its GPU time), and,
 // when the run has per-dispatch timings, a "per-dispatch (profiled)" track whose slices are
-// the dispatches, named by label; with per-group timings a track of concurrency groups. Used by `graphlens-cli run --trace` and the GUI's export.
+// the dispatches, named by label; with per-group timings a track of concurrency groups. Used by
+// `graphlens-cli run --trace` and the GUI's export.
 #include <filesystem>
 #include <string>
 
-#include "graphlens/run_result.h"
+#include "graphlens/graph/run_result.h"
 
 namespace graphlens {
 

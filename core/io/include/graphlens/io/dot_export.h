@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "graphlens/compute_graph.h"
+#include "graphlens/graph/compute_graph.h"
 
 namespace graphlens {
 

@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "graphlens/capture_file.h"
-#include "graphlens/hazard.h"
-#include "graphlens/pass_pipeline.h"
+#include "graphlens/graph/hazard.h"
+#include "graphlens/graph/pass_pipeline.h"
+#include "graphlens/io/capture_file.h"
 
 namespace graphlens {
 

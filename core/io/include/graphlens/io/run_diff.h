@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "graphlens/capture_file.h"
+#include "graphlens/io/capture_file.h"
 
 namespace graphlens {
 

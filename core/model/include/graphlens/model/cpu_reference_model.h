@@ -8,10 +8,10 @@
 #include <span>
 #include <vector>
 
-#include "graphlens/dtype.h"
-#include "graphlens/model_config.h"
-#include "graphlens/model_weights.h"
-#include "graphlens/transformer_builder.h"
+#include "graphlens/graph/dtype.h"
+#include "graphlens/model/model_config.h"
+#include "graphlens/model/model_weights.h"
+#include "graphlens/model/transformer_builder.h"
 
 namespace graphlens {
 

@@ -18,7 +18,7 @@
 #include <variant>
 #include <vector>
 
-#include "graphlens/dtype.h"
+#include "graphlens/graph/dtype.h"
 
 namespace graphlens {
 

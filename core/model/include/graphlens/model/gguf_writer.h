@@ -1,7 +1,7 @@
 #pragma once
 // Writer of GGUF files (version 3 by default, or 2), enough for test models: typed metadata
 // and tensors in any ggml type, given as raw bytes or as floats converted to f32, f16, Q8_0
-// or Q4_0 (ggml's quantizers, graphlens/ggml_blocks.h). Output is deterministic: metadata
+// or Q4_0 (ggml's quantizers, graphlens/ops/ggml_blocks.h). Output is deterministic: metadata
 // and tensors in insertion order, data aligned to general.alignment (default 32).
 #include <cstdint>
 #include <filesystem>
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "graphlens/dtype.h"
-#include "graphlens/gguf_file.h"
+#include "graphlens/graph/dtype.h"
+#include "graphlens/model/gguf_file.h"
 
 namespace graphlens {
 

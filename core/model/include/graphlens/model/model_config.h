@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "graphlens/dtype.h"
+#include "graphlens/graph/dtype.h"
 
 namespace graphlens {
 

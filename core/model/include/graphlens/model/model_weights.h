@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "graphlens/model_config.h"
+#include "graphlens/model/model_config.h"
 
 namespace graphlens {
 

@@ -29,9 +29,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "graphlens/compute_graph.h"
-#include "graphlens/model_config.h"
-#include "graphlens/tensor_view.h"
+#include "graphlens/graph/compute_graph.h"
+#include "graphlens/graph/tensor_view.h"
+#include "graphlens/model/model_config.h"
 
 namespace graphlens {
 

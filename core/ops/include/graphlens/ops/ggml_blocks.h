@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "graphlens/dtype.h"
+#include "graphlens/graph/dtype.h"
 
 namespace graphlens::ggml {
 

@@ -1,6 +1,6 @@
 #pragma once
 // The fusion table with the kernel library's builders: every pattern the fusion pass
-// matches (graphlens/fusion.h) can be applied. Patterns, longest first:
+// matches (graphlens/graph/fusion.h) can be applied. Patterns, longest first:
 //   rms_norm_no_scale→mul→add→{rms_norm|rms_norm_no_scale}→mul
 //                                                 → rms_norm_mul_add_rms_norm_[w_]mul_f32
 //                                                   (gemma's post-norm, residual, next norm;
@@ -26,7 +26,7 @@
 // is kept works in place (the kernel reads its operands again after writing the sum).
 #include <vector>
 
-#include "graphlens/fusion.h"
+#include "graphlens/graph/fusion.h"
 
 namespace graphlens::ops {
 
