@@ -45,7 +45,7 @@
 //             same order (see add_norm_when_last), so fused and unfused graphs agree bit for
 //             bit. One column; n <= 4096, a multiple of 32; eps in the push constants. Built
 //             with GROUPS=4: one workgroup of 128 threads finishing a 4096-value row was a
-//             chain of round trips twice as long as the norm kernel (docs/kernels.md try 34).
+//             chain of round trips twice as long as the norm kernel (docs/kernels.md).
 //   GROUPS:   row groups of WG_SIZE threads per workgroup (default 1), each summing its NR rows
 //             exactly as a workgroup of its own would (same bits).
 // Weights are read as 16-bit words: blocks of 18 and 34 bytes are only 2-byte aligned, and a

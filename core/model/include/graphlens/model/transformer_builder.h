@@ -62,7 +62,7 @@ struct TransformerOptions {
     /// One-token steps quantise the shared x of the q/k/v projections, of a dense FFN's gate
     /// and up, and of the lm_head to q8x (quantize_q8) when mat_vecs_read_q8_x holds for their
     /// weights and the device has integer dot products, as llama.cpp's Vulkan backend does: the
-    /// mat-vecs then read 8-bit x with packed integer dot products (docs/kernels.md, try 26). Off:
+    /// mat-vecs then read 8-bit x with packed integer dot products (docs/kernels.md). Off:
     /// f32 x everywhere.
     bool q8_activations = true;
     /// With q8_activations, from this n_embd on a dense FFN also quantises act(gate)·up for
@@ -80,7 +80,7 @@ bool mat_vecs_read_q8_x(std::initializer_list<DType> weights, int64_t k);
 /// `min_embd`. The fusion pass folds that quantize into the gated mat-vec (its _yq8 twin: the
 /// last workgroup of each block of 32 rows writes the block), which pays only where that
 /// mat-vec's rows are long: llama-3.1-8b decode (n_embd 4096) 2 % faster, llama-3.2-1b (2048)
-/// 4 % slower (docs/kernels.md, try 28). The CPU reference applies the same rule.
+/// 4 % slower (docs/kernels.md). The CPU reference applies the same rule.
 bool ffn_down_reads_q8_x(const ModelConfig& c, DType down, int64_t min_embd = kQ8FfnOutputMinEmbd);
 
 class TransformerModel {
