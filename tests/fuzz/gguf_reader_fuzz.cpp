@@ -1,4 +1,4 @@
-// Fuzzes engineer D's GGUF reader: any bytes must either parse or throw GgufError, and every
+// Fuzzes the GGUF reader: any bytes must either parse or throw GgufError, and every
 // tensor a parsed file lists must lie inside the bytes (tensor_data never reads out of bounds).
 #include <cstddef>
 #include <cstdint>
