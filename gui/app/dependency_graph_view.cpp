@@ -96,11 +96,13 @@ DependencyGraphView::DependencyGraphView(SelectionState* state, QWidget* parent)
     info_ = new QLabel;
     auto* fold = new QPushButton(tr("Fold all"));
     connect(fold, &QPushButton::clicked, this, &DependencyGraphView::foldAll);
-    auto* legend =
-        new QLabel(tr("Edges: <span style='color:#0072B2'>■ RAW</span> "
-                      "<span style='color:#E69F00'>■ WAR</span> "
-                      "<span style='color:#CC79A7'>■ WAW</span> — click an edge "
-                      "to follow it, double-click ×N to open, Ctrl+wheel zooms"));
+    auto* legend = new QLabel(tr("Edges: <span style='color:%1'>■ RAW</span> "
+                                 "<span style='color:%2'>■ WAR</span> "
+                                 "<span style='color:%3'>■ WAW</span> — click an edge "
+                                 "to follow it, double-click ×N to open, Ctrl+wheel zooms")
+                                  .arg(hazardColor(HazardKind::raw).name(),
+                                       hazardColor(HazardKind::war).name(),
+                                       hazardColor(HazardKind::waw).name()));
     auto* top = new QHBoxLayout;
     top->addWidget(info_, 1);
     top->addWidget(fold);

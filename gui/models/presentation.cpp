@@ -5,6 +5,9 @@
 #include <map>
 #include <set>
 
+#include "graphlens/graph/op_family.h"
+#include "graphlens/graph/palette.h"
+
 namespace graphlens::gui {
 
 QString formatBytes(uint64_t bytes) {
@@ -60,113 +63,24 @@ QString hazardName(HazardKind kind) {
 }
 
 namespace {
-enum class Family { matmul, attention, norm, elementwise, activation, rope, copy, other };
 
-Family familyOf(OpKind op) {
-    switch (op) {
-        case OpKind::matmul:
-        case OpKind::quantized_matmul:
-        case OpKind::quantized_matmul_ggml:
-        case OpKind::quantized_matmul_id_ggml:
-        case OpKind::act_mul_matvec:
-        case OpKind::matvec_epilogue:
-        case OpKind::matvec_glu:
-            return Family::matmul;
-        case OpKind::sdpa:
-        case OpKind::flash_attn_vec:
-        case OpKind::flash_attn_reduce:
-        case OpKind::softmax:
-        case OpKind::softcap:
-        case OpKind::topk:
-            return Family::attention;
-        case OpKind::rms_norm:
-        case OpKind::rms_norm_no_scale:
-        case OpKind::rms_norm_mul:
-        case OpKind::rms_norm_mul_add:
-        case OpKind::add_rms_norm_mul:
-            return Family::norm;
-        case OpKind::add:
-        case OpKind::mul:
-        case OpKind::scale:
-        case OpKind::multi_add:
-            return Family::elementwise;
-        case OpKind::gelu:
-        case OpKind::silu:
-        case OpKind::gelu_mul:
-        case OpKind::silu_mul:
-            return Family::activation;
-        case OpKind::rope:
-        case OpKind::rope_neox:
-        case OpKind::rope_copy:
-        case OpKind::rms_norm_mul_rope:
-            return Family::rope;
-        case OpKind::copy:
-        case OpKind::get_rows:
-        case OpKind::quantize_q8:
-            return Family::copy;
-        case OpKind::other:
-            break;
-    }
-    return Family::other;
+QColor toQColor(Rgb c) {
+    return QColor(c.r, c.g, c.b);
 }
+
 }  // namespace
 
 QColor opColor(OpKind op) {
-    // Okabe & Ito (2008): blue, vermillion, bluish green, orange, reddish purple, sky blue,
-    // yellow, grey.
-    switch (familyOf(op)) {
-        case Family::matmul:
-            return QColor(0x00, 0x72, 0xB2);
-        case Family::attention:
-            return QColor(0xD5, 0x5E, 0x00);
-        case Family::norm:
-            return QColor(0x00, 0x9E, 0x73);
-        case Family::elementwise:
-            return QColor(0xE6, 0x9F, 0x00);
-        case Family::activation:
-            return QColor(0xCC, 0x79, 0xA7);
-        case Family::rope:
-            return QColor(0x56, 0xB4, 0xE9);
-        case Family::copy:
-            return QColor(0xF0, 0xE4, 0x42);
-        case Family::other:
-            break;
-    }
-    return QColor(0x99, 0x99, 0x99);
+    return toQColor(op_family_colour(op_family(op)));
 }
 
 QString opFamily(OpKind op) {
-    switch (familyOf(op)) {
-        case Family::matmul:
-            return QStringLiteral("matmul");
-        case Family::attention:
-            return QStringLiteral("attention");
-        case Family::norm:
-            return QStringLiteral("norm");
-        case Family::elementwise:
-            return QStringLiteral("element-wise");
-        case Family::activation:
-            return QStringLiteral("activation");
-        case Family::rope:
-            return QStringLiteral("rope");
-        case Family::copy:
-            return QStringLiteral("copy");
-        case Family::other:
-            break;
-    }
-    return QStringLiteral("other");
+    const std::string_view name = op_family_name(op_family(op));
+    return QString::fromUtf8(name.data(), qsizetype(name.size()));
 }
 
 QColor hazardColor(HazardKind kind) {
-    switch (kind) {
-        case HazardKind::raw:
-            return QColor(0x00, 0x72, 0xB2);
-        case HazardKind::war:
-            return QColor(0xE6, 0x9F, 0x00);
-        case HazardKind::waw:
-            return QColor(0xCC, 0x79, 0xA7);
-    }
-    return Qt::gray;
+    return toQColor(hazard_colour(kind));
 }
 
 QColor readColor() {
@@ -176,10 +90,10 @@ QColor writeColor() {
     return QColor(0xD5, 0x5E, 0x00);
 }
 QColor barrierColor() {
-    return QColor(0x20, 0x20, 0x20);
+    return toQColor(barrier_colour());
 }
 QColor redundantBarrierColor() {
-    return QColor(0xD5, 0x5E, 0x00);
+    return toQColor(redundant_barrier_colour());
 }
 
 QString rowsAsTsv(const QAbstractItemModel& model, const QModelIndexList& indexes) {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <thread>
 
+#include "graphlens/graph/palette.h"
 #include "graphlens/graph/synthetic_graphs.h"
 #include "models/graph_folding.h"
 #include "models/hazard_model.h"
@@ -634,6 +635,21 @@ class TestModels : public QObject {
         QVERIFY2(
             show_ms < 1000 && sort_ms < 5000 && filter_ms < 3000,
             qPrintable(QStringLiteral("%1 / %2 / %3 ms").arg(show_ms).arg(sort_ms).arg(filter_ms)));
+    }
+
+    // The GUI draws with the core's palette, the one the DOT export and the HTML report use.
+    void colorsAreTheCoresPalette() {
+        for (HazardKind k : {HazardKind::raw, HazardKind::war, HazardKind::waw})
+            QCOMPARE(hazardColor(k).name(QColor::HexRgb).toUpper(),
+                     QString::fromStdString(hazard_colour(k).hex()));
+        for (size_t op = 0; op < kOpKindCount; ++op) {
+            const auto kind = static_cast<OpKind>(op);
+            QCOMPARE(opColor(kind).name(QColor::HexRgb).toUpper(),
+                     QString::fromStdString(op_family_colour(op_family(kind)).hex()));
+        }
+        QCOMPARE(opFamily(OpKind::silu_mul), QStringLiteral("activation"));
+        QCOMPARE(redundantBarrierColor().name(QColor::HexRgb).toUpper(),
+                 QString::fromStdString(redundant_barrier_colour().hex()));
     }
 
     void presentationFormatsValues() {

@@ -1,4 +1,5 @@
 #include "graphlens/io/dot_export.h"
+#include "graphlens/graph/palette.h"
 
 #include <fmt/format.h>
 
@@ -23,18 +24,6 @@ std::string quote(std::string_view s) {
         out += c;
     }
     return out + "\"";
-}
-
-const char* hazard_colour(HazardKind k) {
-    switch (k) {
-        case HazardKind::raw:
-            return "#0072B2";
-        case HazardKind::war:
-            return "#E69F00";
-        case HazardKind::waw:
-            return "#D55E00";
-    }
-    return "black";
 }
 
 }  // namespace
@@ -114,7 +103,7 @@ std::string dependency_dot(const ComputeGraph& g, const DotOptions& options) {
                                       ? g.allocations[bytes.allocation].name
                                       : "allocation " + std::to_string(bytes.allocation);
         dot += fmt::format("  n{} -> n{} [color=\"{}\", fontcolor=\"{}\", label={}];\n", h.earlier,
-                           h.later, hazard_colour(h.kind), hazard_colour(h.kind),
+                           h.later, hazard_colour(h.kind).hex(), hazard_colour(h.kind).hex(),
                            quote(fmt::format("{} {}\n[{}, {})", hazard_kind_name(h.kind), alloc,
                                              bytes.begin, bytes.end)));
     }

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "graphlens/graph/op_family.h"
+#include "graphlens/graph/palette.h"
 #include "graphlens/io/report.h"
 #include "io/src/report_text.h"
 
@@ -36,59 +38,11 @@ std::string esc(std::string_view s) {
     return out;
 }
 
-struct OpFamily {
-    const char* name;
-    const char* colour;
-};
-
-OpFamily family(OpKind op) {
-    switch (op) {
-        case OpKind::rms_norm:
-        case OpKind::rms_norm_no_scale:
-        case OpKind::rms_norm_mul:
-        case OpKind::rms_norm_mul_add:
-        case OpKind::add_rms_norm_mul:
-            return {"norm", "#E69F00"};
-        case OpKind::matmul:
-        case OpKind::quantized_matmul:
-        case OpKind::quantized_matmul_ggml:
-        case OpKind::quantized_matmul_id_ggml:
-        case OpKind::act_mul_matvec:
-        case OpKind::matvec_epilogue:
-        case OpKind::matvec_glu:
-            return {"matmul", "#0072B2"};
-        case OpKind::sdpa:
-        case OpKind::flash_attn_vec:
-        case OpKind::flash_attn_reduce:
-        case OpKind::softmax:
-        case OpKind::softcap:
-        case OpKind::topk:
-            return {"attention", "#CC79A7"};
-        case OpKind::rope:
-        case OpKind::rope_neox:
-        case OpKind::rope_copy:
-        case OpKind::rms_norm_mul_rope:
-            return {"rope", "#56B4E9"};
-        case OpKind::copy:
-        case OpKind::get_rows:
-        case OpKind::quantize_q8:
-            return {"copy", "#F0E442"};
-        case OpKind::add:
-        case OpKind::mul:
-        case OpKind::scale:
-        case OpKind::multi_add:
-        case OpKind::gelu:
-        case OpKind::silu:
-        case OpKind::gelu_mul:
-        case OpKind::silu_mul:
-            return {"elementwise", "#009E73"};
-        case OpKind::other:
-            break;
-    }
-    return {"other", "#999999"};
+// The report marks barriers in the colour the GUI gives a redundant one: a strip shows where
+// the barriers are, and the eye should find them.
+std::string barrier_mark_colour() {
+    return redundant_barrier_colour().hex();
 }
-
-constexpr const char* kBarrierColour = "#D55E00";
 
 std::string strip_svg(const std::string& stage, const std::vector<StripNode>& nodes) {
     const double width = 1000, height = 34;
@@ -103,13 +57,14 @@ std::string strip_svg(const std::string& stage, const std::vector<StripNode>& no
             svg += fmt::format(
                 "<rect x=\"{:.2f}\" y=\"0\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\"><title>"
                 "barrier (node {})</title></rect>",
-                x, std::max(w, 1.0), height, kBarrierColour, i);
+                x, std::max(w, 1.0), height, barrier_mark_colour(), i);
         } else {
-            const OpFamily f = family(nodes[i].op);
+            const OpFamily f = op_family(nodes[i].op);
             svg += fmt::format(
                 "<rect x=\"{:.2f}\" y=\"6\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\"><title>{} "
                 "({}, node {})</title></rect>",
-                x, w, height - 12, f.colour, esc(nodes[i].label), op_kind_name(nodes[i].op), i);
+                x, w, height - 12, op_family_colour(f).hex(), esc(nodes[i].label),
+                op_kind_name(nodes[i].op), i);
         }
     }
     return svg + "</svg>";
@@ -161,7 +116,7 @@ std::string mode_bars_svg(const ReportSummary& s) {
             "<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"/>"
             "<text x=\"{:.1f}\" y=\"{}\">{} · {}</text>",
             label_w - 8, y + 16, esc(m.result.mode), label_w, y + 3, w, row_h - 8,
-            bad ? kBarrierColour : "#009E73", label_w + w + 6, y + 16,
+            bad ? barrier_mark_colour() : "#009E73", label_w + w + 6, y + 16,
             esc(format_ns(m.result.gpu_ns.median)), esc(format_speedup(m.gpu_speedup)));
     }
     return svg + "</svg>";
@@ -169,12 +124,11 @@ std::string mode_bars_svg(const ReportSummary& s) {
 
 std::string legend() {
     std::string html = "<p class=\"legend\">";
-    for (OpKind op : {OpKind::rms_norm, OpKind::matmul, OpKind::add, OpKind::rope, OpKind::sdpa,
-                      OpKind::copy, OpKind::other}) {
-        const OpFamily f = family(op);
-        html += fmt::format("<span><i style=\"background:{}\"></i>{}</span>", f.colour, f.name);
-    }
-    html += fmt::format("<span><i style=\"background:{}\"></i>barrier</span></p>", kBarrierColour);
+    for (OpFamily f : kOpFamilies)
+        html += fmt::format("<span><i style=\"background:{}\"></i>{}</span>",
+                            op_family_colour(f).hex(), op_family_name(f));
+    html += fmt::format("<span><i style=\"background:{}\"></i>barrier</span></p>",
+                        barrier_mark_colour());
     return html;
 }
 
