@@ -6,6 +6,7 @@
 
 #include "command.h"
 #include "graphlens/graph/pass_pipeline.h"
+#include "graphlens/graph/pipeline_stage.h"
 #include "graphlens/io/capture_file.h"
 #include "graphlens/io/dot_export.h"
 #include "graphlens/ops/op_fusion_recipes.h"
@@ -43,7 +44,7 @@ std::pair<size_t, size_t> parse_node_range(const std::string& text) {
 
 /// The graph of the named stage: from the capture's snapshots, else from running the pipeline.
 ComputeGraph stage_graph(const CaptureDocument& doc, const std::string& stage) {
-    if (stage.empty() || stage == "captured") return doc.graph;
+    if (stage.empty() || stage == pipeline_stage_name(PipelineStage::captured)) return doc.graph;
     std::vector<Snapshot> computed;
     if (doc.snapshots.empty()) {
         PassOptions o;
@@ -62,7 +63,9 @@ ComputeGraph stage_graph(const CaptureDocument& doc, const std::string& stage) {
 int run_dot(const DotArgs& a) {
     const CaptureDocument doc = load_capture(a.capture);
     DotOptions o;
-    o.title = a.capture + ": " + (a.stage.empty() ? "captured" : a.stage);
+    o.title =
+        a.capture + ": " +
+        (a.stage.empty() ? std::string(pipeline_stage_name(PipelineStage::captured)) : a.stage);
     if (!a.nodes.empty()) o.node_range = parse_node_range(a.nodes);
     o.layer = a.layer;
     o.cluster_groups = !a.no_clusters;

@@ -2,6 +2,7 @@
 
 #include "graphlens/graph/dependency_dag.h"
 #include "graphlens/graph/hazard_index.h"
+#include "graphlens/graph/pipeline_stage.h"
 #include "graphlens/graph/schedule_analysis.h"
 #include "graphlens/graph/verifier.h"
 
@@ -187,11 +188,13 @@ std::vector<Snapshot> run_passes_with_both_reorders(const ComputeGraph& captured
     PassOptions levels = options;
     levels.reorder = ReorderMode::levels;
     std::vector<Snapshot> second = PassPipeline::run(captured, levels);
-    const auto named = [](const std::vector<Snapshot>& v, std::string_view name) {
-        return std::find_if(v.begin(), v.end(), [&](const Snapshot& s) { return s.stage == name; });
+    const auto named = [](const std::vector<Snapshot>& v, PipelineStage stage) {
+        return std::find_if(v.begin(), v.end(), [&](const Snapshot& s) {
+            return s.stage == pipeline_stage_name(stage);
+        });
     };
-    const auto levels_stage = named(second, "reordered (levels)");
-    const auto greedy_stage = named(stages, "reordered (greedy)");
+    const auto levels_stage = named(second, PipelineStage::reordered_levels);
+    const auto greedy_stage = named(stages, PipelineStage::reordered_greedy);
     if (levels_stage == second.end() || greedy_stage == stages.end())
         throw std::logic_error("pass pipeline: a run with a reorder produced no reordered stage");
     Snapshot s = std::move(*levels_stage);
@@ -223,11 +226,12 @@ void build_document(ComputeGraph captured, const PassOptions& options, std::stri
     doc.title = std::move(title);
     doc.run = std::move(run);
     // The names run_passes_with_both_reorders gives its stages, known before any pass ran.
-    std::vector<std::string> names = {"captured"};
-    if (options.fuse) names.emplace_back("fused");
-    names.insert(names.end(),
-                 {"reordered (greedy)", "reordered (levels)", "barriers planned", "split"});
-    for (std::string& n : names) doc.stages.push_back({std::move(n), nullptr, nullptr});
+    std::vector<PipelineStage> names = {PipelineStage::captured};
+    if (options.fuse) names.push_back(PipelineStage::fused);
+    names.insert(names.end(), {PipelineStage::reordered_greedy, PipelineStage::reordered_levels,
+                               PipelineStage::barriers_planned, PipelineStage::split});
+    for (PipelineStage n : names)
+        doc.stages.push_back({std::string(pipeline_stage_name(n)), nullptr, nullptr});
     auto place = [&](Snapshot s, StageAnalysis a) {
         for (DocumentStage& slot : doc.stages)
             if (slot.name == s.stage && !slot.ready()) {
@@ -241,7 +245,7 @@ void build_document(ComputeGraph captured, const PassOptions& options, std::stri
     // hazard analysis the views need anyway: the window can show it before any pass ran.
     const auto t0 = Clock::now();
     Snapshot first;
-    first.stage = "captured";
+    first.stage = pipeline_stage_name(PipelineStage::captured);
     first.graph = std::move(captured);
     first.diagnostics = first.graph->validate();
     StageAnalysis first_analysis =
@@ -272,8 +276,9 @@ void build_document(ComputeGraph captured, const PassOptions& options, std::stri
     PassOptions levels = options;
     levels.reorder = ReorderMode::levels;
     std::vector<Snapshot> second = PassPipeline::run(graph, levels);
-    auto it = std::find_if(second.begin(), second.end(),
-                           [](const Snapshot& s) { return s.stage == "reordered (levels)"; });
+    auto it = std::find_if(second.begin(), second.end(), [](const Snapshot& s) {
+        return s.stage == pipeline_stage_name(PipelineStage::reordered_levels);
+    });
     if (it == second.end())
         throw std::logic_error("pass pipeline: a run with a reorder produced no reordered stage");
     Snapshot s = std::move(*it);

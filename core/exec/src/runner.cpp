@@ -1,6 +1,7 @@
 // Runner: plans each execution mode through the pass pipeline, checks its outputs against
 // serial from one initial memory state, then times warm-up + repeats.
 #include "graphlens/exec/runner.h"
+#include "graphlens/graph/pipeline_stage.h"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -117,12 +118,6 @@ std::string utc_now() {
     return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", tm);
 }
 
-const Snapshot* find_stage(const std::vector<Snapshot>& snaps, std::string_view prefix) {
-    for (const auto& s : snaps)
-        if (s.stage.rfind(prefix, 0) == 0) return &s;
-    return nullptr;
-}
-
 // The dispatch of the serial order that last writes the mismatch's byte.
 void name_last_writer(const ComputeGraph& captured, const ComputeGraph& serial, OutputMismatch& m) {
     const auto& allocations = captured.allocations;
@@ -202,15 +197,15 @@ ModePlan Runner::plan(const ComputeGraph& captured, ExecutionMode mode,
     po.split.min_first = options.split_min_first;
     po.split.first_fraction = options.split_fraction;
     const std::vector<Snapshot> snaps = PassPipeline::run(captured, po);
-    const Snapshot* planned = find_stage(snaps, "barriers planned");
+    const Snapshot* planned = find_stage(snaps, PipelineStage::barriers_planned);
     if (!planned) throw std::logic_error("pass pipeline produced no 'barriers planned' stage");
     p.graph = planned->graph;
     p.execute.barriers = BarrierSource::recorded;
-    if (const Snapshot* fused = find_stage(snaps, "fused"))
+    if (const Snapshot* fused = find_stage(snaps, PipelineStage::fused))
         for (const auto& d : fused->fusions) p.fusions_applied += d.applied;
-    if (const Snapshot* re = find_stage(snaps, "reordered")) p.reordered = re->reordered;
+    if (const Snapshot* re = find_reordered_stage(snaps)) p.reordered = re->reordered;
     if (mode == ExecutionMode::levels_split) {
-        const Snapshot* split = find_stage(snaps, "split");
+        const Snapshot* split = find_stage(snaps, PipelineStage::split);
         p.execute.submit = SubmitMode::dual_buffer;
         p.execute.first_dispatches = split ? split->split_first_dispatches : 0;
     }

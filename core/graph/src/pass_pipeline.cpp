@@ -1,4 +1,5 @@
 #include "graphlens/graph/pass_pipeline.h"
+#include "graphlens/graph/pipeline_stage.h"
 
 #include <fmt/core.h>
 
@@ -221,7 +222,7 @@ std::vector<Snapshot> PassPipeline::run(std::shared_ptr<const ComputeGraph> shar
     // The hazard analysis of the stage being verified when the pipeline already has it.
     auto verify = [&](Snapshot& s, const HazardIndex* own_hazards) {
         if (!options.verify) return;
-        if (s.stage == "fused" && !captured_valid) {
+        if (s.stage == pipeline_stage_name(PipelineStage::fused) && !captured_valid) {
             s.diagnostics.push_back("not verified: the captured schedule itself lacks barriers");
             return;
         }
@@ -247,7 +248,7 @@ std::vector<Snapshot> PassPipeline::run(std::shared_ptr<const ComputeGraph> shar
     {
         const auto t0 = Clock::now();
         Snapshot s;
-        s.stage = "captured";
+        s.stage = pipeline_stage_name(PipelineStage::captured);
         scan = scan_stage(captured, &base_ids);
         s.stats = stats_of(scan, dependency_stats(captured_hazards, captured_dag));
         s.diagnostics = captured_validator.take_errors();  // captured.validate()
@@ -279,7 +280,7 @@ std::vector<Snapshot> PassPipeline::run(std::shared_ptr<const ComputeGraph> shar
         // Without a copy of the capture when nothing fuses (fusion_detail.h).
         FusionResult fused = detail::fuse(captured, *stage_hazards, options.recipes, false);
         Snapshot s;
-        s.stage = "fused";
+        s.stage = pipeline_stage_name(PipelineStage::fused);
         // A graph of its own when something fused; otherwise the capture itself.
         const bool changed = fused.applied != 0;
         if (!changed)
@@ -318,7 +319,9 @@ std::vector<Snapshot> PassPipeline::run(std::shared_ptr<const ComputeGraph> shar
                                    ? detail::greedy_order(*base, *stage_dag, {options.window})
                                    : detail::levels_order(*base, *stage_dag);
         Snapshot s;
-        s.stage = fmt::format("reordered ({})", reorder_mode_name(options.reorder));
+        s.stage = pipeline_stage_name(options.reorder == ReorderMode::levels
+                                          ? PipelineStage::reordered_levels
+                                          : PipelineStage::reordered_greedy);
         s.graph = StageGraph(base, std::move(r.order));
         s.diagnostics.push_back(fmt::format("{} dispatch(es) moved", r.moved));
         latest_order = *s.graph.order();
@@ -329,7 +332,7 @@ std::vector<Snapshot> PassPipeline::run(std::shared_ptr<const ComputeGraph> shar
     {
         const auto t0 = Clock::now();
         Snapshot s;
-        s.stage = "barriers planned";
+        s.stage = pipeline_stage_name(PipelineStage::barriers_planned);
         // A reorder's order holds dispatches only; without fences the planner need not read
         // the nodes.
         s.graph = StageGraph(base, detail::planned_order(*base, latest_order, *stage_hazards,
@@ -341,7 +344,7 @@ std::vector<Snapshot> PassPipeline::run(std::shared_ptr<const ComputeGraph> shar
     {
         const auto t0 = Clock::now();
         Snapshot s;
-        s.stage = "split";
+        s.stage = pipeline_stage_name(PipelineStage::split);
         // The planned stage's graph itself (shared, not copied).
         s.graph = out.back().graph;
         const SplitPoint p = detail::split_point_of_order(*s.graph.order(), options.split);

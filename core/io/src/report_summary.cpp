@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "graphlens/graph/dependency_dag.h"
+#include "graphlens/graph/pipeline_stage.h"
 #include "graphlens/graph/schedule_analysis.h"
 #include "graphlens/io/report.h"
 
@@ -184,14 +185,15 @@ ReportSummary summarize_capture(const CaptureDocument& doc, const ReportOptions&
     s.barrier_lower_bound = dag.barrier_lower_bound();
 
     const ComputeGraph& final_graph = snaps.empty() ? doc.graph : *snaps.back().graph;
-    s.final_stage = snaps.empty() ? "captured" : snaps.back().stage;
+    s.final_stage = snaps.empty() ? std::string(pipeline_stage_name(PipelineStage::captured))
+                                  : snaps.back().stage;
     s.final_histogram = snaps.empty() ? schedule_stats(doc.graph).group_size_histogram
                                       : snaps.back().stats.group_size_histogram;
     if (!snaps.empty()) add_barrier_causes(snaps.back(), s, options.top_barrier_causes);
 
     // Redundant barriers of the captured schedule (what the engine emitted) and of the final.
     Snapshot captured_view;
-    captured_view.stage = "captured";
+    captured_view.stage = pipeline_stage_name(PipelineStage::captured);
     captured_view.graph = doc.graph;
     add_redundant_barriers(captured_view, s, options.max_listed);
     if (!snaps.empty() && snaps.size() > 1)
@@ -300,7 +302,7 @@ ReportSummary summarize_capture(const CaptureDocument& doc, const ReportOptions&
         return out;
     };
     s.strip_total_nodes = doc.graph.nodes.size();
-    s.strips.emplace_back("captured", strip(doc.graph));
+    s.strips.emplace_back(pipeline_stage_name(PipelineStage::captured), strip(doc.graph));
     if (!snaps.empty() && snaps.size() > 1)
         s.strips.emplace_back(s.final_stage, strip(final_graph));
     return s;

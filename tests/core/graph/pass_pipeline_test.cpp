@@ -9,6 +9,7 @@
 #include "graph_test_support.h"
 #include "graphlens/graph/barrier_planner.h"
 #include "graphlens/graph/dependency_dag.h"
+#include "graphlens/graph/pipeline_stage.h"
 #include "graphlens/graph/reorder_greedy.h"
 #include "graphlens/graph/reorder_levels.h"
 #include "graphlens/graph/synthetic_graphs.h"
@@ -54,6 +55,22 @@ TEST(PassPipelineTest, StagesInOrderWithStatsAndDiffs) {
     EXPECT_EQ(s[3].stats.barriers, s[2].stats.barriers);
     EXPECT_EQ(s[4].split_first_dispatches, 64u);  // max(64, n/10) with n < 640
     for (const auto& snap : s) EXPECT_GE(snap.pass_ms, 0.0);
+}
+
+TEST(PassPipelineTest, StagesAreFoundByTheirEnumAndNamedAsFilesStoreThem) {
+    const ComputeGraph g = transformer_graph(small_model(2));
+    PassOptions o;
+    o.reorder = ReorderMode::greedy;
+    const auto s = PassPipeline::run(g, o);
+    for (const Snapshot& snap : s) {
+        const auto stage = pipeline_stage_from_name(snap.stage);
+        ASSERT_TRUE(stage.has_value()) << snap.stage;
+        EXPECT_EQ(find_stage(s, *stage), &snap);
+        EXPECT_EQ(pipeline_stage_name(*stage), snap.stage);
+    }
+    EXPECT_EQ(find_reordered_stage(s), find_stage(s, PipelineStage::reordered_greedy));
+    EXPECT_EQ(find_stage(s, PipelineStage::reordered_levels), nullptr);
+    EXPECT_FALSE(pipeline_stage_from_name("reordered").has_value());
 }
 
 TEST(PassPipelineTest, GreedyWithFusionBuildersFusesAndSplitsAtATenth) {
