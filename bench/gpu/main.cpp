@@ -12,6 +12,7 @@
 
 #include "bench_command.h"
 #include "bench_kernels.h"
+#include "graphlens/exec/replay.h"
 #include "graphlens/exec/runner.h"
 #include "graphlens/gpu/device.h"
 #include "graphlens/gpu/device_memory.h"
@@ -160,22 +161,22 @@ struct ModesOptions {
 
 int bench_modes(const ModesOptions& o) {
     Device device;
-    DeviceMemory memory(device);
-    Runner runner(device, memory);
-    ComputeGraph graph;
-    if (!o.capture.empty()) {
-        graph = load_capture(o.capture).graph;
-        memory.recreate(graph);
-    } else {
-        graph = record_adds(runner.executor(), o.chain, o.floats, false);
-        graph.metadata["workload"] =
-            fmt::format("{} dependent adds of {} floats", o.chain, o.floats);
-    }
     RunnerOptions ro;
     ro.modes = parse_execution_modes(o.modes);
     ro.repeats = o.repeat;
     ro.warmup = o.warmup;
-    const RunResult r = runner.run(graph, ro);
+    RunResult r;
+    if (!o.capture.empty()) {
+        r = replay_capture(device, load_capture(o.capture).graph, ro);
+    } else {
+        // A graph recorded here lives in the memory it was recorded with.
+        DeviceMemory memory(device);
+        Runner runner(device, memory);
+        ComputeGraph graph = record_adds(runner.executor(), o.chain, o.floats, false);
+        graph.metadata["workload"] =
+            fmt::format("{} dependent adds of {} floats", o.chain, o.floats);
+        r = runner.run(graph, ro);
+    }
     fmt::print("{} on {}\n\n", r.workload, r.device);
     fmt::print("{:<14} {:>12} {:>12} {:>12} {:>12} {:>7} {:>7}  {}\n", "mode", "GPU µs", "GPU min",
                "encode µs", "wall µs", "disp", "barr", "outputs");

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "command.h"
+#include "graphlens/exec/replay.h"
 #include "graphlens/exec/runner.h"
 #include "graphlens/gpu/device.h"
 #include "graphlens/gpu/device_memory.h"
@@ -123,9 +124,6 @@ void print_profiles(const RunResult& r, size_t top) {
 int run_command(const RunOptions& o) {
     CaptureDocument doc = load_capture(o.capture);
     Device device;
-    DeviceMemory memory(device);
-    memory.recreate(doc.graph);
-    Runner runner(device, memory);
     RunnerOptions ro;
     ro.modes = parse_execution_modes(o.modes);
     ro.repeats = o.repeat;
@@ -150,7 +148,7 @@ int run_command(const RunOptions& o) {
         else
             fmt::print(stderr, "{}\n", line);
     };
-    const RunResult result = runner.run(doc.graph, ro);
+    const RunResult result = replay_capture(device, doc.graph, ro);
     if (tty) fmt::print(stderr, "\r\033[K");
     print_table(result);
     print_profiles(result, o.top);

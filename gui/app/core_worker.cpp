@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "graphlens/exec/execution_mode.h"
+#include "graphlens/exec/replay.h"
 #include "graphlens/exec/runner.h"
 #include "graphlens/gpu/device.h"
 #include "graphlens/gpu/device_memory.h"
@@ -258,10 +259,7 @@ RunResult CoreWorker::runGraph(const ComputeGraph& graph, const RunRequest& requ
     try {
         Device& dev = device(request.device);
         dev.clear_validation_messages();
-        DeviceMemory memory(dev);
-        memory.recreate(graph);
-        Runner runner(dev, memory);
-        result = runner.run(graph, options);
+        result = replay_capture(dev, graph, options);
         // A cancel during a mode lands in that mode's error; the run as a whole is void.
         if (cancel_) throw RunCancelled();
         check_validation(dev, "the run");

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "gpu/gpu_fixture.h"
+#include "graphlens/exec/replay.h"
 #include "graphlens/exec/runner.h"
 #include "graphlens/gpu/command_encoder.h"
 #include "graphlens/gpu/kernel_catalog.h"
@@ -56,9 +57,7 @@ using ShippedSampleRun = GpuTest;
 
 TEST_F(ShippedSampleRun, EveryModeGivesTheOutputsOfSerial) {
     const CaptureDocument doc = load_capture(kSample);
-    memory->recreate(doc.graph);
-    Runner runner(device(), *memory);
-    expect_every_mode_equal(runner.run(doc.graph, check_every_mode()));
+    expect_every_mode_equal(replay_capture(device(), doc.graph, check_every_mode()));
 }
 
 TEST_F(ShippedSampleRun, ReplayRefusesAKernelRecordedWithOtherCode) {

@@ -1,0 +1,14 @@
+#include "graphlens/exec/replay.h"
+
+#include "graphlens/gpu/device_memory.h"
+
+namespace graphlens {
+
+RunResult replay_capture(Device& device, const ComputeGraph& graph, const RunnerOptions& options) {
+    DeviceMemory memory(device);
+    memory.recreate(graph);
+    Runner runner(device, memory);
+    return runner.run(graph, options);
+}
+
+}  // namespace graphlens
