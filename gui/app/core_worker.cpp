@@ -39,11 +39,6 @@ std::string workload_title(const ComputeGraph& graph, const std::string& fallbac
     return title.empty() ? fallback : title;
 }
 
-// Thrown from the Runner's progress callback to stop a run the user cancelled.
-struct RunCancelled : std::runtime_error {
-    RunCancelled() : std::runtime_error("the run was cancelled") {}
-};
-
 // Validation messages collected during an action become its error: a run that made the
 // validation layer complain is not a result to show.
 void check_validation(Device& device, const char* what) {
@@ -250,8 +245,9 @@ RunResult CoreWorker::runGraph(const ComputeGraph& graph, const RunRequest& requ
     options.workload = workload;
     int step = 0;
     const int total = int(request.modes.size()) * (request.repeats + request.warmup + 1) + 1;
+    // Asked before every execution of the graph: Cancel takes effect after the one running.
+    options.cancelled = [this] { return cancel_.load(); };
     options.progress = [this, &step, total](std::string_view line) {
-        if (cancel_) throw RunCancelled();
         emit runProgress(std::min(++step, total - 1), total,
                          QString::fromUtf8(line.data(), qsizetype(line.size())));
     };
@@ -260,7 +256,7 @@ RunResult CoreWorker::runGraph(const ComputeGraph& graph, const RunRequest& requ
         Device& dev = device(request.device);
         dev.clear_validation_messages();
         result = replay_capture(dev, graph, options);
-        // A cancel during a mode lands in that mode's error; the run as a whole is void.
+        // A cancel after the last execution still voids the run.
         if (cancel_) throw RunCancelled();
         check_validation(dev, "the run");
     } catch (const DeviceLost& e) {

@@ -227,6 +227,9 @@ RunResult Runner::run(const ComputeGraph& captured, const RunnerOptions& options
     auto progress = [&](std::string_view line) {
         if (options.progress) options.progress(line);
     };
+    auto stop_if_cancelled = [&] {
+        if (options.cancelled && options.cancelled()) throw RunCancelled();
+    };
     RunResult result;
     const auto& f = device_.facts();
     result.device = fmt::format("{} ({} {})", f.name, f.driver_name, f.driver_info);
@@ -266,6 +269,7 @@ RunResult Runner::run(const ComputeGraph& captured, const RunnerOptions& options
     progress("serial: reference run");
     const ModePlan serial = plan(captured, ExecutionMode::serial, options);
     restore();
+    stop_if_cancelled();
     executor_.execute(serial.graph, serial.execute);
     const auto all_outputs = comparable_outputs(serial.graph, serial.graph);
     const OutputSnapshot reference = read_outputs(memory_, all_outputs);
@@ -281,6 +285,7 @@ RunResult Runner::run(const ComputeGraph& captured, const RunnerOptions& options
             ModePlan p = mode == ExecutionMode::serial ? serial : plan(captured, mode, options);
             if (options.adjust_plan && mode != ExecutionMode::serial) options.adjust_plan(p);
             restore();
+            stop_if_cancelled();
             const ExecutionTiming t = executor_.execute(p.graph, p.execute);
             const OutputSnapshot out =
                 read_outputs(memory_, comparable_outputs(serial.graph, p.graph));
@@ -308,6 +313,7 @@ RunResult Runner::run(const ComputeGraph& captured, const RunnerOptions& options
                                  std::chrono::steady_clock::now() - warm_start <
                                      std::chrono::duration<double, std::milli>(options.warmup_ms);
                  ++r) {
+                stop_if_cancelled();
                 if (loop)
                     executor_.execute_steps(p.graph, p.execute, std::max(options.warmup, 2u));
                 else
@@ -330,6 +336,7 @@ RunResult Runner::run(const ComputeGraph& captured, const RunnerOptions& options
             for (uint32_t r = 0; !loop && r < options.repeats; ++r) {
                 if (r % 5 == 0)
                     progress(fmt::format("{}: run {}/{}", name, r + 1, options.repeats));
+                stop_if_cancelled();
                 add_sample(executor_.execute(p.graph, p.execute));
             }
             mr.gpu_ns = TimingSummary::from_samples(std::move(gpu));
@@ -337,6 +344,8 @@ RunResult Runner::run(const ComputeGraph& captured, const RunnerOptions& options
             mr.wall_ns = TimingSummary::from_samples(std::move(wall));
         } catch (const DeviceLost&) {
             throw;  // nothing more can run on this device: no mode after this one either
+        } catch (const RunCancelled&) {
+            throw;  // the whole run is void, not this mode
         } catch (const std::exception& e) {
             mr.outputs_match = false;
             mr.error = e.what();

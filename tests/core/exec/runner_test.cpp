@@ -91,6 +91,17 @@ TEST_F(RunnerTest, EveryModeAgreesWithSerialAndIsTimed) {
     EXPECT_EQ(mode(r, "levels+ahead").barriers, mode(r, "levels").barriers);
 }
 
+TEST_F(RunnerTest, ACancelStopsTheRunBeforeTheNextExecution) {
+    // Cancelled after the serial reference and two more executions: the run ends there, in
+    // the first mode's warm-up, not after its 1000 repeats or a mode later.
+    options.modes = parse_execution_modes("serial,elided");
+    options.repeats = 1000;
+    size_t asked = 0;
+    options.cancelled = [&] { return ++asked > 3; };
+    EXPECT_THROW(runner->run(graph, options), RunCancelled);
+    EXPECT_EQ(asked, 4u);
+}
+
 TEST_F(RunnerTest, RequestedModesOnlyInCanonicalOrder) {
     options.modes = parse_execution_modes("elided,per-op-submit");
     const RunResult r = runner->run(graph, options);

@@ -10,6 +10,7 @@
 // graph was recorded with, or DeviceMemory::recreate(graph) for a capture made elsewhere).
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,6 +76,16 @@ struct RunnerOptions {
     std::function<void(ModePlan&)> adjust_plan;
     /// Progress lines ("serial: timing 5/20"); may be empty.
     std::function<void(std::string_view)> progress;
+    /// Asked before every execution of a graph (reference, check, warm-up and timed runs)
+    /// and before every mode; true ends the run with RunCancelled, so a UI stops a long run
+    /// within one execution instead of after a mode. May be empty.
+    std::function<bool()> cancelled;
+};
+
+/// Thrown by Runner::run when RunnerOptions::cancelled says so.
+class RunCancelled : public std::runtime_error {
+  public:
+    RunCancelled() : std::runtime_error("the run was cancelled") {}
 };
 
 class Runner {
