@@ -232,6 +232,7 @@ std::string report_html(const ReportSummary& s) {
 
     if (!s.modes.empty()) {
         h += "<h2>Timing per mode (speed-up vs " + esc(s.reference_mode) + ")</h2>\n";
+        h += "<p>" + esc(run_line(s)) + "</p>\n";
         h += mode_bars_svg(s);
         Table t({"mode", "GPU median", "GPU min", "GPU max", "speed-up", "wall median",
                  "wall speed-up", "dispatches", "barriers", "cmd buffers", "outputs"});

@@ -109,6 +109,8 @@ std::string report_markdown(const ReportSummary& s) {
     if (!s.modes.empty()) {
         line("### Timing per mode (speed-up vs " + cell(s.reference_mode) + ")");
         line("");
+        line(run_line(s));
+        line("");
         line(
             "| mode | GPU median | GPU min | GPU max | speed-up | wall median | wall speed-up | "
             "dispatches | barriers | cmd buffers | outputs |");

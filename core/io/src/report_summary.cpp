@@ -206,6 +206,10 @@ ReportSummary summarize_capture(const CaptureDocument& doc, const ReportOptions&
             if (m.mode == "serial") ref = &m;
         if (!ref && !run.modes.empty()) ref = &run.modes.front();
         if (ref) s.reference_mode = ref->mode;
+        s.run_device = run.device;
+        s.run_date = run.date;
+        s.run_warmup = run.warmup;
+        s.run_repeats = run.repeats;
         for (const ModeResult& m : run.modes) {
             ModeRow row{m, 0, 0};
             if (ref && m.error.empty() && m.gpu_ns.median > 0)

@@ -30,6 +30,13 @@ std::string device_line(const ReportSummary& s) {
     return extra.empty() ? line : line + " (" + extra + ")";
 }
 
+std::string run_line(const ReportSummary& s) {
+    std::string line = "Run on " + (s.run_device.empty() ? "an unnamed device" : s.run_device);
+    if (!s.run_date.empty()) line += ", " + s.run_date;
+    return line +
+           fmt::format(": {} warm-up and {} timed runs per mode", s.run_warmup, s.run_repeats);
+}
+
 std::string cause_text(const BarrierCause& c) {
     if (c.fence) return "fence: a dispatch with unknown ranges (op " + c.earlier_op + ")";
     return std::string(hazard_kind_name(c.kind)) + " on " + c.allocation + " (" + c.earlier_op +

@@ -11,6 +11,8 @@ std::string format_ns(double ns);                       ///< "812 ns", "12.4 µs
 std::string format_speedup(double x);                   ///< "1.23×", "–" when 0
 std::string format_percent(double part, double whole);  ///< "12.5%"
 std::string device_line(const ReportSummary& s);
+/// "Run on <device>, <date>: W warm-up and N timed runs per mode" (the run's own device).
+std::string run_line(const ReportSummary& s);
 std::string cause_text(const BarrierCause& c);  ///< "RAW on activations (rms_norm → mul)"
 std::string join(const std::vector<std::string>& parts, const std::string& sep);
 /// Non-zero buckets of a histogram as (size, count).

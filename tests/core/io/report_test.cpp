@@ -27,6 +27,18 @@ TEST_F(ReportOfSmallCapture, StagesComeFromTheStoredSnapshots) {
     EXPECT_EQ(summary.final_stage, "fused");
 }
 
+TEST_F(ReportOfSmallCapture, TimingsNameTheDeviceTheRunWasOn) {
+    doc.device.name = "the capture's device";
+    const ReportSummary s = summarize_capture(doc);
+    EXPECT_EQ(s.run_device, doc.run->device);
+    for (ReportFormat f : {ReportFormat::html, ReportFormat::markdown}) {
+        const std::string text = render_report(s, f);
+        EXPECT_NE(text.find("Run on " + doc.run->device), std::string::npos)
+            << report_format_name(f);
+        EXPECT_NE(text.find("the capture's device"), std::string::npos) << report_format_name(f);
+    }
+}
+
 TEST_F(ReportOfSmallCapture, FusionsNameTheirDispatchesByLabel) {
     ASSERT_EQ(summary.fusions_applied.size(), 1u);
     EXPECT_EQ(summary.fusions_applied[0].labels,

@@ -113,6 +113,10 @@ struct ReportSummary {
     std::vector<RedundantBarrier> redundant_barriers;  ///< captured and final stage
     size_t redundant_total = 0;                        ///< before capping to max_listed
     std::string reference_mode;  ///< the mode speed-ups are relative to ("serial" if run)
+    /// Where and when the timings were taken (RunResult::device, date, warm-up and timed runs
+    /// per mode); the device may differ from the one the capture was recorded on.
+    std::string run_device, run_date;
+    uint32_t run_warmup = 0, run_repeats = 0;
     std::vector<ModeRow> modes;
     std::vector<TimeShare> time_per_op, time_per_layer;  ///< empty without per-dispatch timings
     std::vector<DispatchRow> dispatches;
