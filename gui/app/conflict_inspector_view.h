@@ -4,6 +4,7 @@
 // diagnostics (applied fusions and near misses with their reasons) around the selection.
 #include <QWidget>
 
+#include "models/fusion_model.h"
 #include "models/hazard_model.h"
 #include "models/selection_state.h"
 

@@ -10,6 +10,7 @@
 
 #include "graphlens/graph/palette.h"
 #include "graphlens/graph/synthetic_graphs.h"
+#include "models/fusion_model.h"
 #include "models/graph_folding.h"
 #include "models/hazard_model.h"
 #include "models/node_filter.h"
