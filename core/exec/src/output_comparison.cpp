@@ -85,28 +85,53 @@ std::string allocation_name(const ComputeGraph& graph, AllocationId id) {
     return id < graph.allocations.size() ? graph.allocations[id].name : std::to_string(id);
 }
 
+// The dispatch of `graph` (serial order) that writes `byte` of `allocation` last, if any.
+std::optional<NodeId> last_writer_of(const ComputeGraph& graph, AllocationId allocation,
+                                     uint64_t byte) {
+    for (size_t i = graph.nodes.size(); i-- > 0;) {
+        const Node& n = graph.nodes[i];
+        if (!n.is_dispatch()) continue;
+        for (const ByteRange& w : n.writes)
+            if (w.allocation == allocation && w.begin <= byte && byte < w.end) return n.id;
+    }
+    return std::nullopt;
+}
+
+// The mismatch with the dispatch that writes its byte last in `graph`'s order.
+OutputMismatch with_last_writer(const ComputeGraph& graph, AllocationId allocation,
+                                OutputMismatch m) {
+    m.last_writer = last_writer_of(graph, allocation, m.byte);
+    if (m.last_writer)
+        for (const Node& n : graph.nodes)
+            if (n.is_dispatch() && n.id == *m.last_writer)
+                m.last_writer_label = std::string(n.label);
+    return m;
+}
+
 // The first difference of a float piece, at element offset k of the piece.
 OutputMismatch difference_at(const ComputeGraph& graph, const WrittenView& v, size_t k,
                              const std::vector<uint8_t>& expected,
                              const std::vector<uint8_t>& actual) {
-    return {allocation_name(graph, v.range.allocation),
-            v.range.begin + k,
-            fmt::format("{}", element(&expected[k], v.dtype)),
-            fmt::format("{}", element(&actual[k], v.dtype)),
-            std::nullopt,
-            {}};
+    return with_last_writer(graph, v.range.allocation,
+                            {allocation_name(graph, v.range.allocation),
+                             v.range.begin + k,
+                             fmt::format("{}", element(&expected[k], v.dtype)),
+                             fmt::format("{}", element(&actual[k], v.dtype)),
+                             std::nullopt,
+                             {}});
 }
 
 // The first difference of a piece compared byte by byte.
 OutputMismatch byte_difference_at(const ComputeGraph& graph, const WrittenView& v, size_t k,
                                   const std::vector<uint8_t>& expected,
                                   const std::vector<uint8_t>& actual) {
-    return {allocation_name(graph, v.range.allocation),
-            v.range.begin + k,
-            fmt::format("0x{:02x}", expected[k]),
-            fmt::format("0x{:02x}", actual[k]),
-            std::nullopt,
-            {}};
+    return with_last_writer(graph, v.range.allocation,
+                            {allocation_name(graph, v.range.allocation),
+                             v.range.begin + k,
+                             fmt::format("0x{:02x}", expected[k]),
+                             fmt::format("0x{:02x}", actual[k]),
+                             std::nullopt,
+                             {}});
 }
 
 }  // namespace
@@ -157,17 +182,6 @@ OutputSnapshot read_outputs(DeviceMemory& memory, const std::vector<WrittenView>
     for (const auto& v : views)
         s.bytes.push_back(memory.download(v.range.allocation, v.range.begin, v.range.size()));
     return s;
-}
-
-std::optional<NodeId> last_writer_of(const ComputeGraph& graph, AllocationId allocation,
-                                     uint64_t byte) {
-    for (size_t i = graph.nodes.size(); i-- > 0;) {
-        const Node& n = graph.nodes[i];
-        if (!n.is_dispatch()) continue;
-        for (const ByteRange& w : n.writes)
-            if (w.allocation == allocation && w.begin <= byte && byte < w.end) return n.id;
-    }
-    return std::nullopt;
 }
 
 Comparison compare_outputs(const ComputeGraph& graph, const OutputSnapshot& reference,

@@ -39,13 +39,10 @@ struct Comparison {
     bool bitwise = true;
     double max_rel_err = 0;
     std::string text;  ///< "bitwise", "within tolerance (...)", or the first difference
-    /// The first difference (last_writer left empty: the comparison knows no graph order).
+    /// The first difference, with the dispatch of `graph` (in its order: the serial one)
+    /// that writes its byte last.
     std::optional<OutputMismatch> first_difference;
 };
-
-/// The dispatch of `graph` that writes `byte` of `allocation` last, if any.
-std::optional<NodeId> last_writer_of(const ComputeGraph& graph, AllocationId allocation,
-                                     uint64_t byte);
 
 /// Compares `mode` with `reference` over the pieces of `mode`; each must lie inside one piece
 /// of `reference` (true when both come from comparable_outputs of the same reference graph). exact:

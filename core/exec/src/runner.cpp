@@ -118,18 +118,6 @@ std::string utc_now() {
     return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", tm);
 }
 
-// The dispatch of the serial order that last writes the mismatch's byte.
-void name_last_writer(const ComputeGraph& captured, const ComputeGraph& serial, OutputMismatch& m) {
-    const auto& allocations = captured.allocations;
-    const auto a = std::find_if(allocations.begin(), allocations.end(),
-                                [&](const AllocationInfo& x) { return x.name == m.allocation; });
-    if (a == allocations.end()) return;
-    m.last_writer = last_writer_of(serial, a->id, m.byte);
-    if (!m.last_writer) return;
-    for (const Node& n : serial.nodes)
-        if (n.is_dispatch() && n.id == *m.last_writer) m.last_writer_label = std::string(n.label);
-}
-
 }  // namespace
 
 void fill_random(DeviceMemory& memory, const ComputeGraph& graph, uint64_t seed) {
@@ -294,7 +282,6 @@ RunResult Runner::run(const ComputeGraph& captured, const RunnerOptions& options
             mr.outputs_match = c.match;
             mr.comparison = c.text;
             mr.mismatch = c.first_difference;
-            if (mr.mismatch) name_last_writer(captured, serial.graph, *mr.mismatch);
             mr.dispatches = t.dispatches;
             mr.barriers = t.barriers;
             mr.command_buffers = t.command_buffers;
