@@ -3,7 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include "graphlens/graph/synthetic_graphs.h"
-#include "graphlens/io/capture_file.h"
+#include "graphlens/capture/capture_file.h"
 
 namespace {
 

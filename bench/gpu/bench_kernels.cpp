@@ -19,13 +19,13 @@
 #include <string>
 #include <vector>
 
-#include "graphlens/gpu/command_encoder.h"
-#include "graphlens/gpu/device.h"
-#include "graphlens/gpu/device_memory.h"
-#include "graphlens/gpu/graph_executor.h"
-#include "graphlens/gpu/graph_session.h"
-#include "graphlens/gpu/kernel_catalog.h"
-#include "graphlens/gpu/op_support.h"
+#include "graphlens/vulkan/command_encoder.h"
+#include "graphlens/vulkan/device.h"
+#include "graphlens/vulkan/device_memory.h"
+#include "graphlens/vulkan/graph_executor.h"
+#include "graphlens/vulkan/graph_session.h"
+#include "graphlens/vulkan/kernel_catalog.h"
+#include "graphlens/vulkan/op_support.h"
 #include "graphlens/ops/ggml_blocks.h"
 
 namespace graphlens::bench {

@@ -18,13 +18,13 @@
 #include <vector>
 
 #include "bench_command.h"
-#include "graphlens/gpu/device.h"
-#include "graphlens/gpu/device_memory.h"
-#include "graphlens/gpu/graph_executor.h"
-#include "graphlens/gpu/graph_session.h"
-#include "graphlens/gpu/kernel_catalog.h"
-#include "graphlens/gpu/kernel_registry.h"
-#include "graphlens/gpu/op_support.h"
+#include "graphlens/vulkan/device.h"
+#include "graphlens/vulkan/device_memory.h"
+#include "graphlens/vulkan/graph_executor.h"
+#include "graphlens/vulkan/graph_session.h"
+#include "graphlens/vulkan/kernel_catalog.h"
+#include "graphlens/vulkan/kernel_registry.h"
+#include "graphlens/vulkan/op_support.h"
 #include "graphlens/ops/ggml_blocks.h"
 #include "graphlens/ops/op_reference.h"
 

@@ -14,11 +14,11 @@
 #include "bench_kernels.h"
 #include "graphlens/exec/replay.h"
 #include "graphlens/exec/runner.h"
-#include "graphlens/gpu/device.h"
-#include "graphlens/gpu/device_memory.h"
-#include "graphlens/gpu/graph_executor.h"
-#include "graphlens/gpu/op_support.h"
-#include "graphlens/io/capture_file.h"
+#include "graphlens/vulkan/device.h"
+#include "graphlens/vulkan/device_memory.h"
+#include "graphlens/vulkan/graph_executor.h"
+#include "graphlens/vulkan/op_support.h"
+#include "graphlens/capture/capture_file.h"
 
 namespace graphlens::bench {
 

@@ -10,10 +10,10 @@
 #include <optional>
 
 #include "command.h"
-#include "graphlens/gpu/device.h"
-#include "graphlens/gpu/device_memory.h"
-#include "graphlens/io/capture_device.h"
-#include "graphlens/io/capture_file.h"
+#include "graphlens/vulkan/device.h"
+#include "graphlens/vulkan/device_memory.h"
+#include "graphlens/exec/capture_device.h"
+#include "graphlens/capture/capture_file.h"
 #include "graphlens/model/gguf_file.h"
 #include "graphlens/model/model_config.h"
 #include "graphlens/model/transformer_builder.h"

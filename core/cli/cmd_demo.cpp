@@ -11,9 +11,9 @@
 
 #include "command.h"
 #include "graphlens/exec/runner.h"
-#include "graphlens/gpu/device.h"
-#include "graphlens/gpu/device_memory.h"
-#include "graphlens/gpu/graph_executor.h"
+#include "graphlens/vulkan/device.h"
+#include "graphlens/vulkan/device_memory.h"
+#include "graphlens/vulkan/graph_executor.h"
 #include "graphlens/model/model_config.h"
 #include "graphlens/model/transformer_builder.h"
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "command.h"
-#include "graphlens/gpu/device.h"
-#include "graphlens/gpu/kernel_registry.h"
+#include "graphlens/vulkan/device.h"
+#include "graphlens/vulkan/kernel_registry.h"
 
 namespace graphlens::cli {
 namespace {

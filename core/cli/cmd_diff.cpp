@@ -1,11 +1,11 @@
 // graphlens-cli diff: two captures or runs compared by label, stage and mode
-// (graphlens/io/run_diff.h).
+// (graphlens/capture/run_diff.h).
 #include <fmt/core.h>
 
 #include <memory>
 
 #include "command.h"
-#include "graphlens/io/run_diff.h"
+#include "graphlens/capture/run_diff.h"
 
 namespace graphlens::cli {
 namespace {

@@ -1,4 +1,4 @@
-// graphlens-cli dot: Graphviz DOT of a capture's dependency graph (graphlens/io/dot_export.h).
+// graphlens-cli dot: Graphviz DOT of a capture's dependency graph (graphlens/capture/dot_export.h).
 #include <fmt/core.h>
 
 #include <fstream>
@@ -7,8 +7,8 @@
 #include "command.h"
 #include "graphlens/graph/pass_pipeline.h"
 #include "graphlens/graph/pipeline_stage.h"
-#include "graphlens/io/capture_file.h"
-#include "graphlens/io/dot_export.h"
+#include "graphlens/capture/capture_file.h"
+#include "graphlens/capture/dot_export.h"
 #include "graphlens/ops/op_fusion_recipes.h"
 
 namespace graphlens::cli {

@@ -10,7 +10,7 @@
 #include "command.h"
 #include "graphlens/graph/pass_pipeline.h"
 #include "graphlens/graph/synthetic_graphs.h"
-#include "graphlens/io/capture_file.h"
+#include "graphlens/capture/capture_file.h"
 #include "graphlens/ops/op_fusion_recipes.h"
 
 namespace graphlens::cli {

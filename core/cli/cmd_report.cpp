@@ -1,11 +1,11 @@
-// graphlens-cli report: a capture as HTML, Markdown, CSV or JSON (graphlens/io/report.h).
+// graphlens-cli report: a capture as HTML, Markdown, CSV or JSON (graphlens/capture/report.h).
 #include <fmt/core.h>
 
 #include <fstream>
 #include <memory>
 
 #include "command.h"
-#include "graphlens/io/report.h"
+#include "graphlens/capture/report.h"
 #include "graphlens/ops/op_fusion_recipes.h"
 
 namespace graphlens::cli {

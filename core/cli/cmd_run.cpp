@@ -11,10 +11,10 @@
 #include "command.h"
 #include "graphlens/exec/replay.h"
 #include "graphlens/exec/runner.h"
-#include "graphlens/gpu/device.h"
-#include "graphlens/gpu/device_memory.h"
-#include "graphlens/io/capture_file.h"
-#include "graphlens/io/chrome_trace.h"
+#include "graphlens/vulkan/device.h"
+#include "graphlens/vulkan/device_memory.h"
+#include "graphlens/capture/capture_file.h"
+#include "graphlens/capture/chrome_trace.h"
 
 namespace graphlens::cli {
 namespace {

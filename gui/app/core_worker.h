@@ -15,7 +15,7 @@
 
 #include "graphlens/exec/runner.h"
 #include "graphlens/graph/run_result.h"
-#include "graphlens/io/capture_file.h"
+#include "graphlens/capture/capture_file.h"
 #include "models/document.h"
 #include "models/request_queue.h"
 #include "models/stage_compare_model.h"

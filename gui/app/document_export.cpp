@@ -4,9 +4,9 @@
 #include <QFile>
 #include <stdexcept>
 
-#include "graphlens/io/capture_file.h"
-#include "graphlens/io/chrome_trace.h"
-#include "graphlens/io/report.h"
+#include "graphlens/capture/capture_file.h"
+#include "graphlens/capture/chrome_trace.h"
+#include "graphlens/capture/report.h"
 #include "models/graph_folding.h"
 
 namespace graphlens::gui {

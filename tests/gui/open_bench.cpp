@@ -22,7 +22,7 @@
 
 #include "app/main_window.h"
 #include "graphlens/graph/synthetic_graphs.h"
-#include "graphlens/io/capture_file.h"
+#include "graphlens/capture/capture_file.h"
 
 using namespace graphlens;
 

@@ -10,11 +10,11 @@
 #include <utility>
 #include <vector>
 
-#include "graphlens/gpu/device.h"
-#include "graphlens/gpu/device_memory.h"
+#include "graphlens/vulkan/device.h"
+#include "graphlens/vulkan/device_memory.h"
 #include "graphlens/graph/schedule_analysis.h"
-#include "graphlens/io/capture_file.h"
-#include "graphlens/io/report.h"
+#include "graphlens/capture/capture_file.h"
+#include "graphlens/capture/report.h"
 #include "graphlens/model/model_config.h"
 #include "graphlens/model/transformer_builder.h"
 #include "graphlens/ops/op_fusion_recipes.h"

@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "graphlens/gpu/device_memory.h"
+#include "graphlens/vulkan/device_memory.h"
 #include "graphlens/ops/ggml_blocks.h"
 
 namespace graphlens {

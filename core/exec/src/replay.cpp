@@ -1,6 +1,6 @@
 #include "graphlens/exec/replay.h"
 
-#include "graphlens/gpu/device_memory.h"
+#include "graphlens/vulkan/device_memory.h"
 
 namespace graphlens {
 

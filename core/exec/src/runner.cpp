@@ -15,8 +15,8 @@
 #include <stdexcept>
 
 #include "exec/src/output_comparison.h"
-#include "graphlens/gpu/device.h"
-#include "graphlens/gpu/device_memory.h"
+#include "graphlens/vulkan/device.h"
+#include "graphlens/vulkan/device_memory.h"
 #include "graphlens/graph/pass_pipeline.h"
 #include "graphlens/ops/ggml_blocks.h"
 #include "graphlens/ops/op_fusion_recipes.h"

@@ -8,11 +8,11 @@
 #include <stdexcept>
 #include <vector>
 
-#include "graphlens/gpu/device.h"
-#include "graphlens/gpu/device_memory.h"
-#include "graphlens/gpu/graph_executor.h"
-#include "graphlens/gpu/graph_session.h"
-#include "graphlens/gpu/op_params.h"
+#include "graphlens/vulkan/device.h"
+#include "graphlens/vulkan/device_memory.h"
+#include "graphlens/vulkan/graph_executor.h"
+#include "graphlens/vulkan/graph_session.h"
+#include "graphlens/vulkan/op_params.h"
 #include "graphlens/model/model_weights.h"
 #include "graphlens/ops/ggml_blocks.h"
 

@@ -1,6 +1,6 @@
 // gelu, silu, their fused *_mul forms and softcap (unary.comp variants), f32.
-#include "graphlens/gpu/graph_session.h"
-#include "graphlens/gpu/op_support.h"
+#include "graphlens/vulkan/graph_session.h"
+#include "graphlens/vulkan/op_support.h"
 #include "op_common.h"
 
 namespace graphlens {

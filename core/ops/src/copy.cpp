@@ -2,8 +2,8 @@
 // format): conversions of whole tensors.
 #include <fmt/format.h>
 
-#include "graphlens/gpu/graph_session.h"
-#include "graphlens/gpu/op_support.h"
+#include "graphlens/vulkan/graph_session.h"
+#include "graphlens/vulkan/op_support.h"
 #include "op_common.h"
 
 namespace graphlens {

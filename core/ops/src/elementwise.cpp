@@ -1,8 +1,8 @@
 // f16 add/mul, multi_add and scale. (f32 add/mul: elementwise_basic.cpp.)
 #include <fmt/format.h>
 
-#include "graphlens/gpu/graph_session.h"
-#include "graphlens/gpu/op_support.h"
+#include "graphlens/vulkan/graph_session.h"
+#include "graphlens/vulkan/op_support.h"
 #include "op_common.h"
 
 namespace graphlens {

@@ -1,12 +1,12 @@
 // Elementwise add and mul (f32) with a broadcast second operand. The reference pattern for
-// op methods of GraphSession (see the comment block in graphlens/gpu/graph_session.h).
+// op methods of GraphSession (see the comment block in graphlens/vulkan/graph_session.h).
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
-#include "graphlens/gpu/graph_session.h"
-#include "graphlens/gpu/op_support.h"
+#include "graphlens/vulkan/graph_session.h"
+#include "graphlens/vulkan/op_support.h"
 
 namespace graphlens {
 namespace {

@@ -11,8 +11,8 @@
 #include <tuple>
 #include <utility>
 
-#include "graphlens/gpu/kernel_catalog.h"
-#include "graphlens/gpu/op_support.h"
+#include "graphlens/vulkan/kernel_catalog.h"
+#include "graphlens/vulkan/op_support.h"
 
 namespace graphlens::ops {
 namespace {

@@ -9,9 +9,9 @@
 #include <iterator>
 #include <optional>
 
-#include "graphlens/gpu/device.h"
-#include "graphlens/gpu/graph_session.h"
-#include "graphlens/gpu/op_support.h"
+#include "graphlens/vulkan/device.h"
+#include "graphlens/vulkan/graph_session.h"
+#include "graphlens/vulkan/op_support.h"
 #include "op_common.h"
 
 namespace graphlens {

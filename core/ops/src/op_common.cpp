@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "graphlens/gpu/device.h"
+#include "graphlens/vulkan/device.h"
 
 namespace graphlens::ops_detail {
 

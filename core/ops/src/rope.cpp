@@ -2,8 +2,8 @@
 // may be f16 (a rope writing straight into an f16 KV cache: rope_*_f32_f16).
 #include <fmt/format.h>
 
-#include "graphlens/gpu/graph_session.h"
-#include "graphlens/gpu/op_support.h"
+#include "graphlens/vulkan/graph_session.h"
+#include "graphlens/vulkan/op_support.h"
 #include "op_common.h"
 
 namespace graphlens {

@@ -1,8 +1,8 @@
 // Row softmax with optional scale and additive mask (softmax.comp variants).
 #include <fmt/format.h>
 
-#include "graphlens/gpu/graph_session.h"
-#include "graphlens/gpu/op_support.h"
+#include "graphlens/vulkan/graph_session.h"
+#include "graphlens/vulkan/op_support.h"
 #include "op_common.h"
 
 namespace graphlens {

@@ -9,12 +9,12 @@
 #include <ostream>
 #include <string>
 
-#include "gpu/gpu_fixture.h"
+#include "vulkan/gpu_fixture.h"
 #include "graphlens/exec/replay.h"
 #include "graphlens/exec/runner.h"
-#include "graphlens/gpu/command_encoder.h"
-#include "graphlens/gpu/kernel_catalog.h"
-#include "graphlens/io/capture_file.h"
+#include "graphlens/vulkan/command_encoder.h"
+#include "graphlens/vulkan/kernel_catalog.h"
+#include "graphlens/capture/capture_file.h"
 #include "graphlens/model/model_config.h"
 #include "graphlens/model/transformer_builder.h"
 

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "exec/src/output_comparison.h"
-#include "gpu/gpu_fixture.h"
-#include "graphlens/gpu/graph_session.h"
+#include "vulkan/gpu_fixture.h"
+#include "graphlens/vulkan/graph_session.h"
 
 namespace graphlens::test {
 namespace {

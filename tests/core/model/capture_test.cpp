@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <set>
 
-#include "gpu/gpu_fixture.h"
+#include "vulkan/gpu_fixture.h"
 #include "graphlens/graph/hazard_index.h"
 #include "graphlens/model/transformer_builder.h"
 

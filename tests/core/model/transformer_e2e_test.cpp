@@ -16,9 +16,9 @@
 #include <filesystem>
 #include <random>
 
-#include "gpu/gpu_fixture.h"
+#include "vulkan/gpu_fixture.h"
 #include "graphlens/exec/runner.h"
-#include "graphlens/gpu/graph_session.h"
+#include "graphlens/vulkan/graph_session.h"
 #include "graphlens/model/cpu_reference_model.h"
 #include "graphlens/model/gguf_file.h"
 #include "graphlens/model/model_weights.h"

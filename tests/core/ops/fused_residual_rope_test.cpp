@@ -7,7 +7,7 @@
 // run as well.
 #include <algorithm>
 
-#include "graphlens/gpu/graph_executor.h"
+#include "graphlens/vulkan/graph_executor.h"
 #include "graphlens/graph/fusion.h"
 #include "graphlens/ops/op_fusion_recipes.h"
 #include "graphlens/ops/op_reference.h"

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "graphlens/gpu/graph_executor.h"
+#include "graphlens/vulkan/graph_executor.h"
 #include "graphlens/graph/fusion.h"
 #include "graphlens/ops/op_fusion_recipes.h"
 #include "ops_test_support.h"

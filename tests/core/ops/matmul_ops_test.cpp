@@ -8,8 +8,8 @@
 #include <limits>
 #include <stdexcept>
 
-#include "graphlens/gpu/kernel_catalog.h"
-#include "graphlens/gpu/op_support.h"
+#include "graphlens/vulkan/kernel_catalog.h"
+#include "graphlens/vulkan/op_support.h"
 #include "graphlens/ops/ggml_blocks.h"
 #include "graphlens/ops/op_reference.h"
 #include "ops_test_support.h"

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "graphlens/gpu/kernel_catalog.h"
-#include "graphlens/gpu/kernel_registry.h"
+#include "graphlens/vulkan/kernel_catalog.h"
+#include "graphlens/vulkan/kernel_registry.h"
 #include "graphlens/ops/op_reference.h"
 #include "ops_test_support.h"
 

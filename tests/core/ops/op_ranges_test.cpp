@@ -2,7 +2,7 @@
 // are the readonly bindings, writes the writeonly ones, view offsets included.
 #include <algorithm>
 
-#include "graphlens/gpu/kernel_catalog.h"
+#include "graphlens/vulkan/kernel_catalog.h"
 #include "ops_test_support.h"
 
 namespace graphlens::test {

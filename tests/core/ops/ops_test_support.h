@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "gpu/gpu_fixture.h"
-#include "graphlens/gpu/graph_session.h"
+#include "vulkan/gpu_fixture.h"
+#include "graphlens/vulkan/graph_session.h"
 #include "graphlens/ops/ggml_blocks.h"
 
 namespace graphlens::test {

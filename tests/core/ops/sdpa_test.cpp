@@ -4,7 +4,7 @@
 // before the queries, sliding window and soft-capping.
 #include <algorithm>
 
-#include "graphlens/gpu/kernel_registry.h"
+#include "graphlens/vulkan/kernel_registry.h"
 #include "graphlens/ops/op_reference.h"
 #include "ops_test_support.h"
 

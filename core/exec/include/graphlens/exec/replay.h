@@ -2,7 +2,7 @@
 // Running a capture on a device: the one set-up the CLI's `run`, the GUI's worker and the
 // bench share, so a capture made on any machine is replayed the same way everywhere.
 #include "graphlens/exec/runner.h"
-#include "graphlens/gpu/device.h"
+#include "graphlens/vulkan/device.h"
 #include "graphlens/graph/compute_graph.h"
 #include "graphlens/graph/run_result.h"
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "graphlens/exec/execution_mode.h"
-#include "graphlens/gpu/graph_executor.h"
+#include "graphlens/vulkan/graph_executor.h"
 #include "graphlens/graph/compute_graph.h"
 #include "graphlens/graph/run_result.h"
 

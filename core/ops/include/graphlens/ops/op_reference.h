@@ -1,13 +1,13 @@
 #pragma once
 // CPU references of the GraphSession ops, computed in double: what the kernel tests compare
-// GPU results against. Layouts as in graphlens/gpu/op_params.h (shape[0] innermost). Quantized
+// GPU results against. Layouts as in graphlens/vulkan/op_params.h (shape[0] innermost). Quantized
 // weights are passed already dequantised (graphlens/ops/ggml_blocks.h, affine_dequantize).
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <vector>
 
-#include "graphlens/gpu/op_params.h"
+#include "graphlens/vulkan/op_params.h"
 
 namespace graphlens::reference {
 

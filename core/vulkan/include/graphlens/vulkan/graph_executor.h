@@ -1,0 +1,133 @@
+#pragma once
+// GraphExecutor: owns the command recorders of one Device + DeviceMemory pair, starts
+// GraphSessions, and executes ComputeGraphs in the ways the Runner's modes need. The
+// executor must outlive its sessions.
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "graphlens/vulkan/command_encoder.h"
+#include "graphlens/vulkan/graph_session.h"
+#include "graphlens/graph/compute_graph.h"
+#include "graphlens/graph/run_result.h"
+#include "graphlens/graph/snapshot.h"
+
+namespace graphlens {
+
+class Device;
+class DeviceMemory;
+class RecordingThreads;
+
+enum class BarrierSource : uint8_t {
+    recorded,        ///< the graph's barrier nodes (encode_sequential)
+    recompute,       ///< only where ranges conflict (encode_with_barriers)
+    every_dispatch,  ///< after every dispatch (serial)
+    none,            ///< none at all: wrong on purpose, proves the validation oracle
+};
+
+enum class SubmitMode : uint8_t {
+    single,        ///< one command buffer
+    dual_buffer,   ///< first part submitted early, rest in a second command buffer
+    per_dispatch,  ///< a command buffer, a submit and a wait per dispatch
+    stream,        ///< command buffers of growing size, each submitted once recorded
+    /// slices recorded at once into secondary command buffers by parallel_threads threads,
+    /// executed by one primary buffer (after an early one of parallel_first dispatches, when
+    /// asked for); recorded barriers only
+    parallel,
+    /// a decode loop's steps (execute_steps): step i + 1 recorded into a second command buffer
+    /// while step i executes, and submitted once step i's fence has signalled; execute() runs
+    /// one step
+    ahead,
+};
+
+struct ExecuteOptions {
+    BarrierSource barriers = BarrierSource::recorded;
+    SubmitMode submit = SubmitMode::single;
+    size_t first_dispatches = 0;  ///< dual buffer: 0 = max(64, n/10)
+    size_t stream_first = 8;      ///< stream: dispatches in the first command buffer
+    double stream_growth = 4.0;   ///< stream: each buffer this many times the one before
+    /// parallel: recording threads, the caller's included; 0 = the hardware's, at most 4
+    /// (NVIDIA's driver records about 2x faster with 4 or 8 threads than with one, no faster
+    /// with more: docs/benchmarks.md)
+    size_t parallel_threads = 0;
+    /// parallel: dispatches (to the next group end) recorded and submitted in a primary buffer
+    /// of their own first, so the GPU starts while the threads record the rest; 0 = none (one
+    /// submission)
+    size_t parallel_first = 0;
+    bool timestamps = true;
+    /// Barrier + timestamp after every dispatch (serialises the GPU).
+    bool profile_dispatches = false;
+    /// A timestamp before every barrier: GPU time per concurrency group (single buffer only).
+    bool profile_groups = false;
+};
+
+struct ExecutionTiming {
+    /// CPU time recording command buffers (sum over buffers); parallel: the time from the
+    /// start to the primary buffer recorded, the slices' threads overlapping
+    uint64_t encode_ns = 0;
+    uint64_t gpu_ns = 0;   ///< GPU time from timestamps: sum over command buffers
+    uint64_t wall_ns = 0;  ///< from the start of encoding to the last fence signalled
+    size_t dispatches = 0;
+    size_t barriers = 0;         ///< barriers between dispatches (submission barriers excluded)
+    size_t command_buffers = 0;  ///< submitted ones; parallel: the primaries and secondaries
+    std::vector<DispatchTiming> per_dispatch;  ///< with profile_dispatches
+    std::vector<GroupTiming> per_group;        ///< with profile_groups
+    /// execute_steps: when this step's recording began and when the CPU saw it complete, on
+    /// the steady clock, ns since the first step's recording began
+    uint64_t record_begin_ns = 0;
+    uint64_t complete_ns = 0;
+};
+
+/// What GraphSession::finish_optimized ran and measured.
+struct OptimizedFinish {
+    std::vector<Snapshot> stages;  ///< the pass pipeline's stages, "captured" first
+    ExecutionTiming timing;        ///< of the final stage, dual command buffers
+};
+
+class GraphExecutor {
+  public:
+    GraphExecutor(Device& device, DeviceMemory& memory);
+    ~GraphExecutor();
+    GraphExecutor(const GraphExecutor&) = delete;
+    GraphExecutor& operator=(const GraphExecutor&) = delete;
+
+    /// Direct mode: ops record straight into a command buffer.
+    GraphSession begin(const SessionOptions& options = {});
+    /// Capture mode: ops become nodes of a ComputeGraph, replayed at finish.
+    GraphSession begin_recorded(const SessionOptions& options = {});
+
+    /// Validates `graph` against the memory (validate_for_replay), encodes it as `options`
+    /// say, submits, waits and measures. Outputs stay in the DeviceMemory.
+    ExecutionTiming execute(const ComputeGraph& graph, const ExecuteOptions& options = {});
+
+    /// Runs `steps` executions of `graph` the way a decode loop runs its tokens: while step i
+    /// executes, the CPU records step i + 1 into a second command buffer, then waits for step
+    /// i's fence (where a loop reads the logits and samples) and submits step i + 1. Every
+    /// step is recorded anew, so its recording is paid, hidden behind the GPU's work on the
+    /// step before. Per step: encode_ns its recording, gpu_ns its timestamps, wall_ns from the
+    /// previous step's completion (step 0: from its own recording's start) to its own, which in
+    /// a steady loop is the time per token. One command buffer a step, options.barriers as for
+    /// SubmitMode::single; the profiles are refused. Validates like execute().
+    std::vector<ExecutionTiming> execute_steps(const ComputeGraph& graph,
+                                               const ExecuteOptions& options, size_t steps);
+
+    Device& device() const { return device_; }
+    DeviceMemory& memory() const { return memory_; }
+
+    /// A reset recorder from the free list (or a new one); return it with release().
+    std::unique_ptr<CommandRecorder> acquire();
+    void release(std::unique_ptr<CommandRecorder> recorder);
+
+  private:
+    ExecutionTiming execute_parallel(const ComputeGraph& graph, const ExecuteOptions& options);
+
+    Device& device_;
+    DeviceMemory& memory_;
+    std::mutex mutex_;
+    std::vector<std::unique_ptr<CommandRecorder>> free_;
+    std::vector<std::unique_ptr<CommandRecorder>> free_secondaries_;
+    std::unique_ptr<RecordingThreads> threads_;  ///< SubmitMode::parallel, made on first use
+};
+
+}  // namespace graphlens

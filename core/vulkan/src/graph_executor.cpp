@@ -1,0 +1,374 @@
+// GraphExecutor: sessions and the execution of ComputeGraphs with timing.
+#include "graphlens/vulkan/graph_executor.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+#include <unordered_map>
+
+#include "vulkan/src/recording_threads.h"
+#include "graphlens/vulkan/device.h"
+#include "graphlens/vulkan/device_memory.h"
+
+namespace graphlens {
+namespace {
+using Clock = std::chrono::steady_clock;
+uint64_t ns_between(Clock::time_point a, Clock::time_point b) {
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
+}
+
+ReplayCounts encode_graph(const ComputeGraph& graph, BarrierSource barriers, CommandRecorder& rec,
+                          ConflictTracker& tracker) {
+    switch (barriers) {
+        case BarrierSource::recorded:
+            return encode_sequential(graph, rec);
+        case BarrierSource::recompute:
+            return encode_with_barriers(graph, rec, tracker);
+        case BarrierSource::every_dispatch:
+            return encode_serial(graph, rec);
+        case BarrierSource::none:
+            return encode_without_barriers(graph, rec);
+    }
+    return {};
+}
+}  // namespace
+
+GraphExecutor::GraphExecutor(Device& device, DeviceMemory& memory)
+    : device_(device), memory_(memory) {}
+GraphExecutor::~GraphExecutor() = default;
+
+GraphSession GraphExecutor::begin(const SessionOptions& options) {
+    return GraphSession(*this, false, options);
+}
+GraphSession GraphExecutor::begin_recorded(const SessionOptions& options) {
+    return GraphSession(*this, true, options);
+}
+
+std::unique_ptr<CommandRecorder> GraphExecutor::acquire() {
+    {
+        std::lock_guard lock(mutex_);
+        if (!free_.empty()) {
+            auto r = std::move(free_.back());
+            free_.pop_back();
+            return r;
+        }
+    }
+    return std::make_unique<CommandRecorder>(device_, memory_);
+}
+
+void GraphExecutor::release(std::unique_ptr<CommandRecorder> recorder) {
+    if (!recorder) return;
+    recorder->wait();
+    std::lock_guard lock(mutex_);
+    free_.push_back(std::move(recorder));
+}
+
+ExecutionTiming GraphExecutor::execute(const ComputeGraph& graph, const ExecuteOptions& options) {
+    if (options.submit == SubmitMode::ahead) return std::move(execute_steps(graph, options, 1)[0]);
+    memory_.add_missing_scratch(graph);  // fused kernels' own zeroed memory (FusionScratch)
+    validate_for_replay(graph, memory_);
+    ExecutionTiming t;
+    auto encode = [&](CommandRecorder& rec, ConflictTracker& tracker) {
+        return encode_graph(graph, options.barriers, rec, tracker);
+    };
+
+    if (options.submit == SubmitMode::single) {
+        auto rec = acquire();
+        ConflictTracker tracker;
+        const auto t0 = Clock::now();
+        rec->begin(options.timestamps, options.profile_dispatches, graph.dispatch_count(),
+                   options.profile_groups);
+        const ReplayCounts c = encode(*rec, tracker);
+        rec->end();
+        const auto t1 = Clock::now();
+        rec->submit();
+        rec->wait();
+        const auto t2 = Clock::now();
+        t.encode_ns = ns_between(t0, t1);
+        t.wall_ns = ns_between(t0, t2);
+        t.gpu_ns = rec->gpu_ns();
+        t.dispatches = c.dispatches;
+        t.barriers = c.barriers;
+        t.command_buffers = 1;
+        if (options.profile_dispatches) {
+            std::unordered_map<NodeId, const Node*> by_id;
+            for (const auto& n : graph.nodes)
+                if (n.is_dispatch()) by_id[n.id] = &n;
+            for (const auto& iv : rec->dispatch_intervals()) {
+                DispatchTiming d;
+                d.node = iv.node;
+                d.label = iv.label;
+                if (auto it = by_id.find(iv.node); it != by_id.end()) d.op = it->second->op;
+                d.start_ns = static_cast<double>(iv.start_ns);
+                d.end_ns = static_cast<double>(iv.end_ns);
+                t.per_dispatch.push_back(std::move(d));
+            }
+        }
+        for (const auto& g : rec->group_intervals()) {
+            GroupTiming gt;
+            gt.first_dispatch = g.first_dispatch;
+            gt.dispatches = g.dispatches;
+            gt.first_label = g.first_label;
+            gt.start_ns = static_cast<double>(g.start_ns);
+            gt.end_ns = static_cast<double>(g.end_ns);
+            t.per_group.push_back(std::move(gt));
+        }
+        release(std::move(rec));
+        return t;
+    }
+
+    if (options.profile_dispatches || options.profile_groups)
+        throw std::invalid_argument("per-dispatch and per-group profiles need SubmitMode::single");
+
+    if (options.submit == SubmitMode::dual_buffer) {
+        if (options.barriers == BarrierSource::every_dispatch ||
+            options.barriers == BarrierSource::none)
+            throw std::invalid_argument("dual buffer encodes recorded or recomputed barriers only");
+        auto first = acquire();
+        auto second = acquire();
+        DualBufferOptions d;
+        d.first_dispatches = options.first_dispatches;
+        d.recompute_barriers = options.barriers == BarrierSource::recompute;
+        d.timestamps = options.timestamps;
+        const auto t0 = Clock::now();
+        const ReplayCounts c = encode_dual_buffer(graph, *first, *second, d);
+        const auto t1 = Clock::now();
+        first->wait();
+        second->wait();
+        const auto t2 = Clock::now();
+        t.encode_ns = ns_between(t0, t1);
+        t.wall_ns = ns_between(t0, t2);
+        // One device clock: the span from the first buffer's start to the second's end.
+        const uint64_t b = first->begin_timestamp_ns(), e = second->end_timestamp_ns();
+        t.gpu_ns = e > b ? e - b : 0;
+        t.dispatches = c.dispatches;
+        t.barriers = c.barriers;
+        t.command_buffers = 2;
+        release(std::move(first));
+        release(std::move(second));
+        return t;
+    }
+
+    if (options.submit == SubmitMode::parallel) return execute_parallel(graph, options);
+
+    if (options.submit == SubmitMode::stream) {
+        if (options.barriers == BarrierSource::every_dispatch ||
+            options.barriers == BarrierSource::none)
+            throw std::invalid_argument("stream encodes recorded or recomputed barriers only");
+        StreamOptions so;
+        so.chunk_dispatches = stream_chunk_dispatches(graph.dispatch_count(), options.stream_first,
+                                                      options.stream_growth);
+        // The plan's groups are known only from recorded barriers.
+        if (options.barriers == BarrierSource::recorded)
+            so.chunk_dispatches = align_stream_chunks(graph, so.chunk_dispatches);
+        so.recompute_barriers = options.barriers == BarrierSource::recompute;
+        so.timestamps = options.timestamps;
+        std::vector<std::unique_ptr<CommandRecorder>> owned;
+        std::vector<CommandRecorder*> recs;
+        for (size_t i = 0; i < so.chunk_dispatches.size(); ++i) {
+            owned.push_back(acquire());
+            recs.push_back(owned.back().get());
+        }
+        const auto t0 = Clock::now();
+        const ReplayCounts c = encode_stream(graph, recs, so);
+        const auto t1 = Clock::now();
+        for (auto* r : recs) r->wait();
+        const auto t2 = Clock::now();
+        t.encode_ns = ns_between(t0, t1);
+        t.wall_ns = ns_between(t0, t2);
+        if (!recs.empty()) {
+            // One device clock: the first buffer's start to the last one's end.
+            const uint64_t b = recs.front()->begin_timestamp_ns(),
+                           e = recs.back()->end_timestamp_ns();
+            t.gpu_ns = e > b ? e - b : 0;
+        }
+        t.dispatches = c.dispatches;
+        t.barriers = c.barriers;
+        t.command_buffers = recs.size();
+        for (auto& r : owned) release(std::move(r));
+        return t;
+    }
+
+    // per_dispatch: one command buffer, submit and wait per dispatch; the submission boundary
+    // orders everything, so no barriers are recorded.
+    auto rec = acquire();
+    const auto t0 = Clock::now();
+    for (const Node& n : graph.nodes) {
+        if (!n.is_dispatch()) continue;
+        const auto e0 = Clock::now();
+        rec->begin(options.timestamps);
+        rec->dispatch(graph.kernels[n.kernel].name, n.bindings, n.push_constants, n.workgroups,
+                      n.label, n.id);
+        rec->end();
+        t.encode_ns += ns_between(e0, Clock::now());
+        rec->submit();
+        rec->wait();
+        t.gpu_ns += rec->gpu_ns();
+        ++t.dispatches;
+        ++t.command_buffers;
+    }
+    t.wall_ns = ns_between(t0, Clock::now());
+    release(std::move(rec));
+    return t;
+}
+
+ExecutionTiming GraphExecutor::execute_parallel(const ComputeGraph& graph,
+                                                const ExecuteOptions& options) {
+    if (options.barriers != BarrierSource::recorded)
+        throw std::invalid_argument("parallel recording encodes recorded barriers only");
+    size_t threads = options.parallel_threads;
+    if (threads == 0) threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
+    if (!threads_ || threads_->size() != threads)
+        threads_ = std::make_unique<RecordingThreads>(threads - 1);
+    // The early buffer ends where a concurrency group ends (its submission barrier stands for
+    // the plan's barrier there), at or after parallel_first dispatches.
+    const size_t total = graph.dispatch_count();
+    size_t head_nodes = 0;
+    if (options.parallel_first > 0) {
+        const size_t first = std::min(options.parallel_first, total);
+        const std::vector<size_t> sizes = {first, total - first};
+        const std::vector<size_t> aligned = align_stream_chunks(graph, sizes);
+        head_nodes = node_index_after_dispatches(graph, aligned.empty() ? 0 : aligned[0]);
+    }
+    const std::vector<size_t> bounds = parallel_slice_bounds(graph, threads, head_nodes);
+    const size_t slices = bounds.size() - 1;
+
+    auto head = head_nodes > 0 ? acquire() : nullptr;
+    auto primary = slices > 0 ? acquire() : nullptr;
+    std::vector<std::unique_ptr<CommandRecorder>> secondaries;
+    {
+        std::lock_guard lock(mutex_);
+        while (secondaries.size() < slices && !free_secondaries_.empty()) {
+            secondaries.push_back(std::move(free_secondaries_.back()));
+            free_secondaries_.pop_back();
+        }
+    }
+    while (secondaries.size() < slices)
+        secondaries.push_back(
+            std::make_unique<CommandRecorder>(device_, memory_, CommandLevel::secondary));
+    auto give_back = [&] {
+        for (auto* r : {head.get(), primary.get()})
+            if (r) r->wait();
+        std::lock_guard lock(mutex_);
+        for (auto& r : secondaries) free_secondaries_.push_back(std::move(r));
+    };
+
+    ExecutionTiming t;
+    std::vector<ReplayCounts> counts(slices);
+    try {
+        const auto t0 = Clock::now();
+        if (head) {
+            // Recorded and submitted first: the GPU starts while the threads record the rest.
+            head->begin(options.timestamps);
+            const ReplayCounts c = encode_sequential(graph, *head, 0, head_nodes);
+            head->end();
+            head->submit();
+            t.dispatches += c.dispatches;
+            t.barriers += c.barriers;
+        }
+        if (primary) {
+            primary->begin(options.timestamps);
+            threads_->run(slices, [&](size_t i) {
+                CommandRecorder& rec = *secondaries[i];
+                rec.begin(false);
+                counts[i] = encode_sequential(graph, rec, bounds[i], bounds[i + 1]);
+                rec.end();
+            });
+            // The secondaries in order; a barrier of the plan at a cut goes between two.
+            std::vector<VkCommandBuffer> run;
+            for (size_t i = 0; i < slices; ++i) {
+                if (i > 0 && graph.nodes[bounds[i]].is_barrier() && counts[i].dispatches > 0) {
+                    primary->execute(run);
+                    run.clear();
+                    primary->barrier();
+                    ++t.barriers;
+                }
+                run.push_back(secondaries[i]->handle());
+                t.dispatches += counts[i].dispatches;
+                t.barriers += counts[i].barriers;
+            }
+            primary->execute(run);
+            primary->end();
+        }
+        const auto t1 = Clock::now();
+        if (primary) primary->submit();
+        if (head) head->wait();
+        if (primary) primary->wait();
+        const auto t2 = Clock::now();
+        t.encode_ns = ns_between(t0, t1);
+        t.wall_ns = ns_between(t0, t2);
+        // One device clock: the first buffer's start to the last one's end.
+        CommandRecorder* first = head ? head.get() : primary.get();
+        CommandRecorder* last = primary ? primary.get() : head.get();
+        if (first) {
+            const uint64_t b = first->begin_timestamp_ns(), e = last->end_timestamp_ns();
+            t.gpu_ns = e > b ? e - b : 0;
+        }
+        t.command_buffers = (head ? 1 : 0) + (primary ? 1 : 0) + slices;
+    } catch (...) {
+        give_back();
+        if (head) release(std::move(head));
+        if (primary) release(std::move(primary));
+        throw;
+    }
+    give_back();
+    if (head) release(std::move(head));
+    if (primary) release(std::move(primary));
+    return t;
+}
+
+std::vector<ExecutionTiming> GraphExecutor::execute_steps(const ComputeGraph& graph,
+                                                          const ExecuteOptions& options,
+                                                          size_t steps) {
+    if (options.profile_dispatches || options.profile_groups)
+        throw std::invalid_argument("per-dispatch and per-group profiles need SubmitMode::single");
+    memory_.add_missing_scratch(graph);
+    validate_for_replay(graph, memory_);
+    std::vector<ExecutionTiming> out(steps);
+    if (steps == 0) return out;
+    // Two buffers: one executing, the other being recorded for the next step. A buffer is
+    // recorded again only after its fence has signalled (the step before the last one).
+    std::unique_ptr<CommandRecorder> recs[2] = {acquire(), acquire()};
+    auto give_back = [&] {
+        for (auto& r : recs) release(std::move(r));
+    };
+    try {
+        const auto origin = Clock::now();
+        auto record = [&](size_t i) {
+            CommandRecorder& rec = *recs[i % 2];
+            ConflictTracker tracker;
+            const auto t0 = Clock::now();
+            rec.begin(options.timestamps);
+            const ReplayCounts c = encode_graph(graph, options.barriers, rec, tracker);
+            rec.end();
+            ExecutionTiming& t = out[i];
+            t.record_begin_ns = ns_between(origin, t0);
+            t.encode_ns = ns_between(t0, Clock::now());
+            t.dispatches = c.dispatches;
+            t.barriers = c.barriers;
+            t.command_buffers = 1;
+        };
+        record(0);
+        for (size_t i = 0; i < steps; ++i) {
+            CommandRecorder& rec = *recs[i % 2];
+            rec.submit();
+            if (i + 1 < steps) record(i + 1);  // on the CPU while the GPU runs step i
+            rec.wait();
+            ExecutionTiming& t = out[i];
+            t.complete_ns = ns_between(origin, Clock::now());
+            t.wall_ns = t.complete_ns - (i == 0 ? t.record_begin_ns : out[i - 1].complete_ns);
+            t.gpu_ns = rec.gpu_ns();
+        }
+    } catch (...) {
+        give_back();
+        throw;
+    }
+    give_back();
+    return out;
+}
+
+}  // namespace graphlens
