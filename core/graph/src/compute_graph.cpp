@@ -55,7 +55,7 @@ void ComputeGraph::derive_ranges(Node& node) const {
     node.reads.clear();
     node.writes.clear();
     for (const auto& b : node.bindings) {
-        const KernelBinding* kb = k.find_binding(b.binding);
+        const KernelBinding* kb = k.find_binding(b.set, b.binding);
         // An unreflected binding is treated as read-write: conservative, never unsafe.
         const BindingAccess access = kb ? kb->access : BindingAccess::read_write;
         if (access_reads(access)) node.reads.push_back(b.view.range());
@@ -76,6 +76,12 @@ size_t ComputeGraph::add_dispatch(Node node) {
 
 size_t ComputeGraph::add_barrier() {
     nodes.push_back(Node::barrier());
+    return nodes.size() - 1;
+}
+
+size_t ComputeGraph::add_barrier(BarrierScope scope) {
+    barrier_scopes.push_back(std::move(scope));
+    nodes.push_back(Node::barrier(static_cast<uint32_t>(barrier_scopes.size())));
     return nodes.size() - 1;
 }
 
@@ -123,9 +129,21 @@ void GraphValidator::report_range(size_t i, const ByteRange& r, const char* what
     }
 }
 
+void GraphValidator::barrier(size_t i) {
+    const Node& n = graph_.nodes[i];
+    if (n.barrier_scope() > graph_.barrier_scopes.size()) {
+        errors_.push_back("node " + std::to_string(i) + ": barrier scope " +
+                          std::to_string(n.barrier_scope() - 1) + " does not exist");
+        return;
+    }
+    if (const BarrierScope* scope = graph_.scope_of(n))
+        for (const auto& d : scope->dependencies)
+            if (d.range && !in_bounds(*d.range)) report_range(i, *d.range, "buffer barrier");
+}
+
 void GraphValidator::node(size_t i) {
     const Node& n = graph_.nodes[i];
-    if (!n.is_dispatch()) return;
+    if (n.is_barrier()) return barrier(i);
     if (!first_use(n.id))
         errors_.push_back("node " + std::to_string(i) + ": dispatch id " + std::to_string(n.id) +
                           " is used twice");
@@ -166,6 +184,7 @@ ComputeGraph ComputeGraph::without_barriers() const {
     g.allocations = allocations;
     g.kernels = kernels;
     g.metadata = metadata;
+    g.barrier_scopes = {};
     g.nodes.reserve(nodes.size());
     for (const auto& n : nodes)
         if (n.is_dispatch()) g.nodes.push_back(n);

@@ -25,6 +25,7 @@ class GraphValidator {
     std::vector<std::string> take_errors() { return std::move(errors_); }
 
   private:
+    void barrier(size_t i);  ///< node(i) of a barrier: its scope exists, its ranges in bounds
     bool first_use(NodeId id);
     bool in_bounds(const ByteRange& r) const {
         return r.allocation < sizes_.size() && r.begin <= r.end && r.end <= sizes_[r.allocation];

@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "graphlens/graph/allocation.h"
+#include "graphlens/graph/barrier_scope.h"
 #include "graphlens/graph/hazard.h"
 #include "graphlens/graph/kernel_info.h"
 #include "graphlens/graph/op_kind.h"
@@ -54,6 +55,11 @@ constexpr std::array<std::string_view, 6> kUsageNames{"weights", "activations", 
                                                       "scratch", "input",       "output"};
 constexpr std::array<std::string_view, 3> kAccessNames{"read", "write", "read_write"};
 constexpr std::array<std::string_view, 3> kHazardNames{"RAW", "WAR", "WAW"};
+constexpr std::array<std::string_view, 2> kEvidenceNames{"decoration", "code"};
+constexpr std::array<std::string_view, 3> kDescriptorNames{"storage_buffer", "uniform_buffer",
+                                                           "other"};
+constexpr std::array<std::string_view, 3> kBarrierOriginNames{"pipeline_barrier", "wait_events",
+                                                              "submission"};
 }  // namespace
 
 std::string_view op_kind_name(OpKind k) {
@@ -82,6 +88,27 @@ std::string_view hazard_kind_name(HazardKind k) {
 }
 std::optional<HazardKind> hazard_kind_from_name(std::string_view n) {
     return lookup<HazardKind>(kHazardNames, n);
+}
+
+std::string_view access_evidence_name(AccessEvidence e) {
+    return kEvidenceNames.at(static_cast<size_t>(e));
+}
+std::optional<AccessEvidence> access_evidence_from_name(std::string_view n) {
+    return lookup<AccessEvidence>(kEvidenceNames, n);
+}
+
+std::string_view descriptor_kind_name(DescriptorKind k) {
+    return kDescriptorNames.at(static_cast<size_t>(k));
+}
+std::optional<DescriptorKind> descriptor_kind_from_name(std::string_view n) {
+    return lookup<DescriptorKind>(kDescriptorNames, n);
+}
+
+std::string_view barrier_origin_name(BarrierOrigin o) {
+    return kBarrierOriginNames.at(static_cast<size_t>(o));
+}
+std::optional<BarrierOrigin> barrier_origin_from_name(std::string_view n) {
+    return lookup<BarrierOrigin>(kBarrierOriginNames, n);
 }
 
 }  // namespace graphlens

@@ -1,6 +1,10 @@
 #include "graphlens/graph/schedule_analysis.h"
 
 #include <algorithm>
+#include <cstdint>
+
+#include "graph/src/barrier_positions.h"
+#include "graphlens/graph/race_finder.h"
 
 namespace graphlens {
 
@@ -54,31 +58,53 @@ bool schedule_is_valid(const ComputeGraph& graph, const HazardIndex& hazards) {
                                 (i + 1 < n && graph.nodes[i + 1].is_dispatch())))
             fences_fenced = false;
     }
+    // A recorded program's barriers order only what their scopes cover.
+    if (!graph.barrier_scopes.empty()) return fences_fenced && find_races(graph, hazards).empty();
     for (const HazardPair& h : hazards.pairs())
         if (group_of[h.earlier] == group_of[h.later]) return false;
     return fences_fenced;
 }
 
+namespace {
+
+// The barrier that alone orders `h`, if exactly one of those between its ends does (else
+// SIZE_MAX): with full barriers that is the one barrier between them, if there is one; with
+// recorded scopes, the one whose scope covers it.
+size_t only_ordering_barrier(const ComputeGraph& graph, const detail::BarrierPositions& barriers,
+                             const std::vector<size_t>& group_of, const Hazard& h) {
+    const size_t before = group_of[h.earlier];
+    if (graph.barrier_scopes.empty()) return group_of[h.later] == before + 1 ? before : SIZE_MAX;
+    size_t only = SIZE_MAX;
+    for (size_t b : barriers.between(h.earlier, h.later)) {
+        if (!detail::barrier_orders(graph, b, h)) continue;
+        if (only != SIZE_MAX) return SIZE_MAX;
+        only = group_of[b];
+    }
+    return only;
+}
+
+}  // namespace
+
 std::vector<BarrierExplanation> explain_barriers(const ComputeGraph& graph,
                                                  const HazardIndex& hazards) {
     const size_t n = graph.nodes.size();
     // group_of[i] = number of barriers before node i, so a barrier b separates group
-    // group_of[b] (before) from group_of[b] + 1 (after).
+    // group_of[b] (before) from group_of[b] + 1 (after), and is the group_of[b]-th barrier.
+    const detail::BarrierPositions barriers(graph);
+    const std::vector<size_t>& barrier_nodes = barriers.nodes();
     std::vector<size_t> group_of(n, 0);
-    std::vector<size_t> barrier_nodes;
-    for (size_t i = 0; i < n; ++i) {
-        group_of[i] = barrier_nodes.size();
-        if (graph.nodes[i].is_barrier()) barrier_nodes.push_back(i);
+    for (size_t i = 0, b = 0; i < n; ++i) {
+        group_of[i] = b;
+        if (graph.nodes[i].is_barrier()) ++b;
     }
     std::vector<BarrierExplanation> out(barrier_nodes.size());
     for (size_t k = 0; k < barrier_nodes.size(); ++k) out[k].barrier = barrier_nodes[k];
     const std::vector<Hazard>& all = hazards.hazards();
     for (size_t k = 0; k < all.size(); ++k) {
-        const Hazard& h = all[k];
-        const size_t before = group_of[h.earlier];
-        if (group_of[h.later] != before + 1) continue;
-        out[before].hazards.push_back(h);
-        out[before].hazard_positions.push_back(k);
+        const size_t b = only_ordering_barrier(graph, barriers, group_of, all[k]);
+        if (b == SIZE_MAX) continue;
+        out[b].hazards.push_back(all[k]);
+        out[b].hazard_positions.push_back(k);
     }
     for (size_t i = 0; i < n; ++i) {
         if (!graph.nodes[i].is_fence()) continue;

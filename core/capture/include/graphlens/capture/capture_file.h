@@ -25,15 +25,18 @@
 
 namespace graphlens {
 
-/// The format version this build writes and the only one it reads.
-inline constexpr uint32_t kCaptureFormatVersion = 1;
+/// The format version this build writes. Version 2 adds what recorded programs need (their
+/// kernels' SPIR-V, descriptor sets, barrier scopes, transfer commands, the capture's
+/// source); version 1 files still load.
+inline constexpr uint32_t kCaptureFormatVersion = 2;
+inline constexpr uint32_t kOldestCaptureFormatVersion = 1;
 /// Value of the top-level "format" field, so a capture is recognisable without its name.
 inline constexpr std::string_view kCaptureFormatName = "graphlens-capture";
 
 /// Facts about the device a capture was recorded (or run) on, as stored in the file. Plain
 /// values (no Vulkan types; the vulkan layer's DeviceFacts converts to it with
-/// graphlens::capture_device_from in graphlens/exec/capture_device.h); every field may stay empty/zero (foreign
-/// engines, CPU-only captures).
+/// graphlens::capture_device_from in graphlens/exec/capture_device.h); every field may stay
+/// empty/zero (foreign engines, CPU-only captures).
 struct CaptureDevice {
     std::string name;         ///< VkPhysicalDeviceProperties::deviceName
     std::string driver;       ///< driver name and version, e.g. "NVIDIA 580.159" or "Mesa 22.3.6"
@@ -46,6 +49,46 @@ struct CaptureDevice {
     uint32_t subgroup_size = 0;
     std::vector<std::string> extensions;  ///< the relevant enabled extensions, sorted
     friend bool operator==(const CaptureDevice&, const CaptureDevice&) = default;
+};
+
+/// One queue submission of a recorded program, in the order the program submitted them.
+/// Its commands are nodes [first_node, end_node) of the capture's graph.
+struct CaptureSubmission {
+    uint32_t index = 0;  ///< the program's queue submission index (0 = its first vkQueueSubmit)
+    uint32_t queue_family = 0;
+    uint32_t queue_index = 0;
+    uint64_t first_node = 0;
+    uint64_t end_node = 0;
+    /// How the program ordered it after the previous one: "host wait", "semaphore", or
+    /// "none" (nothing orders the two: a hazard between them is a race).
+    std::string sync;
+    friend bool operator==(const CaptureSubmission&, const CaptureSubmission&) = default;
+};
+
+/// Something the recorder could not follow, once per kind and place: the capture says it
+/// instead of guessing (a node whose ranges are unknown names why here).
+struct CaptureNote {
+    std::optional<NodeId> node;  ///< the dispatch it concerns, if one
+    std::string text;
+    friend bool operator==(const CaptureNote&, const CaptureNote&) = default;
+};
+
+/// Where a capture recorded through the capture layer (`graphlens-cli record`) comes from.
+/// Absent for GraphLens's own captures.
+struct CaptureSource {
+    std::string program;  ///< the executable as started
+    std::vector<std::string> arguments;
+    std::string working_directory;
+    /// Which work was captured, in the terms the user gave: "first submission with a
+    /// dispatch", "submits 2..3", "label decode", "dispatches 100..199".
+    std::string range;
+    std::string layer_version;                     ///< the capture layer that recorded it
+    std::vector<std::string> instance_extensions;  ///< enabled by the program, sorted
+    std::vector<std::string> device_extensions;    ///< enabled by the program, sorted
+    std::vector<std::string> features;             ///< enabled device features by name, sorted
+    std::vector<CaptureSubmission> submissions;
+    std::vector<CaptureNote> notes;
+    friend bool operator==(const CaptureSource&, const CaptureSource&) = default;
 };
 
 struct CaptureDocument {
@@ -61,6 +104,8 @@ struct CaptureDocument {
     std::vector<Snapshot> snapshots;
     /// Timings of a run in one or more execution modes; absent = never run.
     std::optional<RunResult> run;
+    /// Set for a program recorded by the capture layer.
+    std::optional<CaptureSource> source;
 };
 
 /// Why a capture could not be loaded (or saved). `json_path` is a JSON Pointer (RFC 6901)
@@ -113,6 +158,16 @@ struct CaptureLimits {
     static constexpr uint64_t max_string_bytes = 1u << 16;
     static constexpr uint64_t max_snapshots = 64;
     static constexpr uint64_t max_list_items = 1u << 24;  ///< samples, diagnostics, timings, ...
+    // Format version 2: what a program recorded by the capture layer brings.
+    static constexpr uint64_t max_spirv_bytes = 16u << 20;         ///< per kernel, 16 MiB
+    static constexpr uint64_t max_spirv_total_bytes = 256u << 20;  ///< per capture, 256 MiB
+    static constexpr uint64_t max_specialization_constants = 256;  ///< per kernel
+    static constexpr uint64_t max_barrier_scopes = 1u << 24;       ///< per graph
+    static constexpr uint64_t max_scope_dependencies = 256;        ///< per barrier scope
+    static constexpr uint64_t max_submissions = 1u << 20;
+    static constexpr uint64_t max_notes = 1u << 16;
+    static constexpr uint64_t max_arguments = 4096;   ///< program arguments
+    static constexpr uint64_t max_extensions = 4096;  ///< per extension / feature list
 };
 
 }  // namespace graphlens

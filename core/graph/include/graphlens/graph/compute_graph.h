@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "graphlens/graph/allocation.h"
+#include "graphlens/graph/barrier_scope.h"
 #include "graphlens/graph/byte_range.h"
 #include "graphlens/graph/kernel_info.h"
 #include "graphlens/graph/op_kind.h"
@@ -25,7 +26,11 @@ using NodeId = uint32_t;
 enum class NodeKind : uint8_t { dispatch, barrier };
 
 struct BoundView {
+    BoundView() = default;
+    BoundView(uint32_t binding_number, TensorView bound, uint32_t set_number = 0)
+        : binding(binding_number), set(set_number), view(bound) {}
     uint32_t binding = 0;  ///< descriptor binding number of the kernel
+    uint32_t set = 0;      ///< descriptor set of the binding (in the padding before view)
     TensorView view;
     friend bool operator==(const BoundView&, const BoundView&) = default;
 };
@@ -46,8 +51,10 @@ struct Node {
     bool ranges_known = true;
     /// Explicit fence: nothing moves across it even though its ranges are known.
     bool fence = false;
-    NodeId id = 0;        ///< unique among the dispatches of a graph
-    KernelId kernel = 0;  ///< index into ComputeGraph::kernels
+    NodeId id = 0;  ///< unique among the dispatches of a graph
+    /// A dispatch's index into ComputeGraph::kernels. A barrier keeps its scope here (a field
+    /// barriers do not otherwise use, so a Node stays 72 bytes): see barrier_scope().
+    KernelId kernel = 0;
     std::array<uint32_t, 3> workgroups{1, 1, 1};
     SharedString label;  ///< model position, e.g. "blk.3.attn_q"
     SharedVector<BoundView> bindings;
@@ -62,9 +69,14 @@ struct Node {
     bool is_dispatch() const { return kind == NodeKind::dispatch; }
     bool is_barrier() const { return kind == NodeKind::barrier; }
     bool is_fence() const { return is_dispatch() && (fence || !ranges_known); }
-    static Node barrier() {
+    /// A barrier's scope: 0 for a full barrier (what GraphLens's own plans emit: it orders
+    /// every hazard between compute dispatches), else 1 + the index of its BarrierScope in
+    /// ComputeGraph::barrier_scopes (a recorded program's barrier orders what that covers).
+    uint32_t barrier_scope() const { return is_barrier() ? kernel : 0; }
+    static Node barrier(uint32_t scope = 0) {
         Node n;
         n.kind = NodeKind::barrier;
+        n.kernel = scope;
         return n;
     }
 };
@@ -90,6 +102,7 @@ inline void prefetch_ranges(const Node& n) {
 }
 
 static_assert(sizeof(Node) <= 72, "Node grew: see the order of its fields");
+static_assert(sizeof(BoundView) == 72, "BoundView grew: set belongs in the padding after binding");
 
 struct ComputeGraph {
     std::vector<AllocationInfo> allocations;
@@ -97,6 +110,9 @@ struct ComputeGraph {
     std::vector<Node> nodes;
     /// Free-form facts about the workload ("model", "phase", "device", ...).
     std::map<std::string, std::string> metadata;
+    /// Scopes of the barriers recorded from a program (Node::barrier_scope()); empty when
+    /// every barrier is a full one.
+    std::vector<BarrierScope> barrier_scopes;
 
     size_t dispatch_count() const;
     size_t barrier_count() const;
@@ -110,6 +126,17 @@ struct ComputeGraph {
     /// origin when they are unset (origin empty). Returns the node's index.
     size_t add_dispatch(Node node);
     size_t add_barrier();
+    /// Appends a barrier that orders only what `scope` covers.
+    size_t add_barrier(BarrierScope scope);
+    /// The scope of barrier node `n`, nullptr for a full barrier.
+    const BarrierScope* scope_of(const Node& n) const {
+        const uint32_t s = n.barrier_scope();
+        return s == 0 || s > barrier_scopes.size() ? nullptr : &barrier_scopes[s - 1];
+    }
+    /// The stage a dispatch's commands run in (its kernel's stage; compute when unknown).
+    uint8_t stage_of(const Node& n) const {
+        return n.kernel < kernels.size() ? kernels[n.kernel].stage : uint8_t{kStageCompute};
+    }
 
     /// Recomputes reads/writes of one dispatch from its bindings and kernel access.
     void derive_ranges(Node& node) const;

@@ -1,0 +1,107 @@
+#include "graphlens/graph/barrier_scope.h"
+
+#include <string>
+
+namespace graphlens {
+
+namespace {
+
+std::string stage_names(uint8_t stages) {
+    std::string s;
+    auto add = [&](uint8_t bit, const char* name) {
+        if (!(stages & bit)) return;
+        if (!s.empty()) s += '|';
+        s += name;
+    };
+    add(kStageCompute, "compute");
+    add(kStageTransfer, "transfer");
+    add(kStageHost, "host");
+    return s.empty() ? "none" : s;
+}
+
+std::string access_name(uint8_t access) {
+    switch (access) {
+        case kAccessShaderRead:
+            return "shader reads";
+        case kAccessShaderWrite:
+            return "shader writes";
+        case kAccessTransferRead:
+            return "transfer reads";
+        case kAccessTransferWrite:
+            return "transfer writes";
+        case kAccessHostRead:
+            return "host reads";
+        case kAccessHostWrite:
+            return "host writes";
+        default:
+            return "accesses";
+    }
+}
+
+bool orders_execution(const MemoryDependency& d, HazardEnd earlier, HazardEnd later) {
+    return (d.src_stages & earlier.stage) && (d.dst_stages & later.stage);
+}
+
+bool range_holds(const MemoryDependency& d, const ByteRange& bytes) {
+    return !d.range || (d.range->allocation == bytes.allocation && d.range->begin <= bytes.begin &&
+                        bytes.end <= d.range->end);
+}
+
+bool makes_visible(const MemoryDependency& d, HazardEnd earlier, HazardEnd later) {
+    return (d.src_access & access_of(earlier.stage, true)) &&
+           (d.dst_access & access_of(later.stage, later.writes));
+}
+
+}  // namespace
+
+uint8_t access_of(uint8_t stage, bool writes) {
+    switch (stage) {
+        case kStageTransfer:
+            return writes ? kAccessTransferWrite : kAccessTransferRead;
+        case kStageHost:
+            return writes ? kAccessHostWrite : kAccessHostRead;
+        default:
+            return writes ? kAccessShaderWrite : kAccessShaderRead;
+    }
+}
+
+bool scope_covers(const BarrierScope& scope, HazardEnd earlier, HazardEnd later,
+                  const ByteRange& bytes) {
+    for (const auto& d : scope.dependencies) {
+        if (!orders_execution(d, earlier, later)) continue;
+        // A read before a write needs the read finished, nothing made visible.
+        if (!earlier.writes) return true;
+        if (makes_visible(d, earlier, later) && range_holds(d, bytes)) return true;
+    }
+    return false;
+}
+
+// The closest miss is the one reported: a dependency with the right stages but the wrong
+// accesses or bytes says more than one with the wrong stages.
+std::string scope_gap(const BarrierScope& scope, HazardEnd earlier, HazardEnd later,
+                      const ByteRange& bytes) {
+    if (scope_covers(scope, earlier, later, bytes)) return {};
+    if (scope.dependencies.empty()) return "it orders nothing (no dependency in its scope)";
+    std::string stages_gap, access_gap, range_gap;
+    for (const auto& d : scope.dependencies) {
+        if (!orders_execution(d, earlier, later)) {
+            stages_gap = "its stages (" + stage_names(d.src_stages) + " -> " +
+                         stage_names(d.dst_stages) + ") do not order " +
+                         stage_names(earlier.stage) + " -> " + stage_names(later.stage);
+        } else if (!makes_visible(d, earlier, later)) {
+            access_gap = "no memory dependency makes " +
+                         access_name(access_of(earlier.stage, true)) + " visible to " +
+                         access_name(access_of(later.stage, later.writes));
+        } else {
+            range_gap = "its buffer barrier covers bytes " + std::to_string(d.range->begin) + ".." +
+                        std::to_string(d.range->end) + " of allocation " +
+                        std::to_string(d.range->allocation) + ", not " +
+                        std::to_string(bytes.begin) + ".." + std::to_string(bytes.end);
+        }
+    }
+    if (!range_gap.empty()) return range_gap;
+    if (!access_gap.empty()) return access_gap;
+    return stages_gap;
+}
+
+}  // namespace graphlens
