@@ -8,9 +8,11 @@
 #include <string>
 
 #include "command.h"
-#include "graphlens/graph/pass_pipeline.h"
-#include "graphlens/graph/synthetic_graphs.h"
 #include "graphlens/capture/capture_file.h"
+#include "graphlens/graph/pass_pipeline.h"
+#include "graphlens/graph/race_finder.h"
+#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/graph/verifier.h"
 #include "graphlens/ops/op_fusion_recipes.h"
 
 namespace graphlens::cli {
@@ -27,6 +29,9 @@ struct PassesArgs {
     bool match_only = false;
     bool refuse_unknown = false;
     size_t show_fusions = 0;
+    size_t show_races = 20;
+    bool fail_on_race = false;
+    std::string save;
 };
 
 ComputeGraph synthetic_graph(const PassesArgs& a) {
@@ -51,11 +56,51 @@ ComputeGraph synthetic_graph(const PassesArgs& a) {
     return PassPipeline::run(random_graph(o), plan_only).back().graph;
 }
 
+// The table of stages; races per stage come from find_races, the same function the reports
+// and the GUI use.
+void print_stages(const std::vector<Snapshot>& snapshots, const std::vector<size_t>& races) {
+    fmt::print("{:<20} {:>10} {:>9} {:>6} {:>8} {:>6} {:>9} {:>6} {:>11} {:>11} {:>9}\n", "stage",
+               "dispatches", "barriers", "races", "groups", "mean", "reordered", "fused",
+               "near misses", "lower bound", "ms");
+    for (size_t k = 0; k < snapshots.size(); ++k) {
+        const Snapshot& s = snapshots[k];
+        const size_t applied = static_cast<size_t>(std::count_if(
+            s.fusions.begin(), s.fusions.end(), [](const auto& f) { return f.applied; }));
+        fmt::print("{:<20} {:>10} {:>9} {:>6} {:>8} {:>6.2f} {:>9} {:>6} {:>11} {:>11} {:>9.2f}\n",
+                   s.stage, s.stats.dispatches, s.stats.barriers, races[k], s.stats.groups,
+                   s.stats.mean_group_size, s.reordered, applied, s.fusions.size() - applied,
+                   s.stats.barrier_lower_bound, s.pass_ms);
+    }
+}
+
+// What the verifier says of each stage against the capture: every hazard kept, or which not.
+void print_verification(const ComputeGraph& captured, const std::vector<Snapshot>& snapshots) {
+    const HazardIndex hazards(captured);
+    for (size_t k = 1; k < snapshots.size(); ++k) {
+        const VerificationReport r = verify_transformation(captured, hazards, *snapshots[k].graph);
+        fmt::print(
+            "verifier [{}]: {}\n", snapshots[k].stage,
+            r.ok() ? fmt::format("every hazard of the capture kept ({} checked)", r.hazards_checked)
+                   : r.summary());
+    }
+}
+
+void print_races(const std::vector<Race>& races, size_t shown) {
+    fmt::print("races of the captured schedule (hazards no barrier orders): {}\n", races.size());
+    for (size_t k = 0; k < races.size() && k < shown; ++k)
+        fmt::print("  {}\n", races[k].explanation);
+    if (races.size() > shown) fmt::print("  ... {} more (--show-races)\n", races.size() - shown);
+}
+
 int run_passes(const PassesArgs& a) {
     if (a.capture.empty() == a.synthetic.empty())
         throw std::invalid_argument("give either a capture file or --synthetic, not both");
-    const ComputeGraph graph =
-        a.capture.empty() ? synthetic_graph(a) : load_capture(a.capture).graph;
+    CaptureDocument doc;
+    if (a.capture.empty())
+        doc.graph = synthetic_graph(a);
+    else
+        doc = load_capture(a.capture);
+    const ComputeGraph& graph = doc.graph;
     PassOptions o;
     o.fuse = !a.no_fuse;
     if (!a.match_only) o.recipes = ops::fusion_recipes();
@@ -64,24 +109,19 @@ int run_passes(const PassesArgs& a) {
     o.reorder = *mode;
     o.window = a.window;
     o.unknown_ranges = a.refuse_unknown ? UnknownRanges::refuse : UnknownRanges::as_fence;
-    const auto snapshots = PassPipeline::run(graph, o);
+    auto snapshots = PassPipeline::run(graph, o);
 
     fmt::print("{}: {} dispatches, {} allocations, {} kernels\n",
                a.capture.empty() ? "synthetic " + a.synthetic : a.capture, graph.dispatch_count(),
                graph.allocations.size(), graph.kernels.size());
-    fmt::print("{:<20} {:>10} {:>9} {:>8} {:>6} {:>9} {:>6} {:>11} {:>11} {:>9}\n", "stage",
-               "dispatches", "barriers", "groups", "mean", "reordered", "fused", "near misses",
-               "lower bound", "ms");
-    for (const Snapshot& s : snapshots) {
-        const size_t applied = static_cast<size_t>(std::count_if(
-            s.fusions.begin(), s.fusions.end(), [](const auto& f) { return f.applied; }));
-        fmt::print("{:<20} {:>10} {:>9} {:>8} {:>6.2f} {:>9} {:>6} {:>11} {:>11} {:>9.2f}\n",
-                   s.stage, s.stats.dispatches, s.stats.barriers, s.stats.groups,
-                   s.stats.mean_group_size, s.reordered, applied, s.fusions.size() - applied,
-                   s.stats.barrier_lower_bound, s.pass_ms);
-    }
+    std::vector<size_t> race_counts;
+    for (const Snapshot& s : snapshots) race_counts.push_back(find_races(*s.graph).size());
+    print_stages(snapshots, race_counts);
     for (const Snapshot& s : snapshots)
         for (const std::string& d : s.diagnostics) fmt::print("[{}] {}\n", s.stage, d);
+    print_verification(graph, snapshots);
+    const std::vector<Race> races = find_races(graph);
+    print_races(races, a.show_races);
     const Snapshot& last = snapshots.back();
     fmt::print("fences: {}, hazards: {}, first command buffer: {} dispatches\n", last.stats.fences,
                last.stats.hazards, last.split_first_dispatches);
@@ -92,6 +132,16 @@ int run_passes(const PassesArgs& a) {
             fmt::print("  {} {:<18} {}\n", f.applied ? "fused" : "miss ", f.pattern,
                        f.applied ? fmt::format("-> id {}", f.fused_id) : f.reason);
         }
+    if (!a.save.empty()) {
+        doc.snapshots = std::move(snapshots);
+        save_capture(doc, a.save);
+        fmt::print("saved the capture with every stage's schedule to {}\n", a.save);
+    }
+    if (a.fail_on_race && !races.empty()) {
+        fmt::print(stderr, "error: {} race(s) in the captured schedule (--fail-on-race)\n",
+                   races.size());
+        return 1;
+    }
     return 0;
 }
 
@@ -118,6 +168,12 @@ const RegisterCommand reg{
                      "fail instead of treating dispatches with unknown ranges as fences");
         app.add_option("--show-fusions", args->show_fusions,
                        "print this many fusion results and near misses with their reasons");
+        app.add_option("--show-races", args->show_races,
+                       "print this many races of the captured schedule (default 20)");
+        app.add_flag("--fail-on-race", args->fail_on_race,
+                     "exit 1 when the captured schedule has a race (for a program's own CI)");
+        app.add_option("--save", args->save,
+                       "write the capture with every stage's schedule (its snapshots) to FILE");
         return [args] { return run_passes(*args); };
     }};
 

@@ -47,14 +47,14 @@ std::string report_csv(const ReportSummary& s) {
     std::string out =
         "position,id,label,op,kernel,workgroups_x,workgroups_y,workgroups_z,read_bytes,"
         "write_bytes,ranges_known,captured_group,final_position,final_group,fused_into,"
-        "gpu_start_ns,gpu_ns\n";
+        "gpu_start_ns,gpu_ns,races\n";
     for (const DispatchRow& r : s.dispatches) {
-        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.position, r.id,
-                           csv_field(r.label), op_kind_name(r.op), csv_field(r.kernel),
+        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.position,
+                           r.id, csv_field(r.label), op_kind_name(r.op), csv_field(r.kernel),
                            r.workgroups[0], r.workgroups[1], r.workgroups[2], r.read_bytes,
                            r.write_bytes, r.ranges_known ? 1 : 0, r.captured_group,
                            opt(r.final_position), opt(r.final_group), opt(r.fused_into),
-                           opt(r.gpu_start_ns), opt(r.gpu_ns));
+                           opt(r.gpu_start_ns), opt(r.gpu_ns), r.races);
     }
     return out;
 }
@@ -78,6 +78,7 @@ std::string report_json(const ReportSummary& s) {
                               {"reordered", r.reordered},
                               {"fusions_applied", r.fusions_applied},
                               {"near_misses", r.near_misses},
+                              {"races", r.races},
                               {"pass_ms", r.pass_ms}});
     j["stages"] = std::move(stages);
     j["barrier_lower_bound"] = s.barrier_lower_bound;
@@ -114,6 +115,19 @@ std::string report_json(const ReportSummary& s) {
     for (const RedundantBarrier& b : s.redundant_barriers)
         redundant.push_back(
             Json{{"stage", b.stage}, {"node", b.node}, {"before", b.before}, {"after", b.after}});
+    Json races = Json::array();
+    for (const RaceRow& r : s.races)
+        races.push_back(Json{{"hazard", hazard_kind_name(r.kind)},
+                             {"allocation", r.allocation},
+                             {"begin", r.begin},
+                             {"end", r.end},
+                             {"earlier", r.earlier},
+                             {"later", r.later},
+                             {"earlier_label", r.earlier_label},
+                             {"later_label", r.later_label},
+                             {"explanation", r.explanation}});
+    j["races_total"] = s.race_total;
+    j["races"] = std::move(races);
     j["redundant_barriers_total"] = s.redundant_total;
     j["redundant_barriers"] = std::move(redundant);
     j["reference_mode"] = s.reference_mode;

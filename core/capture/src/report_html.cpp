@@ -5,10 +5,10 @@
 
 #include <algorithm>
 
+#include "capture/src/report_text.h"
+#include "graphlens/capture/report.h"
 #include "graphlens/graph/op_family.h"
 #include "graphlens/graph/palette.h"
-#include "graphlens/capture/report.h"
-#include "capture/src/report_text.h"
 
 namespace graphlens {
 namespace {
@@ -171,13 +171,14 @@ std::string report_html(const ReportSummary& s) {
              "pass pipeline.</p>\n";
 
     h += "<h2>Schedule per pass stage</h2>\n";
-    Table stages({"stage", "dispatches", "barriers", "groups", "mean group", "reordered", "fusions",
-                  "near misses", "pass time"});
+    Table stages({"stage", "dispatches", "barriers", "races", "groups", "mean group", "reordered",
+                  "fusions", "near misses", "pass time"});
     for (const StageRow& r : s.stages)
         stages.row({r.stage, std::to_string(r.stats.dispatches), std::to_string(r.stats.barriers),
-                    std::to_string(r.stats.groups), fmt::format("{:.2f}", r.stats.mean_group_size),
-                    std::to_string(r.reordered), std::to_string(r.fusions_applied),
-                    std::to_string(r.near_misses), fmt::format("{:.2f} ms", r.pass_ms)});
+                    std::to_string(r.races), std::to_string(r.stats.groups),
+                    fmt::format("{:.2f}", r.stats.mean_group_size), std::to_string(r.reordered),
+                    std::to_string(r.fusions_applied), std::to_string(r.near_misses),
+                    fmt::format("{:.2f} ms", r.pass_ms)});
     h += stages.done();
     h += fmt::format(
         "<p>Barrier lower bound of the captured graph: <b>{}</b> (hazard DAG depth "
@@ -217,6 +218,17 @@ std::string report_html(const ReportSummary& s) {
                    format_percent(static_cast<double>(c.barriers),
                                   static_cast<double>(s.final_barriers_explained)),
                    c.example});
+        h += t.done();
+    }
+
+    h += fmt::format("<h2>Races (hazards no barrier orders): {}</h2>\n", s.race_total);
+    if (!s.races.empty()) {
+        Table t({"hazard", "allocation", "bytes", "earlier", "later", "why"});
+        for (const RaceRow& r : s.races)
+            t.row({std::string(hazard_kind_name(r.kind)), r.allocation,
+                   fmt::format("{}..{}", r.begin, r.end),
+                   fmt::format("{} (node {})", r.earlier_label, r.earlier),
+                   fmt::format("{} (node {})", r.later_label, r.later), r.explanation});
         h += t.done();
     }
 

@@ -2,8 +2,8 @@
 // labels escaped, no HTML).
 #include <fmt/format.h>
 
-#include "graphlens/capture/report.h"
 #include "capture/src/report_text.h"
+#include "graphlens/capture/report.h"
 
 namespace graphlens {
 namespace {
@@ -38,14 +38,14 @@ std::string report_markdown(const ReportSummary& s) {
     line("### Schedule per pass stage");
     line("");
     line(
-        "| stage | dispatches | barriers | groups | mean group | reordered | fusions | near misses "
-        "| pass time |");
-    line("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+        "| stage | dispatches | barriers | races | groups | mean group | reordered | fusions "
+        "| near misses | pass time |");
+    line("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (const StageRow& r : s.stages)
-        line(fmt::format("| {} | {} | {} | {} | {:.2f} | {} | {} | {} | {:.2f} ms |", cell(r.stage),
-                         r.stats.dispatches, r.stats.barriers, r.stats.groups,
-                         r.stats.mean_group_size, r.reordered, r.fusions_applied, r.near_misses,
-                         r.pass_ms));
+        line(fmt::format("| {} | {} | {} | {} | {} | {:.2f} | {} | {} | {} | {:.2f} ms |",
+                         cell(r.stage), r.stats.dispatches, r.stats.barriers, r.races,
+                         r.stats.groups, r.stats.mean_group_size, r.reordered, r.fusions_applied,
+                         r.near_misses, r.pass_ms));
     line("");
     line(fmt::format("Barrier lower bound of the captured graph: **{}** (hazard DAG depth − 1).",
                      s.barrier_lower_bound));
@@ -90,6 +90,21 @@ std::string report_markdown(const ReportSummary& s) {
                              cell(c.example)));
     }
     line("");
+
+    line(fmt::format("### Races (hazards no barrier orders): {}", s.race_total));
+    line("");
+    if (!s.races.empty()) {
+        line("| hazard | allocation | bytes | earlier | later | why |");
+        line("|---|---|---|---|---|---|");
+        for (const RaceRow& r : s.races)
+            line(fmt::format("| {} | {} | {}..{} | {} (node {}) | {} (node {}) | {} |",
+                             hazard_kind_name(r.kind), cell(r.allocation), r.begin, r.end,
+                             cell(r.earlier_label), r.earlier, cell(r.later_label), r.later,
+                             cell(r.explanation)));
+        if (s.race_total > s.races.size())
+            line(fmt::format("\n({} more not listed)", s.race_total - s.races.size()));
+        line("");
+    }
 
     line(fmt::format("### Redundant barriers: {}", s.redundant_total));
     line("");

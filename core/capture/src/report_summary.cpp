@@ -4,10 +4,11 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "graphlens/capture/report.h"
 #include "graphlens/graph/dependency_dag.h"
 #include "graphlens/graph/pipeline_stage.h"
+#include "graphlens/graph/race_finder.h"
 #include "graphlens/graph/schedule_analysis.h"
-#include "graphlens/capture/report.h"
 
 namespace graphlens {
 namespace {
@@ -122,6 +123,25 @@ void add_redundant_barriers(const Snapshot& snap, ReportSummary& s, size_t cap) 
     }
 }
 
+void add_races(const ComputeGraph& captured, ReportSummary& s, size_t cap) {
+    const std::vector<Race> races = find_races(captured);
+    s.race_total = races.size();
+    for (const Race& r : races) {
+        if (s.races.size() >= cap) break;
+        const ByteRange bytes = r.hazard.overlap();
+        s.races.push_back({r.hazard.kind, captured.allocations[bytes.allocation].name, bytes.begin,
+                           bytes.end, r.hazard.earlier, r.hazard.later,
+                           captured.nodes[r.hazard.earlier].label,
+                           captured.nodes[r.hazard.later].label, r.explanation});
+    }
+    std::vector<size_t> races_of(captured.nodes.size(), 0);
+    for (const Race& r : races) {
+        ++races_of[r.hazard.earlier];
+        ++races_of[r.hazard.later];
+    }
+    for (DispatchRow& d : s.dispatches) d.races = races_of[d.position];
+}
+
 }  // namespace
 
 std::string layer_of_label(std::string_view label) {
@@ -165,7 +185,13 @@ ReportSummary summarize_capture(const CaptureDocument& doc, const ReportOptions&
     };
 
     for (const Snapshot& snap : snaps) {
-        StageRow row{snap.stage, snap.stats, snap.reordered, 0, 0, snap.pass_ms};
+        StageRow row{snap.stage,
+                     snap.stats,
+                     snap.reordered,
+                     0,
+                     0,
+                     snap.pass_ms,
+                     find_races(*snap.graph).size()};
         for (const FusionDiagnostic& f : snap.fusions) {
             FusionRow fr{f.pattern, labels(f.nodes), f.applied, f.reason};
             if (f.applied) {
@@ -305,6 +331,7 @@ ReportSummary summarize_capture(const CaptureDocument& doc, const ReportOptions&
             out.push_back({g.nodes[i].is_barrier(), g.nodes[i].op, g.nodes[i].label});
         return out;
     };
+    add_races(doc.graph, s, options.max_listed);
     s.strip_total_nodes = doc.graph.nodes.size();
     s.strips.emplace_back(pipeline_stage_name(PipelineStage::captured), strip(doc.graph));
     if (!snaps.empty() && snaps.size() > 1)

@@ -338,6 +338,7 @@ FusionResult detail::fuse(const ComputeGraph& graph, const HazardIndex& hazards,
         result.graph.allocations = graph.allocations;
         result.graph.kernels = graph.kernels;
         result.graph.metadata = graph.metadata;
+        result.graph.barrier_scopes = graph.barrier_scopes;  // its barriers are kept as they are
     };
     const ChainMatcher matcher(graph, hazards);
     for (const FusionRecipe& recipe : recipes)

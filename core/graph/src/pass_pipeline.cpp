@@ -15,6 +15,7 @@
 #include "graphlens/graph/barrier_planner.h"
 #include "graphlens/graph/dependency_dag.h"
 #include "graphlens/graph/hazard_index.h"
+#include "graphlens/graph/race_finder.h"
 #include "graphlens/graph/reorder_greedy.h"
 #include "graphlens/graph/reorder_levels.h"
 #include "graphlens/graph/schedule_analysis.h"
@@ -54,6 +55,22 @@ struct StageScan {
 
 /// `id_of_node`, when given, gets [node index] = the id of that dispatch (the same walk), for
 /// the scans of the orders over g.
+// The captured stage's diagnostic when its own barriers leave hazards unordered: its races
+// (a recorded program's barriers order only what their scopes cover) or, with full barriers,
+// the verifier's account of the same.
+std::string incompleteness_of(const ComputeGraph& captured, const HazardIndex& hazards) {
+    if (captured.barrier_scopes.empty())
+        return fmt::format("the captured schedule is not barrier-complete: {}",
+                           verify_transformation(captured, hazards, captured).summary());
+    const std::vector<Race> races = find_races(captured, hazards);
+    std::string s = fmt::format("the captured schedule has {} race{}", races.size(),
+                                races.size() == 1 ? "" : "s");
+    constexpr size_t kListed = 5;
+    for (size_t k = 0; k < races.size() && k < kListed; ++k) s += "\n  " + races[k].explanation;
+    if (races.size() > kListed) s += fmt::format("\n  ... and {} more", races.size() - kListed);
+    return s;
+}
+
 StageScan scan_stage(const ComputeGraph& g, std::vector<NodeId>* id_of_node = nullptr) {
     StageScan scan;
     scan.ids.reserve(g.nodes.size());
@@ -253,10 +270,7 @@ std::vector<Snapshot> PassPipeline::run(std::shared_ptr<const ComputeGraph> shar
         s.stats = stats_of(scan, dependency_stats(captured_hazards, captured_dag));
         s.diagnostics = captured_validator.take_errors();  // captured.validate()
         captured_valid = schedule_is_valid(captured, captured_hazards);
-        if (!captured_valid)
-            s.diagnostics.push_back(
-                fmt::format("the captured schedule is not barrier-complete: {}",
-                            verify_transformation(captured, captured_hazards, captured).summary()));
+        if (!captured_valid) s.diagnostics.push_back(incompleteness_of(captured, captured_hazards));
         s.pass_ms = ms_since(t0);
         out.push_back(std::move(s));
     }

@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "graphlens/capture/capture_file.h"
 #include "graphlens/graph/hazard.h"
 #include "graphlens/graph/pass_pipeline.h"
-#include "graphlens/capture/capture_file.h"
 
 namespace graphlens {
 
@@ -32,6 +32,7 @@ struct StageRow {
     size_t fusions_applied = 0;
     size_t near_misses = 0;
     double pass_ms = 0;
+    size_t races = 0;  ///< hazards of the stage's own order no barrier orders (find_races)
 };
 
 /// One dispatch-facing view of a schedule for the HTML strip: per node, its op kind or a
@@ -57,6 +58,16 @@ struct RedundantBarrier {
     std::string stage;
     size_t node = 0;            ///< node index of the barrier in that stage
     std::string before, after;  ///< labels of the dispatches around it ("" at the ends)
+};
+
+/// A race of the captured schedule (find_races): a hazard no barrier between its ends orders.
+struct RaceRow {
+    HazardKind kind = HazardKind::raw;
+    std::string allocation;
+    uint64_t begin = 0, end = 0;    ///< the bytes both commands touch
+    size_t earlier = 0, later = 0;  ///< node indices in the captured graph
+    std::string earlier_label, later_label;
+    std::string explanation;  ///< Race::explanation: the barrier missing, or why one does not cover
 };
 
 struct FusionRow {
@@ -88,6 +99,7 @@ struct DispatchRow {
     uint64_t read_bytes = 0, write_bytes = 0;
     bool ranges_known = true;
     size_t captured_group = 0;  ///< concurrency group in the captured schedule
+    size_t races = 0;           ///< races of the captured schedule this dispatch is an end of
     /// Where the dispatch ended up in the final stage: its position and group, or the fused
     /// dispatch that absorbed it.
     std::optional<size_t> final_position;
@@ -112,6 +124,8 @@ struct ReportSummary {
     size_t final_barriers_explained = 0;               ///< necessary barriers in the final stage
     std::vector<RedundantBarrier> redundant_barriers;  ///< captured and final stage
     size_t redundant_total = 0;                        ///< before capping to max_listed
+    std::vector<RaceRow> races;  ///< of the captured schedule, capped to max_listed
+    size_t race_total = 0;
     std::string reference_mode;  ///< the mode speed-ups are relative to ("serial" if run)
     /// Where and when the timings were taken (RunResult::device, date, warm-up and timed runs
     /// per mode); the device may differ from the one the capture was recorded on.
