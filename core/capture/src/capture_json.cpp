@@ -30,7 +30,7 @@ void derived_ranges(const KernelInfo& kernel, const std::vector<BoundView>& bind
     reads.clear();
     writes.clear();
     for (const auto& b : bindings) {
-        const KernelBinding* kb = kernel.find_binding(b.binding);
+        const KernelBinding* kb = kernel.find_binding(b.set, b.binding);
         const BindingAccess access = kb ? kb->access : BindingAccess::read_write;
         if (access_reads(access)) reads.push_back(b.view.range());
         if (access_writes(access)) writes.push_back(b.view.range());

@@ -8,10 +8,14 @@
 #include <limits>
 #include <unordered_set>
 
-#include "graphlens/graph/schedule_analysis.h"
-#include "graphlens/capture/capture_file.h"
+#include "capture/src/barrier_scope_json.h"
 #include "capture/src/capture_json.h"
+#include "capture/src/capture_source_json.h"
+#include "capture/src/json_fields.h"
 #include "capture/src/json_tape.h"
+#include "capture/src/kernel_code_json.h"
+#include "graphlens/capture/capture_file.h"
+#include "graphlens/graph/schedule_analysis.h"
 
 namespace graphlens {
 
@@ -36,203 +40,32 @@ CaptureError::CaptureError(std::string json_path, std::string expected, std::str
 namespace {
 using Json = capture_detail::JsonRef;
 using Limits = CaptureLimits;
-
-/// One step of a JSON Pointer, linked to its parent frame on the stack.
-struct Path {
-    const Path* parent = nullptr;
-    std::string_view key;
-    size_t index = 0;
-    bool is_index = false;
-
-    Path operator/(std::string_view k) const { return Path{this, k, 0, false}; }
-    Path operator[](size_t i) const { return Path{this, {}, i, true}; }
-
-    std::string str() const {
-        std::string prefix = parent ? parent->str() : std::string();
-        if (!parent && !is_index && key.empty()) return prefix;  // the root
-        prefix += '/';
-        if (is_index) return prefix + std::to_string(index);
-        for (char c : key) {  // RFC 6901 escaping
-            if (c == '~')
-                prefix += "~0";
-            else if (c == '/')
-                prefix += "~1";
-            else
-                prefix += c;
-        }
-        return prefix;
-    }
-};
-
-[[noreturn]] void fail(const Path& p, std::string expected, std::string got = {}) {
-    throw CaptureError(p.str(), std::move(expected), std::move(got));
-}
+using capture_detail::as_array;
+using capture_detail::as_bool;
+using capture_detail::as_double;
+using capture_detail::as_enum;
+using capture_detail::as_hex_bytes;
+using capture_detail::as_string;
+using capture_detail::as_triple;
+using capture_detail::as_u32;
+using capture_detail::as_u64;
+using capture_detail::fail;
+using capture_detail::Fields;
+using capture_detail::opt_bool;
+using capture_detail::opt_double;
+using capture_detail::opt_list;
+using capture_detail::opt_size;
+using capture_detail::opt_string;
+using capture_detail::opt_u32;
+using capture_detail::opt_u64;
+using capture_detail::Path;
 
 std::string describe(const Json& v) {
     return v.describe();
 }
 
-/// An object being read: looks fields up and, at the end, rejects keys it did not expect.
-class Fields {
-  public:
-    Fields(Json v, const Path& p, std::string_view what) : v_(v), p_(p) {
-        if (!v.is_object()) fail(p, "an object (" + std::string(what) + ")", describe(v));
-    }
-    const Path& path() const { return p_; }
-    std::optional<Json> find(std::string_view key) const { return v_.find(key); }
-    Json need(std::string_view key, std::string_view what) const {
-        const auto j = find(key);
-        if (!j) fail(p_ / key, std::string(what), "nothing: the field is missing");
-        return *j;
-    }
-    /// Every key must be one of `allowed` and appear once (typos in hand-written files are
-    /// errors, not silently ignored defaults); keys starting with "x-" are extensions and
-    /// are skipped.
-    void only(std::initializer_list<std::string_view> allowed) const {
-        const size_t n = v_.size();
-        for (size_t i = 0; i < n; ++i) {
-            const std::string_view key = v_.key_at(i);
-            for (size_t j = 0; j < i; ++j)
-                if (v_.key_at(j) == key) fail(p_ / key, "each field once", "a repeated field");
-            if (key.size() >= 2 && key[0] == 'x' && key[1] == '-') continue;
-            if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-            std::string list;
-            for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-            fail(p_ / key, "one of the known fields (" + list + ")",
-                 "unknown field \"" + std::string(key) + "\"");
-        }
-    }
-
-  private:
-    Json v_;
-    const Path& p_;
-};
-
-uint64_t as_u64(const Json& v, const Path& p, uint64_t max, std::string_view what = {}) {
-    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get_i64() >= 0)) {
-        fail(p,
-             "an unsigned integer <= " + std::to_string(max) +
-                 (what.empty() ? "" : " (" + std::string(what) + ")"),
-             describe(v));
-    }
-    const uint64_t x = v.get_u64();
-    if (x > max)
-        fail(p,
-             "an unsigned integer <= " + std::to_string(max) +
-                 (what.empty() ? "" : " (" + std::string(what) + ")"),
-             std::to_string(x));
-    return x;
-}
-
-uint32_t as_u32(const Json& v, const Path& p) {
-    return static_cast<uint32_t>(as_u64(v, p, std::numeric_limits<uint32_t>::max()));
-}
-
-double as_double(const Json& v, const Path& p, bool non_negative) {
-    if (!v.is_number()) fail(p, non_negative ? "a number >= 0" : "a number", describe(v));
-    const double x = v.get_double();
-    if (!std::isfinite(x) || (non_negative && x < 0))
-        fail(p, non_negative ? "a finite number >= 0" : "a finite number", describe(v));
-    return x;
-}
-
-bool as_bool(const Json& v, const Path& p) {
-    if (!v.is_boolean()) fail(p, "true or false", describe(v));
-    return v.get_bool();
-}
-
-std::string_view as_string(const Json& v, const Path& p) {
-    if (!v.is_string()) fail(p, "a string", describe(v));
-    const std::string_view s = v.str();
-    if (s.size() > Limits::max_string_bytes)
-        fail(p, "a string of at most " + std::to_string(Limits::max_string_bytes) + " bytes",
-             std::to_string(s.size()) + " bytes");
-    return s;
-}
-
-Json as_array(const Json& v, const Path& p, uint64_t max_items, std::string_view what) {
-    if (!v.is_array()) fail(p, "an array (" + std::string(what) + ")", describe(v));
-    if (v.size() > max_items)
-        fail(p, "at most " + std::to_string(max_items) + " " + std::string(what),
-             std::to_string(v.size()));
-    return v;
-}
-
-// Optional-field readers: keep `out` (the default) when the field is absent.
-void opt_u64(const Fields& f, std::string_view key, uint64_t max, uint64_t& out) {
-    if (auto j = f.find(key)) out = as_u64(*j, f.path() / key, max);
-}
-void opt_u32(const Fields& f, std::string_view key, uint32_t& out) {
-    if (auto j = f.find(key)) out = as_u32(*j, f.path() / key);
-}
-void opt_size(const Fields& f, std::string_view key, size_t& out) {
-    if (auto j = f.find(key)) out = as_u64(*j, f.path() / key, Limits::max_list_items);
-}
-void opt_string(const Fields& f, std::string_view key, std::string& out) {
-    if (auto j = f.find(key)) out = as_string(*j, f.path() / key);
-}
-void opt_double(const Fields& f, std::string_view key, bool non_negative, double& out) {
-    if (auto j = f.find(key)) out = as_double(*j, f.path() / key, non_negative);
-}
-void opt_bool(const Fields& f, std::string_view key, bool& out) {
-    if (auto j = f.find(key)) out = as_bool(*j, f.path() / key);
-}
-
-template <typename T, typename ReadItem>
-void opt_list(const Fields& f, std::string_view key, uint64_t max, std::string_view what,
-              std::vector<T>& out, ReadItem read_item) {
-    auto j = f.find(key);
-    if (!j) return;
-    const Path p = f.path() / key;
-    const Json& a = as_array(*j, p, max, what);
-    out.clear();
-    out.reserve(a.size());
-    for (size_t i = 0; i < a.size(); ++i) out.emplace_back(read_item(a[i], p[i]));
-}
-
-template <typename E, typename FromName, typename NameOf>
-E as_enum(const Json& v, const Path& p, std::string_view what, size_t count, FromName from_name,
-          NameOf name_of) {
-    const std::string_view s = as_string(v, p);
-    if (auto e = from_name(s)) return *e;
-    std::string list;
-    for (size_t i = 0; i < count; ++i)
-        list += (i ? ", " : "") + std::string(name_of(static_cast<E>(i)));
-    fail(p, std::string(what) + ": one of " + list, describe(v));
-}
-
 OpKind as_op(const Json& v, const Path& p) {
     return as_enum<OpKind>(v, p, "an op kind", kOpKindCount, op_kind_from_name, op_kind_name);
-}
-
-std::array<uint32_t, 3> as_triple(const Json& v, const Path& p, uint64_t min, uint64_t max,
-                                  std::string_view what) {
-    if (!v.is_array() || v.size() != 3)
-        fail(p, "an array of 3 unsigned integers (" + std::string(what) + ")", describe(v));
-    std::array<uint32_t, 3> t{};
-    for (size_t i = 0; i < 3; ++i) {
-        const uint64_t x = as_u64(v[i], p[i], max, what);
-        if (x < min) fail(p[i], "an integer >= " + std::to_string(min), std::to_string(x));
-        t[i] = static_cast<uint32_t>(x);
-    }
-    return t;
-}
-
-std::vector<uint8_t> as_hex_bytes(const Json& v, const Path& p, uint64_t max_bytes) {
-    const std::string_view s = as_string(v, p);
-    const std::string expected =
-        "an even-length hex string of at most " + std::to_string(max_bytes) + " bytes";
-    if (s.size() % 2 != 0 || s.size() / 2 > max_bytes) fail(p, expected, describe(v));
-    auto nibble = [&](char c) -> uint8_t {
-        if (c >= '0' && c <= '9') return static_cast<uint8_t>(c - '0');
-        if (c >= 'a' && c <= 'f') return static_cast<uint8_t>(c - 'a' + 10);
-        if (c >= 'A' && c <= 'F') return static_cast<uint8_t>(c - 'A' + 10);
-        fail(p, expected, describe(v));
-    };
-    std::vector<uint8_t> bytes(s.size() / 2);
-    for (size_t i = 0; i < bytes.size(); ++i)
-        bytes[i] = static_cast<uint8_t>(nibble(s[2 * i]) << 4 | nibble(s[2 * i + 1]));
-    return bytes;
 }
 
 // ---------------------------------------------------------------- graph
@@ -255,10 +88,59 @@ AllocationInfo read_allocation(const Json& v, const Path& p, size_t index) {
     return a;
 }
 
-KernelInfo read_kernel(const Json& v, const Path& p, size_t index) {
+/// What a file of format `version` may hold, and the SPIR-V bytes read so far.
+struct ReadContext {
+    uint32_t version = kCaptureFormatVersion;
+    uint64_t spirv_bytes = 0;
+};
+
+KernelBinding read_kernel_binding(const Json& v, const Path& p, uint32_t version) {
+    Fields f(v, p, "a kernel binding");
+    f.not_before(version, 2, {"set", "evidence", "descriptor"});
+    f.only({"binding", "access", "name", "set", "evidence", "descriptor"});
+    KernelBinding b;
+    b.binding = as_u32(f.need("binding", "the binding number"), p / "binding");
+    b.access = as_enum<BindingAccess>(f.need("access", "read, write or read_write"), p / "access",
+                                      "a binding access", 3, binding_access_from_name,
+                                      binding_access_name);
+    opt_string(f, "name", b.name);
+    opt_u32(f, "set", b.set);
+    if (auto e = f.find("evidence"))
+        b.evidence = as_enum<AccessEvidence>(*e, p / "evidence", "an access evidence", 2,
+                                             access_evidence_from_name, access_evidence_name);
+    if (auto d = f.find("descriptor"))
+        b.descriptor = as_enum<DescriptorKind>(*d, p / "descriptor", "a descriptor kind", 3,
+                                               descriptor_kind_from_name, descriptor_kind_name);
+    return b;
+}
+
+/// The version-2 members of a kernel: its stage and, for a foreign kernel, its code.
+void read_kernel_code(const Fields& f, KernelInfo& k, ReadContext& ctx) {
+    const Path& p = f.path();
+    if (auto s = f.find("stage")) {
+        const std::string_view stage = as_string(*s, p / "stage");
+        if (stage == "compute")
+            k.stage = kStageCompute;
+        else if (stage == "transfer")
+            k.stage = kStageTransfer;
+        else
+            fail(p / "stage", "a kernel stage: one of compute, transfer", describe(*s));
+    }
+    if (auto j = f.find("spirv_base64"))
+        k.spirv = capture_detail::read_spirv_base64(*j, p / "spirv_base64", ctx.spirv_bytes);
+    k.specialization = capture_detail::read_specialization(f);
+    opt_u32(f, "required_subgroup_size", k.required_subgroup_size);
+    opt_u32(f, "pipeline_flags", k.pipeline_flags);
+}
+
+KernelInfo read_kernel(const Json& v, const Path& p, size_t index, ReadContext& ctx) {
     Fields f(v, p, "a kernel");
+    f.not_before(
+        ctx.version, 2,
+        {"stage", "spirv_base64", "specialization", "required_subgroup_size", "pipeline_flags"});
     f.only({"id", "name", "entry_point", "local_size", "push_constant_size", "spirv_hash",
-            "bindings"});
+            "bindings", "stage", "spirv_base64", "specialization", "required_subgroup_size",
+            "pipeline_flags"});
     KernelInfo k;
     const uint64_t id = as_u64(f.need("id", "the kernel's id"), p / "id", Limits::max_kernels);
     if (id != index)
@@ -278,69 +160,41 @@ KernelInfo read_kernel(const Json& v, const Path& p, size_t index) {
             fail(p / "spirv_hash", "16 hex digits (FNV-1a 64 of the SPIR-V words)", describe(*j));
         for (uint8_t b : bytes) k.spirv_hash = k.spirv_hash << 8 | b;
     }
-    opt_list(f, "bindings", Limits::max_kernel_bindings, "bindings", k.bindings,
-             [](const Json& jb, const Path& pb) {
-                 Fields fb(jb, pb, "a kernel binding");
-                 fb.only({"binding", "access", "name"});
-                 KernelBinding b;
-                 b.binding = as_u32(fb.need("binding", "the binding number"), pb / "binding");
-                 b.access = as_enum<BindingAccess>(fb.need("access", "read, write or read_write"),
-                                                   pb / "access", "a binding access", 3,
-                                                   binding_access_from_name, binding_access_name);
-                 opt_string(fb, "name", b.name);
-                 return b;
-             });
-    for (size_t i = 1; i < k.bindings.size(); ++i)
-        if (k.bindings[i].binding <= k.bindings[i - 1].binding)
-            fail((p / "bindings")[i] / "binding", "binding numbers in increasing order, each once",
-                 std::to_string(k.bindings[i].binding) + " after " +
-                     std::to_string(k.bindings[i - 1].binding));
+    opt_list(
+        f, "bindings", Limits::max_kernel_bindings, "bindings", k.bindings,
+        [&](const Json& jb, const Path& pb) { return read_kernel_binding(jb, pb, ctx.version); });
+    for (size_t i = 1; i < k.bindings.size(); ++i) {
+        const KernelBinding& a = k.bindings[i - 1];
+        const KernelBinding& b = k.bindings[i];
+        if (b.set > a.set || (b.set == a.set && b.binding > a.binding)) continue;
+        const Path pbs = p / "bindings";
+        const Path pb = pbs[i];
+        if (b.set < a.set)
+            fail(pb / "set", "bindings sorted by (set, binding), each once",
+                 "set " + std::to_string(b.set) + " after set " + std::to_string(a.set));
+        fail(pb / "binding", "binding numbers in increasing order within a set, each once",
+             std::to_string(b.binding) + " after " + std::to_string(a.binding));
+    }
+    read_kernel_code(f, k, ctx);
     return k;
 }
 
-std::string describe_allocation(const AllocationInfo& a) {
-    return "allocation " + std::to_string(a.id) + " '" + a.name + "' of " + std::to_string(a.size) +
-           " bytes";
-}
-
-AllocationId read_allocation_ref(const Json& v, const Path& p,
-                                 const std::vector<AllocationInfo>& allocations) {
-    const uint64_t id = as_u64(v, p, Limits::max_allocations);
-    if (id >= allocations.size())
-        fail(p,
-             "the id of an existing allocation (the capture has " +
-                 std::to_string(allocations.size()) + ")",
-             std::to_string(id));
-    return static_cast<AllocationId>(id);
-}
-
-ByteRange read_range(const Json& v, const Path& p, const std::vector<AllocationInfo>& allocs) {
-    Fields f(v, p, "a byte range {allocation, begin, end}");
-    f.only({"allocation", "begin", "end"});
-    ByteRange r;
-    r.allocation =
-        read_allocation_ref(f.need("allocation", "an allocation id"), p / "allocation", allocs);
-    const AllocationInfo& a = allocs[r.allocation];
-    r.end = as_u64(f.need("end", "the range's end"), p / "end", a.size,
-                   "the end must lie inside " + describe_allocation(a));
-    r.begin = as_u64(f.need("begin", "the range's begin"), p / "begin", r.end,
-                     "the begin must not exceed the end");
-    return r;
-}
-
-BoundView read_bound_view(const Json& v, const Path& p, const std::vector<AllocationInfo>& allocs) {
+BoundView read_bound_view(const Json& v, const Path& p, const std::vector<AllocationInfo>& allocs,
+                          uint32_t version) {
     Fields f(v, p, "a binding {binding, allocation, offset, size, dtype, shape}");
-    f.only({"binding", "allocation", "offset", "size", "dtype", "shape"});
+    f.not_before(version, 2, {"set"});
+    f.only({"binding", "set", "allocation", "offset", "size", "dtype", "shape"});
     BoundView b;
     b.binding = as_u32(f.need("binding", "the descriptor binding number"), p / "binding");
+    opt_u32(f, "set", b.set);
     TensorView& view = b.view;
-    view.allocation =
-        read_allocation_ref(f.need("allocation", "an allocation id"), p / "allocation", allocs);
+    view.allocation = capture_detail::read_allocation_ref(f.need("allocation", "an allocation id"),
+                                                          p / "allocation", allocs);
     const AllocationInfo& a = allocs[view.allocation];
     view.offset = as_u64(f.need("offset", "the view's byte offset"), p / "offset", a.size,
-                         "inside " + describe_allocation(a));
+                         "inside " + capture_detail::describe_allocation(a));
     view.size = as_u64(f.need("size", "the view's size in bytes"), p / "size", a.size - view.offset,
-                       "offset + size must lie inside " + describe_allocation(a));
+                       "offset + size must lie inside " + capture_detail::describe_allocation(a));
     if (auto d = f.find("dtype"))
         view.dtype =
             as_enum<DType>(*d, p / "dtype", "an element type", 10, dtype_from_name, dtype_name);
@@ -386,15 +240,48 @@ void check_ranges_within_bindings(const std::vector<ByteRange>& stated,
     }
 }
 
-Node read_node(const Json& v, const Path& p, const ComputeGraph& g) {
+/// A barrier node: a full barrier, or (version 2) one whose "scope" indexes the graph's
+/// barrier_scopes.
+Node read_barrier(const Fields& f, const ComputeGraph& g, uint32_t version) {
+    f.not_before(version, 2, {"scope"});
+    f.only({"kind", "scope"});
+    auto s = f.find("scope");
+    if (!s) return Node::barrier();
+    const Path ps = f.path() / "scope";
+    const uint64_t scopes = g.barrier_scopes.size();
+    if (scopes == 0)
+        fail(ps, "no scope: the graph's barrier_scopes list is empty (omit it for a full barrier)",
+             describe(*s));
+    const uint64_t index =
+        as_u64(*s, ps, scopes - 1,
+               "an index into the graph's " + std::to_string(scopes) + " barrier_scopes");
+    return Node::barrier(static_cast<uint32_t>(index + 1));
+}
+
+/// Bound views name (set, binding) pairs the kernel declares (when it declares any), each once.
+void check_bound_bindings(const Node& n, const KernelInfo& k, const Path& p) {
+    for (size_t i = 0; i < n.bindings.size(); ++i) {
+        const BoundView& b = n.bindings[i];
+        const Path pbs = p / "bindings";
+        const Path pbi = pbs[i];
+        const Path pb = pbi / "binding";
+        const std::string where =
+            b.set == 0 ? std::to_string(b.binding)
+                       : std::to_string(b.binding) + " of set " + std::to_string(b.set);
+        if (!k.bindings.empty() && !k.find_binding(b.set, b.binding))
+            fail(pb, "a binding number kernel '" + k.name + "' declares", where);
+        for (size_t j = 0; j < i; ++j)
+            if (n.bindings[j].binding == b.binding && n.bindings[j].set == b.set)
+                fail(pb, "each binding number once per dispatch", where + " again");
+    }
+}
+
+Node read_node(const Json& v, const Path& p, const ComputeGraph& g, uint32_t version) {
     Fields f(v, p, "a node (dispatch or barrier)");
     Node n;
     if (auto k = f.find("kind")) {
         const std::string_view kind = as_string(*k, p / "kind");
-        if (kind == "barrier") {
-            f.only({"kind"});
-            return Node::barrier();
-        }
+        if (kind == "barrier") return read_barrier(f, g, version);
         if (kind != "dispatch") fail(p / "kind", "\"dispatch\" or \"barrier\"", describe(*k));
     }
     f.only({"kind", "id", "kernel", "op", "label", "bindings", "push_constants", "workgroups",
@@ -411,20 +298,11 @@ Node read_node(const Json& v, const Path& p, const ComputeGraph& g) {
     const KernelInfo& k = g.kernels[n.kernel];
     if (auto op = f.find("op")) n.op = as_op(*op, p / "op");
     opt_string(f, "label", n.label.edit());
-    opt_list(
-        f, "bindings", Limits::max_node_bindings, "bindings", n.bindings.edit(),
-        [&](const Json& jb, const Path& pb) { return read_bound_view(jb, pb, g.allocations); });
-    for (size_t i = 0; i < n.bindings.size(); ++i) {
-        const uint32_t b = n.bindings[i].binding;
-        const Path pbs = p / "bindings";
-        const Path pbi = pbs[i];
-        const Path pb = pbi / "binding";
-        if (!k.bindings.empty() && !k.find_binding(b))
-            fail(pb, "a binding number kernel '" + k.name + "' declares", std::to_string(b));
-        for (size_t j = 0; j < i; ++j)
-            if (n.bindings[j].binding == b)
-                fail(pb, "each binding number once per dispatch", std::to_string(b) + " again");
-    }
+    opt_list(f, "bindings", Limits::max_node_bindings, "bindings", n.bindings.edit(),
+             [&](const Json& jb, const Path& pb) {
+                 return read_bound_view(jb, pb, g.allocations, version);
+             });
+    check_bound_bindings(n, k, p);
     if (auto pc = f.find("push_constants")) {
         const uint64_t max =
             k.push_constant_size ? k.push_constant_size : Limits::max_push_constant_bytes;
@@ -438,7 +316,9 @@ Node read_node(const Json& v, const Path& p, const ComputeGraph& g) {
     auto writes = f.find("writes");
     auto read_ranges = [&](std::string_view key, std::vector<ByteRange>& out) {
         opt_list(f, key, Limits::max_node_ranges, "byte ranges", out,
-                 [&](const Json& jr, const Path& pr) { return read_range(jr, pr, g.allocations); });
+                 [&](const Json& jr, const Path& pr) {
+                     return capture_detail::read_range(jr, pr, g.allocations);
+                 });
     };
     read_ranges("reads", n.reads.edit());
     read_ranges("writes", n.writes.edit());
@@ -476,12 +356,14 @@ void read_metadata(const Fields& f, std::map<std::string, std::string>& out) {
 
 /// The graph members of an object (top level or snapshot). `base` supplies allocations,
 /// kernels and metadata a snapshot omits.
-void read_graph_members(const Fields& f, ComputeGraph& g, const ComputeGraph* base) {
+void read_graph_members(const Fields& f, ComputeGraph& g, const ComputeGraph* base,
+                        ReadContext& ctx) {
     const Path& p = f.path();
     if (base) {
         g.allocations = base->allocations;
         g.kernels = base->kernels;
         g.metadata = base->metadata;
+        g.barrier_scopes = base->barrier_scopes;
     }
     read_metadata(f, g.metadata);
     if (!base) f.need("allocations", "the list of allocations");
@@ -492,7 +374,12 @@ void read_graph_members(const Fields& f, ComputeGraph& g, const ComputeGraph* ba
     if (!base) f.need("kernels", "the list of kernels");
     opt_list(f, "kernels", Limits::max_kernels, "kernels", g.kernels,
              [&, i = size_t{0}](const Json& j, const Path& pk) mutable {
-                 return read_kernel(j, pk, i++);
+                 return read_kernel(j, pk, i++, ctx);
+             });
+    f.not_before(ctx.version, 2, {"barrier_scopes"});
+    opt_list(f, "barrier_scopes", Limits::max_barrier_scopes, "barrier scopes", g.barrier_scopes,
+             [&](const Json& j, const Path& ps) {
+                 return capture_detail::read_barrier_scope(j, ps, g.allocations);
              });
     const Path pn = p / "nodes";
     const Json& nodes =
@@ -502,7 +389,7 @@ void read_graph_members(const Fields& f, ComputeGraph& g, const ComputeGraph* ba
     ids.reserve(nodes.size());
     origins.reserve(nodes.size());
     for (size_t i = 0; i < nodes.size(); ++i) {
-        Node n = read_node(nodes[i], pn[i], g);
+        Node n = read_node(nodes[i], pn[i], g, ctx.version);
         if (n.is_dispatch()) {
             if (!ids.insert(n.id).second)
                 fail(pn[i] / "id", "a dispatch id not used by an earlier node",
@@ -526,10 +413,10 @@ std::vector<NodeId> read_ids(const Fields& f, std::string_view key) {
     return ids;
 }
 
-Snapshot read_snapshot(const Json& v, const Path& p, const ComputeGraph& base) {
+Snapshot read_snapshot(const Json& v, const Path& p, const ComputeGraph& base, ReadContext& ctx) {
     Fields f(v, p, "a pass snapshot");
     f.only({"stage", "pass_ms", "reordered", "split_first_dispatches", "stats", "diff", "fusions",
-            "diagnostics", "metadata", "allocations", "kernels", "nodes"});
+            "diagnostics", "metadata", "allocations", "kernels", "barrier_scopes", "nodes"});
     Snapshot s;
     s.stage = as_string(f.need("stage", "the stage name"), p / "stage");
     opt_double(f, "pass_ms", true, s.pass_ms);
@@ -537,7 +424,7 @@ Snapshot read_snapshot(const Json& v, const Path& p, const ComputeGraph& base) {
     opt_size(f, "split_first_dispatches", s.split_first_dispatches);
     {
         ComputeGraph graph;
-        read_graph_members(f, graph, &base);
+        read_graph_members(f, graph, &base, ctx);
         s.graph = std::move(graph);
     }
     if (auto js = f.find("stats")) {
@@ -733,19 +620,26 @@ CaptureDocument read_document(const Json& root) {
         fail(p / "format", "\"" + std::string(kCaptureFormatName) + "\"", describe(format));
     CaptureDocument doc;
     const Json& version = f.need("format_version", "the format version");
-    if (!version.is_number_unsigned() || version.get_u64() != kCaptureFormatVersion)
+    if (!version.is_number_unsigned() || version.get_u64() < kOldestCaptureFormatVersion ||
+        version.get_u64() > kCaptureFormatVersion)
         fail(p / "format_version",
-             "format version " + std::to_string(kCaptureFormatVersion) +
-                 " (the only version this build reads)",
+             "format version " + std::to_string(kOldestCaptureFormatVersion) + " or " +
+                 std::to_string(kCaptureFormatVersion) + " (the versions this build reads)",
              describe(version));
+    ReadContext ctx;
+    ctx.version = static_cast<uint32_t>(version.get_u64());
+    doc.format_version = ctx.version;
+    f.not_before(ctx.version, 2, {"barrier_scopes", "source"});
     f.only({"format", "format_version", "generator", "device", "metadata", "allocations", "kernels",
-            "nodes", "snapshots", "run"});
+            "barrier_scopes", "nodes", "snapshots", "run", "source"});
     opt_string(f, "generator", doc.generator);
     if (auto d = f.find("device")) doc.device = read_device(*d, p / "device");
-    read_graph_members(f, doc.graph, nullptr);
+    read_graph_members(f, doc.graph, nullptr, ctx);
     opt_list(f, "snapshots", Limits::max_snapshots, "pass snapshots", doc.snapshots,
-             [&](const Json& j, const Path& ps) { return read_snapshot(j, ps, doc.graph); });
+             [&](const Json& j, const Path& ps) { return read_snapshot(j, ps, doc.graph, ctx); });
     if (auto r = f.find("run")) doc.run = read_run(*r, p / "run");
+    if (auto s = f.find("source"))
+        doc.source = capture_detail::read_capture_source(*s, p / "source", doc.graph);
     return doc;
 }
 

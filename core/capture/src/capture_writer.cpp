@@ -5,8 +5,11 @@
 #include <fstream>
 #include <system_error>
 
-#include "graphlens/capture/capture_file.h"
+#include "capture/src/barrier_scope_json.h"
 #include "capture/src/capture_json.h"
+#include "capture/src/capture_source_json.h"
+#include "capture/src/kernel_code_json.h"
+#include "graphlens/capture/capture_file.h"
 
 namespace graphlens {
 namespace {
@@ -34,6 +37,7 @@ Json ranges_json(const std::vector<ByteRange>& rs) {
 Json binding_json(const BoundView& b) {
     const TensorView& v = b.view;
     Json j = Json::object();
+    if (b.set != 0) j["set"] = b.set;
     j["binding"] = b.binding;
     j["allocation"] = v.allocation;
     j["offset"] = v.offset;
@@ -51,10 +55,18 @@ Json binding_json(const BoundView& b) {
     return j;
 }
 
-Json node_json(const Node& n, const ComputeGraph& g) {
+/// `graph_path` and `index` locate the node for an error (formatted only then: a graph may
+/// have 100k nodes).
+Json node_json(const Node& n, const ComputeGraph& g, const std::string& graph_path, size_t index) {
     Json j = Json::object();
     if (n.is_barrier()) {
         j["kind"] = "barrier";
+        if (n.barrier_scope() > g.barrier_scopes.size())
+            throw CaptureError(graph_path + "/nodes/" + std::to_string(index) + "/scope",
+                               "a scope of the graph's " + std::to_string(g.barrier_scopes.size()) +
+                                   " barrier_scopes",
+                               std::to_string(n.barrier_scope() - 1));
+        if (n.barrier_scope() != 0) j["scope"] = n.barrier_scope() - 1;
         return j;
     }
     j["id"] = n.id;
@@ -98,7 +110,34 @@ Json allocation_json(const AllocationInfo& a) {
     return j;
 }
 
-Json kernel_json(const KernelInfo& k, size_t id) {
+Json kernel_binding_json(const KernelBinding& b) {
+    Json j = Json::object();
+    if (b.set != 0) j["set"] = b.set;
+    j["binding"] = b.binding;
+    j["access"] = binding_access_name(b.access);
+    if (!b.name.empty()) j["name"] = b.name;
+    if (b.evidence != AccessEvidence::decoration) j["evidence"] = access_evidence_name(b.evidence);
+    if (b.descriptor != DescriptorKind::storage_buffer)
+        j["descriptor"] = descriptor_kind_name(b.descriptor);
+    return j;
+}
+
+/// The version-2 members of a kernel, each only when it differs from its default, so a
+/// GraphLens kernel is written as in version 1.
+void kernel_code_members(Json& j, const KernelInfo& k, const std::string& path) {
+    if (k.stage == kStageTransfer)
+        j["stage"] = "transfer";
+    else if (k.stage != kStageCompute)
+        throw CaptureError(path + "/stage", "a kernel stage: compute or transfer",
+                           std::to_string(k.stage));
+    if (k.required_subgroup_size != 0) j["required_subgroup_size"] = k.required_subgroup_size;
+    if (k.pipeline_flags != 0) j["pipeline_flags"] = k.pipeline_flags;
+    if (!k.specialization.empty())
+        j["specialization"] = capture_detail::specialization_json(k.specialization);
+    if (!k.spirv.empty()) j["spirv_base64"] = capture_detail::spirv_base64(k.spirv);
+}
+
+Json kernel_json(const KernelInfo& k, size_t id, const std::string& path) {
     Json j = Json::object();
     j["id"] = id;
     j["name"] = k.name;
@@ -107,14 +146,9 @@ Json kernel_json(const KernelInfo& k, size_t id) {
     j["push_constant_size"] = k.push_constant_size;
     if (k.spirv_hash != 0) j["spirv_hash"] = capture_detail::u64_to_hex16(k.spirv_hash);
     Json bs = Json::array();
-    for (const auto& b : k.bindings) {
-        Json jb = Json::object();
-        jb["binding"] = b.binding;
-        jb["access"] = binding_access_name(b.access);
-        if (!b.name.empty()) jb["name"] = b.name;
-        bs.push_back(std::move(jb));
-    }
+    for (const auto& b : k.bindings) bs.push_back(kernel_binding_json(b));
     j["bindings"] = std::move(bs);
+    kernel_code_members(j, k, path);
     return j;
 }
 
@@ -124,9 +158,11 @@ Json metadata_json(const std::map<std::string, std::string>& m) {
     return j;
 }
 
-/// allocations, kernels (and metadata) of a graph; `base` = the top-level graph whose lists a
-/// snapshot inherits (nullptr for the top level itself, which always writes them).
-void graph_members(Json& j, const ComputeGraph& g, const ComputeGraph* base) {
+/// allocations, kernels (and metadata, barrier scopes) of a graph; `base` = the top-level graph
+/// whose lists a snapshot inherits (nullptr for the top level itself, which always writes
+/// them, barrier scopes only when there are any).
+void graph_members(Json& j, const ComputeGraph& g, const ComputeGraph* base,
+                   const std::string& path) {
     if (!base || g.metadata != base->metadata) j["metadata"] = metadata_json(g.metadata);
     if (!base || g.allocations != base->allocations) {
         Json as = Json::array();
@@ -135,11 +171,17 @@ void graph_members(Json& j, const ComputeGraph& g, const ComputeGraph* base) {
     }
     if (!base || g.kernels != base->kernels) {
         Json ks = Json::array();
-        for (size_t i = 0; i < g.kernels.size(); ++i) ks.push_back(kernel_json(g.kernels[i], i));
+        for (size_t i = 0; i < g.kernels.size(); ++i)
+            ks.push_back(kernel_json(g.kernels[i], i, path + "/kernels/" + std::to_string(i)));
         j["kernels"] = std::move(ks);
     }
+    if (base ? g.barrier_scopes != base->barrier_scopes : !g.barrier_scopes.empty()) {
+        Json ss = Json::array();
+        for (const auto& s : g.barrier_scopes) ss.push_back(capture_detail::barrier_scope_json(s));
+        j["barrier_scopes"] = std::move(ss);
+    }
     Json ns = Json::array();
-    for (const auto& n : g.nodes) ns.push_back(node_json(n, g));
+    for (size_t i = 0; i < g.nodes.size(); ++i) ns.push_back(node_json(g.nodes[i], g, path, i));
     j["nodes"] = std::move(ns);
 }
 
@@ -180,7 +222,7 @@ Json snapshot_json(const Snapshot& s, const ComputeGraph& base, const std::strin
     }
     j["fusions"] = std::move(fs);
     j["diagnostics"] = s.diagnostics;
-    graph_members(j, s.graph, &base);
+    graph_members(j, s.graph, &base, path);
     return j;
 }
 
@@ -293,7 +335,7 @@ void append_expanded(std::string& out, const Json& obj, int indent, bool is_root
             }
             out += pad;
             out += "]";
-        } else if (value.is_object() && is_root && key == "run") {
+        } else if (value.is_object() && is_root && (key == "run" || key == "source")) {
             append_expanded(out, value, indent + 2, false);
         } else {
             append_compact(out, value);
@@ -322,17 +364,22 @@ Json device_json(const CaptureDevice& d) {
 }  // namespace
 
 std::string save_capture_to_string(const CaptureDocument& doc) {
-    if (doc.format_version != kCaptureFormatVersion)
+    // A document loaded from an older version holds nothing this one cannot say: it is
+    // written as the current version.
+    if (doc.format_version < kOldestCaptureFormatVersion ||
+        doc.format_version > kCaptureFormatVersion)
         throw CaptureError("/format_version",
-                           "version " + std::to_string(kCaptureFormatVersion) +
-                               " (the only one this build writes)",
+                           "version " + std::to_string(kOldestCaptureFormatVersion) + " to " +
+                               std::to_string(kCaptureFormatVersion) + " (this build writes " +
+                               std::to_string(kCaptureFormatVersion) + ")",
                            std::to_string(doc.format_version));
     Json root = Json::object();
     root["format"] = kCaptureFormatName;
-    root["format_version"] = doc.format_version;
+    root["format_version"] = kCaptureFormatVersion;
     root["generator"] = doc.generator;
     root["device"] = device_json(doc.device);
-    graph_members(root, doc.graph, nullptr);
+    if (doc.source) root["source"] = capture_detail::capture_source_json(*doc.source);
+    graph_members(root, doc.graph, nullptr, "");
     if (!doc.snapshots.empty()) {
         Json ss = Json::array();
         for (size_t i = 0; i < doc.snapshots.size(); ++i)

@@ -1,5 +1,5 @@
 #pragma once
-// Small hand-built graphs and documents shared by the io tests.
+// Small hand-built graphs and documents shared by the capture tests.
 #include <filesystem>
 #include <string>
 
@@ -151,6 +151,95 @@ inline CaptureDocument small_document() {
     fused.diagnostics = {"1 fusion applied, 1 near miss"};
     doc.snapshots = {captured, fused};
     doc.run = small_run();
+    return doc;
+}
+
+/// A program recorded by the capture layer, using every field of format version 2: foreign
+/// kernels with SPIR-V (5, 6 and 7 words: every base64 tail), specialization constants, a
+/// required subgroup size, pipeline flags, descriptor sets 0 and 1, an access found in the
+/// code, a uniform buffer, a transfer pseudo-kernel, scoped and full barriers, and a source
+/// with submissions and notes. Its "captured" snapshot shares the barrier scopes; its
+/// "reordered" one has none.
+inline CaptureDocument foreign_document() {
+    CaptureDocument doc;
+    doc.generator = "graphlens-layer tests";
+    ComputeGraph& g = doc.graph;
+    const auto in = g.add_allocation("in", 1024, AllocationUsage::input);
+    const auto mid = g.add_allocation("mid", 4096, AllocationUsage::activations);
+    const auto out = g.add_allocation("out", 4096, AllocationUsage::output);
+    KernelInfo scale = kernel("scale_rows", {BindingAccess::read, BindingAccess::write}, 8);
+    scale.bindings[1].set = 1;
+    scale.bindings[1].binding = 0;
+    scale.spirv = {0x07230203, 0x00010300, 0x0008000b, 0x34, 0};
+    scale.specialization = {{0, {0x40, 0, 0, 0}}, {7, {1}}};
+    scale.required_subgroup_size = 32;
+    scale.pipeline_flags = 0x10;
+    KernelInfo acc = kernel("accumulate", {BindingAccess::read, BindingAccess::write});
+    acc.bindings[0].descriptor = DescriptorKind::uniform_buffer;
+    acc.bindings[1].set = 1;
+    acc.bindings[1].binding = 0;
+    acc.bindings[1].evidence = AccessEvidence::code;
+    acc.spirv = {0x07230203, 0x00010000, 1, 2, 3, 4};
+    KernelInfo other = kernel("sampled", {BindingAccess::read});
+    other.bindings[0].descriptor = DescriptorKind::other;
+    other.spirv = {0x07230203, 0x00010000, 1, 2, 3, 4, 5};
+    KernelInfo fill;
+    fill.name = "vkCmdFillBuffer";
+    fill.stage = kStageTransfer;
+    const auto k_scale = g.add_kernel(scale);
+    const auto k_acc = g.add_kernel(acc);
+    const auto k_other = g.add_kernel(other);
+    const auto k_fill = g.add_kernel(fill);
+    Node f = dispatch(k_fill, OpKind::other, "vkCmdFillBuffer out", {});
+    f.writes = {{out, 0, 4096}};
+    g.add_dispatch(f);
+    MemoryDependency after_fill{kStageTransfer, kStageCompute, kAccessTransferWrite,
+                                kAccessShaderRead | kAccessShaderWrite, std::nullopt};
+    g.add_barrier(BarrierScope{BarrierOrigin::submission, {after_fill}, "semaphore 3"});
+    Node s = dispatch(k_scale, OpKind::scale, "scale",
+                      {BoundView(0, view(in, 0, 1024)), BoundView(0, view(mid, 0, 1024), 1)});
+    s.push_constants = {0, 1, 0, 0, 0, 0, 0, 0x3f};
+    s.workgroups = {4, 1, 1};
+    g.add_dispatch(s);
+    MemoryDependency buffer{kStageCompute, kStageCompute | kStageHost, kAccessShaderWrite,
+                            kAccessShaderRead | kAccessHostRead, ByteRange{mid, 0, 1024}};
+    MemoryDependency execution_only{kStageCompute, kStageTransfer, 0, 0, std::nullopt};
+    g.add_barrier(BarrierScope{BarrierOrigin::pipeline_barrier, {buffer, execution_only}, ""});
+    g.add_barrier(BarrierScope{BarrierOrigin::wait_events, {}, "event 1"});
+    g.add_barrier();
+    g.add_dispatch(
+        dispatch(k_acc, OpKind::other, "accumulate",
+                 {BoundView(0, view(mid, 0, 1024)), BoundView(0, view(out, 0, 4096), 1)}));
+    g.add_dispatch(dispatch(k_other, OpKind::other, "sampled", {BoundView(0, view(mid, 0, 64))}));
+    g.nodes.back().ranges_known = false;
+
+    Snapshot captured;
+    captured.stage = "captured";
+    captured.graph = g;
+    captured.stats.dispatches = g.dispatch_count();
+    captured.stats.barriers = g.barrier_count();
+    Snapshot reordered = captured;
+    reordered.stage = "reordered (levels)";
+    ComputeGraph plain = g;
+    plain.barrier_scopes.clear();
+    for (Node& n : plain.nodes)
+        if (n.is_barrier()) n = Node::barrier();
+    reordered.graph = std::move(plain);
+    doc.snapshots = {captured, reordered};
+
+    CaptureSource src;
+    src.program = "/usr/bin/scale-demo";
+    src.arguments = {"--size", "1024", "naïve ünïcode"};
+    src.working_directory = "/tmp";
+    src.range = "submits 2..3";
+    src.layer_version = "graphlens-layer 0.1.0";
+    src.instance_extensions = {"VK_EXT_debug_utils"};
+    src.device_extensions = {"VK_KHR_push_descriptor", "VK_KHR_synchronization2"};
+    src.features = {"shaderInt16", "synchronization2"};
+    src.submissions = {{2, 0, 0, 0, 1, ""}, {3, 1, 2, 1, g.nodes.size(), "host wait"}};
+    src.notes = {{std::nullopt, "vkCmdFillBuffer recorded as a pseudo-kernel"},
+                 {NodeId{3}, "binding 0 of 'sampled' is an image: its ranges are unknown"}};
+    doc.source = src;
     return doc;
 }
 
