@@ -9,8 +9,12 @@ GRAPHLENS_PACKAGES=(
   mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   clang libclang-rt-14-dev
   xvfb xauth
+  python3-jsonschema
 )
 missing=()
+# npm fetches llama.cpp's prebuilt Vulkan libraries (scripts/fetch-llama-vulkan.sh); a machine
+# with Node.js from elsewhere has its own npm, which Debian's package would conflict with.
+command -v npm > /dev/null || missing+=(npm)
 for p in "${GRAPHLENS_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done

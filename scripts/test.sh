@@ -13,9 +13,13 @@ export QT_QPA_PLATFORM=offscreen
 export GRAPHLENS_DEVICE=llvmpipe GRAPHLENS_VALIDATION=1
 export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 
+# llama.cpp's prebuilt Vulkan libraries (npm, cached): the foreign engine the capture layer's
+# tests record.
+llama_dir="$(bash "$root/scripts/fetch-llama-vulkan.sh")"
+
 build="$root/build"
 [ -f "$build/build.ninja" ] || cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
-cmake "$build" -DGRAPHLENS_WERROR=ON > /dev/null
+cmake "$build" -DGRAPHLENS_WERROR=ON -DGRAPHLENS_LLAMA_VULKAN_DIR="$llama_dir" > /dev/null
 cmake --build "$build" -j"$jobs"
 
 if [ "${GRAPHLENS_SKIP_SANITIZE:-0}" != "1" ]; then

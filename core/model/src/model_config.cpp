@@ -207,8 +207,13 @@ ModelConfig model_config_from_gguf(const GgufFile& f) {
                         "token_embd.weight");
     }
 
-    c.rope_scaling_factor = f.get_f32(p + "rope.scaling.factor", 0.0f);
-    c.rope_original_context = f.get_u32(p + "rope.scaling.original_context_length", 0);
+    // Llama 3's rope scaling: llama.cpp reads its factors from the rope_freqs tensor; the
+    // parameters that made them are GraphLens's own keys (write_model_metadata), or the
+    // architecture's keys in files of other writers.
+    c.rope_scaling_factor =
+        f.get_f32(kGraphLensRopeScalingFactor, f.get_f32(p + "rope.scaling.factor", 0.0f));
+    c.rope_original_context = f.get_u32(kGraphLensRopeOriginalContext,
+                                        f.get_u32(p + "rope.scaling.original_context_length", 0));
     c.rope_freq_factors = c.rope_scaling_factor > 0;
     if (!f.tensors().empty()) {
         c.rope_freq_factors = f.find_tensor("rope_freqs.weight") != nullptr;

@@ -1,4 +1,5 @@
 #include "graphlens/model/model_weights.h"
+#include "graphlens/model/placeholder_vocabulary.h"
 
 #include <fmt/core.h>
 #include <fmt/ranges.h>
@@ -169,10 +170,12 @@ void write_model_metadata(GgufWriter& w, const ModelConfig& c) {
     if (c.attention_scale > 0) w.set(p + "attention.scale", GgufValue::f32(c.attention_scale));
     if (c.rope_freq_base_swa > 0)
         w.set(p + "rope.freq_base_swa", GgufValue::f32(c.rope_freq_base_swa));
+    // Llama 3's rope scaling is the rope_freqs tensor to llama.cpp, which knows no "llama3"
+    // scaling type (it refuses the file) and would take a scaling factor for linear scaling:
+    // the parameters go under GraphLens's own keys.
     if (c.rope_scaling_factor > 0) {
-        w.set(p + "rope.scaling.type", GgufValue::string("llama3"));
-        w.set(p + "rope.scaling.factor", GgufValue::f32(c.rope_scaling_factor));
-        w.set(p + "rope.scaling.original_context_length", GgufValue::u32(c.rope_original_context));
+        w.set(std::string(kGraphLensRopeScalingFactor), GgufValue::f32(c.rope_scaling_factor));
+        w.set(std::string(kGraphLensRopeOriginalContext), GgufValue::u32(c.rope_original_context));
     }
     if (c.is_moe()) {
         w.set(p + "expert_count", GgufValue::u32(c.n_expert));
@@ -181,9 +184,11 @@ void write_model_metadata(GgufWriter& w, const ModelConfig& c) {
     }
 }
 
-void write_model_gguf(const std::filesystem::path& path, const ModelWeights& weights) {
+void write_model_gguf(const std::filesystem::path& path, const ModelWeights& weights,
+                      const ModelFileExtras& extras) {
     GgufWriter w;
     write_model_metadata(w, weights.config());
+    if (extras.vocabulary) add_placeholder_vocabulary(w, weights.config().n_vocab);
     for (const auto& spec : weights.specs()) {
         const auto bytes = weights.bytes(spec.name);
         w.add_tensor(spec.name, std::vector<uint64_t>(spec.shape.begin(), spec.shape.end()),

@@ -126,6 +126,12 @@ const std::vector<ModelPreset>& model_presets();
 /// Throws std::invalid_argument listing the known names when `name` is unknown.
 const ModelPreset& model_preset(std::string_view name);
 
+/// GraphLens's own metadata keys for Llama 3's rope scaling parameters (the factors themselves
+/// are the rope_freqs tensor, as llama.cpp reads them).
+inline constexpr std::string_view kGraphLensRopeScalingFactor = "graphlens.rope_scaling.factor";
+inline constexpr std::string_view kGraphLensRopeOriginalContext =
+    "graphlens.rope_scaling.original_context_length";
+
 /// A tiny model of an architecture for tests and the demo: 2 layers, n_embd 64, 4 heads,
 /// 2 KV heads, vocab 256 (MoE: 4 experts, 2 used). `weight_type` as for presets.
 ModelConfig tiny_model_config(Architecture architecture, DType weight_type = DType::q8_0);

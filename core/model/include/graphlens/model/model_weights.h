@@ -48,7 +48,14 @@ class ModelWeights {
 /// "<arch>.block_count", ...), so model_config_from_gguf(written file) == config.
 class GgufWriter;
 void write_model_metadata(GgufWriter& writer, const ModelConfig& config);
+/// What else a model file carries besides GraphLens's own metadata and the tensors.
+struct ModelFileExtras {
+    /// A placeholder vocabulary (placeholder_vocabulary.h), so that llama.cpp loads the file
+    /// and takes token ids below the model's vocabulary size.
+    bool vocabulary = false;
+};
 /// Writes a complete model file: metadata plus every tensor of `weights`.
-void write_model_gguf(const std::filesystem::path& path, const ModelWeights& weights);
+void write_model_gguf(const std::filesystem::path& path, const ModelWeights& weights,
+                      const ModelFileExtras& extras = {});
 
 }  // namespace graphlens
