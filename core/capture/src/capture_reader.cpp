@@ -157,7 +157,7 @@ KernelInfo read_kernel(const Json& v, const Path& p, size_t index, ReadContext& 
     if (auto j = f.find("spirv_hash")) {
         const auto bytes = as_hex_bytes(*j, p / "spirv_hash", 8);
         if (bytes.size() != 8)
-            fail(p / "spirv_hash", "16 hex digits (FNV-1a 64 of the SPIR-V words)", describe(*j));
+            fail(p / "spirv_hash", "16 hex digits (the SPIR-V words' hash, docs/capture-format.md)", describe(*j));
         for (uint8_t b : bytes) k.spirv_hash = k.spirv_hash << 8 | b;
     }
     opt_list(

@@ -56,7 +56,7 @@ struct KernelInfo {
     std::array<uint32_t, 3> local_size{1, 1, 1};
     uint32_t push_constant_size = 0;
     std::vector<KernelBinding> bindings;  ///< sorted by (set, binding)
-    uint64_t spirv_hash = 0;              ///< FNV-1a 64 of the SPIR-V words; 0 if unknown
+    uint64_t spirv_hash = 0;  ///< graphlens::spirv::spirv_hash of the SPIR-V words; 0 if unknown
     /// The stage its commands run in (graphlens/graph/barrier_scope.h's SyncStage):
     /// kStageCompute for kernels, kStageTransfer for the copy / fill / update commands a
     /// recorded program issues (pseudo-kernels without code whose nodes state their ranges).

@@ -43,7 +43,8 @@ struct TensorCoreTwin {
 /// non-storage-buffer descriptors).
 KernelInfo reflect_kernel(std::string_view name, std::span<const uint32_t> spirv);
 
-/// FNV-1a 64 of SPIR-V words (KernelInfo::spirv_hash).
+/// The hash of SPIR-V words KernelInfo::spirv_hash stores (an FNV-1a 64 with GraphLens's offset
+/// basis: graphlens/spirv/spirv_hash.h, whose function must give the same value).
 uint64_t spirv_hash(std::span<const uint32_t> spirv);
 
 class KernelCatalog {
