@@ -82,6 +82,8 @@ void MemoryMapCanvas::refresh() {
             auto [in, out] = a->group_hazards(*g);
             hazards_ = std::move(in);
             hazards_.insert(hazards_.end(), out.begin(), out.end());
+        } else if (auto r = state_->selectedRace()) {
+            hazards_ = {a->races[*r].hazard_position};
         }
     }
     setMinimumHeight(int(rows_.size()) * kRowH + kTop + 6);
@@ -119,6 +121,7 @@ void MemoryMapCanvas::paintEvent(QPaintEvent*) {
                tr("Reads (upper, blue) and writes (lower, vermillion) of %1; hazard bytes outlined")
                    .arg(primary                   ? nodeTitle(s->graph, *primary)
                         : state_->selectedGroup() ? tr("group %1").arg(*state_->selectedGroup())
+                        : state_->selectedRace()  ? tr("the race's two commands")
                                                   : tr("the groups around the barrier")));
     QFont small = font();
     small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.8));

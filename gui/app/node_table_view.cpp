@@ -89,6 +89,8 @@ void NodeTableView::followSelection() {
     if (!node) node = state_->selectedBarrierIndex();
     if (!node && state_->selectedGroup())
         node = state_->analysis()->group_nodes[*state_->selectedGroup()].front();
+    if (!node && state_->selectedRace())
+        node = state_->analysis()->races[*state_->selectedRace()].hazard.earlier;
     if (!node) return;
     const QModelIndex i = proxy_.mapFromSource(model_.indexOfNode(*node));
     if (!i.isValid()) return;

@@ -108,6 +108,9 @@ PassStepperView::PassStepperView(SelectionState* state, CoreWorker* worker, QWid
         else if (auto g = state_->selectedGroup())
             right_list_->setCurrentIndex(
                 right_model_.index(static_cast<int>(state_->analysis()->group_nodes[*g].front())));
+        else if (auto r = state_->selectedRace())
+            right_list_->setCurrentIndex(
+                right_model_.index(static_cast<int>(state_->analysis()->races[*r].hazard.earlier)));
     });
 }
 

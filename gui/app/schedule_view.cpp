@@ -40,6 +40,8 @@ void ScheduleView::rebuild() {
     const StageAnalysis* a = state_->analysis();
     std::vector<size_t> sizes;
     barrier_before_group_.clear();
+    gap_barriers_.clear();
+    partial_barriers_ = 0;
     slot_of_node_.clear();
     if (a) {
         sizes.reserve(a->group_nodes.size());
@@ -49,11 +51,17 @@ void ScheduleView::rebuild() {
             sizes.push_back(g.size());
         }
         barrier_before_group_.assign(sizes.size(), -1);
-        for (const BarrierExplanation& b : a->barriers)
-            if (b.group_after >= 0 && !b.duplicate &&
-                barrier_before_group_[static_cast<size_t>(b.group_after)] < 0)
-                barrier_before_group_[static_cast<size_t>(b.group_after)] =
-                    static_cast<long>(b.node_index);
+        gap_barriers_.assign(sizes.size(), {0, 0});
+        for (size_t k = 0; k < a->barriers.size(); ++k) {
+            const BarrierExplanation& b = a->barriers[k];
+            partial_barriers_ += b.partial;
+            if (b.group_after < 0) continue;
+            const auto g = static_cast<size_t>(b.group_after);
+            if (gap_barriers_[g].second == 0) gap_barriers_[g].first = k;
+            gap_barriers_[g].second = k + 1;
+            if (!b.duplicate && barrier_before_group_[g] < 0)
+                barrier_before_group_[g] = static_cast<long>(b.node_index);
+        }
     }
     layout_.setGroups(std::move(sizes));
     // Fit the height of the tallest group into the view when it is small enough.
@@ -156,6 +164,41 @@ QPoint ScheduleView::barrierPoint(size_t barrier_node_index) const {
     return {-1, -1};
 }
 
+QPainterPath ScheduleView::racePath(size_t race) const {
+    const StageAnalysis* a = state_->analysis();
+    const Hazard& h = a->races[race].hazard;
+    return layout_.racePath(static_cast<size_t>(a->group[h.earlier]), slot_of_node_[h.earlier],
+                            static_cast<size_t>(a->group[h.later]), slot_of_node_[h.later]);
+}
+
+QPoint ScheduleView::racePoint(size_t race) const {
+    const StageAnalysis* a = state_->analysis();
+    const Hazard& h = a->races[race].hazard;
+    const QPointF p =
+        layout_.raceHandle(static_cast<size_t>(a->group[h.earlier]), slot_of_node_[h.earlier],
+                           static_cast<size_t>(a->group[h.later]), slot_of_node_[h.later]);
+    return QPoint(int(std::round(p.x())) - horizontalScrollBar()->value(),
+                  int(std::round(p.y())) + kHeader - verticalScrollBar()->value());
+}
+
+std::optional<size_t> ScheduleView::raceAt(QPointF viewport) const {
+    const StageAnalysis* a = state_->analysis();
+    if (!a || a->races.empty()) return std::nullopt;
+    const QPointF p = toContent(viewport);
+    // Boxes keep their clicks: a race is found only where its line crosses empty space.
+    if (layout_.hitTest(p).kind == ScheduleLayout::Hit::Kind::dispatch) return std::nullopt;
+    const QRectF near(p - QPointF(4, 4), QSizeF(8, 8));
+    QPainterPathStroker stroker;
+    stroker.setWidth(8);
+    for (size_t r = 0; r < a->races.size(); ++r) {
+        const QPainterPath path = racePath(r);
+        if (path.controlPointRect().adjusted(-4, -4, 4, 4).contains(p) &&
+            stroker.createStroke(path).intersects(near))
+            return r;
+    }
+    return std::nullopt;
+}
+
 void ScheduleView::scrollToSelection() {
     const StageAnalysis* a = state_->analysis();
     if (!a) return;
@@ -164,6 +207,8 @@ void ScheduleView::scrollToSelection() {
         x = layout_.columnX(static_cast<size_t>(a->group[*n]));
     else if (auto g = state_->selectedGroup())
         x = layout_.columnX(*g);
+    else if (auto r = state_->selectedRace())
+        x = layout_.columnX(static_cast<size_t>(a->group[a->races[*r].hazard.earlier]));
     else if (auto b = state_->selectedBarrierIndex())
         if (const BarrierExplanation* e = a->barrier_at(*b); e && e->group_after >= 0)
             x = layout_.barrierX(static_cast<size_t>(e->group_after));
@@ -197,39 +242,175 @@ void ScheduleView::mouseReleaseEvent(QMouseEvent* event) {
     if (dragged_) return;
     if (auto g = groupHeaderAt(event->position()))
         state_->selectGroup(*g);
+    else if (auto r = raceAt(event->position()))
+        state_->selectRace(*r);
     else if (auto n = nodeAt(event->position()))
         state_->selectNodeIndex(*n);
     else
         state_->clearSelection();
 }
 
+QString ScheduleView::tooltipAt(QPoint viewport) const {
+    const Snapshot* s = state_->snapshot();
+    const StageAnalysis* a = state_->analysis();
+    if (!s || !a) return {};
+    if (auto r = raceAt(viewport))
+        return tr("Race (click to inspect): %1")
+            .arg(QString::fromStdString(a->races[*r].explanation));
+    const auto n = nodeAt(viewport);
+    if (!n) return {};
+    const Node& node = s->graph->nodes[*n];
+    if (!node.is_barrier())
+        return QStringLiteral("%1\n%2  group %3")
+            .arg(nodeTitle(s->graph, *n), opName(node.op))
+            .arg(a->group[*n]);
+    // Every barrier of this gap (a recorded program may have several in a row), each with
+    // the core's verdict and, for a recorded one, its scope.
+    QStringList lines;
+    const BarrierExplanation* first = a->barrier_at(*n);
+    const auto [begin, end] = first && first->group_after >= 0
+                                  ? gap_barriers_[static_cast<size_t>(first->group_after)]
+                                  : std::pair<size_t, size_t>{0, 0};
+    for (size_t k = begin; k < end; ++k) {
+        const BarrierExplanation& b = a->barriers[k];
+        QString line = b.redundant()
+                           ? tr("Barrier #%1: redundant (no hazard needs it)").arg(b.node_index)
+                           : tr("Barrier #%1: forced by %2 hazard(s); click for details")
+                                 .arg(b.node_index)
+                                 .arg(b.forcing.size());
+        if (!b.scope.empty())
+            line += QStringLiteral("\n  ") + (b.partial ? tr("partial scope: ") : tr("scope: ")) +
+                    QString::fromStdString(b.scope);
+        lines << line;
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
 bool ScheduleView::viewportEvent(QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
-        const Snapshot* s = state_->snapshot();
-        const auto n = nodeAt(help->pos());
-        if (!s || !n) {
+        const QString text = tooltipAt(help->pos());
+        if (text.isEmpty())
             QToolTip::hideText();
-            return true;
-        }
-        const Node& node = s->graph->nodes[*n];
-        QString text;
-        if (node.is_barrier()) {
-            const BarrierExplanation* b = state_->analysis()->barrier_at(*n);
-            text = b && b->redundant()
-                       ? tr("Barrier #%1: redundant (no hazard needs it)").arg(*n)
-                       : tr("Barrier #%1: forced by %2 hazard(s); click for details")
-                             .arg(*n)
-                             .arg(b ? b->forcing.size() : 0);
-        } else {
-            text = QStringLiteral("%1\n%2  group %3")
-                       .arg(nodeTitle(s->graph, *n), opName(node.op))
-                       .arg(state_->analysis()->group[*n]);
-        }
-        QToolTip::showText(help->globalPos(), text, this);
+        else
+            QToolTip::showText(help->globalPos(), text, this);
         return true;
     }
     return QAbstractScrollArea::viewportEvent(event);
+}
+
+void ScheduleView::paintColumns(QPainter& p, size_t first, size_t last) const {
+    const Snapshot* s = state_->snapshot();
+    const StageAnalysis* a = state_->analysis();
+    // The shared filter dims what it does not match (only the boxes on screen are tested).
+    const NodeFilter& filter = state_->nodeFilter();
+    const auto shown = [&](size_t n) {
+        QColor c = opColor(s->graph->nodes[n].op);
+        if (!filter.matches(s->graph, n)) c.setAlpha(45);
+        return c;
+    };
+    for (size_t g = first; g < last; ++g) {
+        const auto& members = a->group_nodes[g];
+        if (!layout_.detailed()) {
+            // Level of detail: one bar per column, height = group size.
+            // Under a filter, a column shows the colour of its first match, or dims.
+            size_t rep = members.front();
+            if (!filter.empty())
+                for (size_t m : members)
+                    if (filter.matches(s->graph, m)) {
+                        rep = m;
+                        break;
+                    }
+            p.fillRect(QRectF(layout_.columnX(g), 0, layout_.columnWidth(),
+                              layout_.boxHeight() * static_cast<double>(members.size())),
+                       shown(rep));
+            continue;
+        }
+        for (size_t k = 0; k < members.size(); ++k) {
+            const QRectF r = layout_.boxRect(g, k).adjusted(0.5, 0.5, -0.5, -0.5);
+            const QColor fill = shown(members[k]);
+            p.fillRect(r, fill);
+            if (layout_.columnWidth() < 40 || layout_.boxHeight() < 12) continue;
+            p.setPen(fill.alpha() == 255 ? QColor(Qt::black) : QColor(0, 0, 0, 90));
+            // The column header already places the box; the op inside the layer ("attn_q" of
+            // "blk.3.attn_q") is what tells boxes apart.
+            QString label = QString::fromStdString(s->graph->nodes[members[k]].label);
+            if (label.startsWith(QLatin1String("blk."))) label = label.section(QLatin1Char('.'), 2);
+            p.drawText(r.adjusted(2, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                       p.fontMetrics().elidedText(label, Qt::ElideRight, int(r.width()) - 4));
+        }
+    }
+}
+
+// A gap's line: solid when a full barrier is there, dotted when only recorded barriers whose
+// scopes order less than a full one are; vermillion and dashed when none of them is needed.
+void ScheduleView::paintBarrierLine(QPainter& p, size_t g, int sy) const {
+    const StageAnalysis* a = state_->analysis();
+    const auto [begin, end] = gap_barriers_[g];
+    if (begin == end) return;
+    bool redundant = true, partial = true;
+    for (size_t k = begin; k < end; ++k) {
+        redundant = redundant && a->barriers[k].redundant();
+        partial = partial && a->barriers[k].partial;
+    }
+    const long b = barrier_before_group_[g];
+    const auto selected_barrier = state_->selectedBarrierIndex();
+    const bool sel = selected_barrier && b >= 0 && *selected_barrier == size_t(b);
+    const Qt::PenStyle style = partial ? Qt::DotLine : redundant ? Qt::DashLine : Qt::SolidLine;
+    QPen pen(redundant ? redundantBarrierColor() : palette().color(QPalette::Text),
+             sel ? 3 : (partial ? 1.5 : 1), style);
+    if (sel) pen.setColor(QColor(0x00, 0x72, 0xB2));
+    p.setPen(pen);
+    const double bx = layout_.barrierX(g);
+    p.drawLine(QPointF(bx, -kHeader + sy + 2),
+               QPointF(bx, std::max(layout_.height(), double(viewport()->height() + sy))));
+}
+
+// Each race whose span reaches the visible columns, over a white halo so that it stands out
+// on boxes of any colour (the norms' boxes share its hue).
+void ScheduleView::paintRaces(QPainter& p, size_t first, size_t last) {
+    drawn_races_.clear();
+    const StageAnalysis* a = state_->analysis();
+    const auto selected = state_->selectedRace();
+    p.setRenderHint(QPainter::Antialiasing, true);
+    p.setBrush(Qt::NoBrush);
+    for (size_t r = 0; r < a->races.size(); ++r) {
+        const Hazard& h = a->races[r].hazard;
+        const auto from = static_cast<size_t>(a->group[h.earlier]);
+        const auto to = static_cast<size_t>(a->group[h.later]);
+        if (to < first || from >= last) continue;
+        drawn_races_.push_back(r);
+        const QPainterPath path = racePath(r);
+        const double width = selected == r ? 4 : 2;
+        p.setPen(QPen(QColor(255, 255, 255, 200), width + 2.5, Qt::SolidLine, Qt::RoundCap));
+        p.drawPath(path);
+        p.setPen(QPen(raceColor(), width, Qt::SolidLine, Qt::RoundCap));
+        p.drawPath(path);
+        for (const QPointF end : {path.pointAtPercent(0), path.pointAtPercent(1)}) {
+            p.setBrush(raceColor());
+            p.drawEllipse(end, width + 1, width + 1);
+            p.setBrush(Qt::NoBrush);
+        }
+    }
+    p.setRenderHint(QPainter::Antialiasing, false);
+}
+
+void ScheduleView::paintSelection(QPainter& p, size_t first, size_t last) const {
+    const StageAnalysis* a = state_->analysis();
+    const auto selected_node = state_->selectedNodeIndex();
+    p.setBrush(Qt::NoBrush);
+    for (size_t n : state_->selectedNodeIndices()) {
+        if (a->group[n] < 0) continue;
+        const size_t g = static_cast<size_t>(a->group[n]);
+        if (g < first || g >= last) continue;
+        const QRectF r = layout_.detailed()
+                             ? layout_.boxRect(g, slot_of_node_[n])
+                             : QRectF(layout_.columnX(g), 0, layout_.columnWidth(),
+                                      layout_.boxHeight() * double(a->group_nodes[g].size()));
+        const bool primary = selected_node && *selected_node == n;
+        p.setPen(QPen(primary ? Qt::black : QColor(0, 0, 0, 140), primary ? 3 : 1.5));
+        p.drawRect(r.adjusted(1, 1, -1, -1));
+    }
 }
 
 void ScheduleView::paintEvent(QPaintEvent*) {
@@ -237,6 +418,7 @@ void ScheduleView::paintEvent(QPaintEvent*) {
     const Snapshot* s = state_->snapshot();
     const StageAnalysis* a = state_->analysis();
     if (!s || !a) {
+        drawn_races_.clear();
         const auto& doc = state_->document();
         p.drawText(viewport()->rect(), Qt::AlignCenter,
                    state_->stagePending()
@@ -248,86 +430,23 @@ void ScheduleView::paintEvent(QPaintEvent*) {
     }
     const int sx = horizontalScrollBar()->value(), sy = verticalScrollBar()->value();
     const auto [first, last] = layout_.visibleGroups(sx, sx + viewport()->width());
-    const bool detailed = layout_.detailed();
-    const std::vector<size_t> selected = state_->selectedNodeIndices();
-    const auto selected_node = state_->selectedNodeIndex();
-    const auto selected_barrier = state_->selectedBarrierIndex();
-    // The shared filter dims what it does not match (only the boxes on screen are tested).
-    const NodeFilter& filter = state_->nodeFilter();
-    const auto shown = [&](size_t n) {
-        QColor c = opColor(s->graph->nodes[n].op);
-        if (!filter.matches(s->graph, n)) c.setAlpha(45);
-        return c;
-    };
-
     p.translate(-sx, kHeader - sy);
-    const QColor text = palette().color(QPalette::Text);
-    for (size_t g = first; g < last; ++g) {
-        const auto& members = a->group_nodes[g];
-        const double x = layout_.columnX(g);
-        if (detailed) {
-            for (size_t k = 0; k < members.size(); ++k) {
-                const Node& n = s->graph->nodes[members[k]];
-                const QRectF r = layout_.boxRect(g, k).adjusted(0.5, 0.5, -0.5, -0.5);
-                const QColor fill = shown(members[k]);
-                p.fillRect(r, fill);
-                if (layout_.columnWidth() >= 40 && layout_.boxHeight() >= 12) {
-                    p.setPen(fill.alpha() == 255 ? QColor(Qt::black) : QColor(0, 0, 0, 90));
-                    // The column header already places the box; the op inside the layer
-                    // ("attn_q" of "blk.3.attn_q") is what tells boxes apart.
-                    QString label = QString::fromStdString(n.label);
-                    if (label.startsWith(QLatin1String("blk.")))
-                        label = label.section(QLatin1Char('.'), 2);
-                    p.drawText(
-                        r.adjusted(2, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                        p.fontMetrics().elidedText(label, Qt::ElideRight, int(r.width()) - 4));
-                }
-            }
-        } else {
-            // Level of detail: one bar per column, height = group size.
-            // Under a filter, a column shows the colour of its first match, or dims.
-            size_t rep = members.front();
-            if (!filter.empty())
-                for (size_t m : members)
-                    if (filter.matches(s->graph, m)) {
-                        rep = m;
-                        break;
-                    }
-            const QRectF r(x, 0, layout_.columnWidth(),
-                           layout_.boxHeight() * static_cast<double>(members.size()));
-            p.fillRect(r, shown(rep));
-        }
-        if (g >= 1) {
-            const long b = barrier_before_group_[g];
-            const BarrierExplanation* e = b >= 0 ? a->barrier_at(static_cast<size_t>(b)) : nullptr;
-            const bool redundant = e && e->redundant();
-            const bool sel = selected_barrier && b >= 0 && *selected_barrier == size_t(b);
-            QPen pen(redundant ? redundantBarrierColor() : text, sel ? 3 : 1,
-                     redundant ? Qt::DashLine : Qt::SolidLine);
-            if (sel) pen.setColor(QColor(0x00, 0x72, 0xB2));
-            p.setPen(pen);
-            const double bx = layout_.barrierX(g);
-            p.drawLine(QPointF(bx, -kHeader + sy + 2),
-                       QPointF(bx, std::max(layout_.height(), double(viewport()->height() + sy))));
-        }
-    }
-    // Selection outline on top.
-    p.setBrush(Qt::NoBrush);
-    for (size_t n : selected) {
-        if (a->group[n] < 0) continue;
-        const size_t g = static_cast<size_t>(a->group[n]);
-        if (g < first || g >= last) continue;
-        const QRectF r = detailed ? layout_.boxRect(g, slot_of_node_[n])
-                                  : QRectF(layout_.columnX(g), 0, layout_.columnWidth(),
-                                           layout_.boxHeight() * double(a->group_nodes[g].size()));
-        const bool primary = selected_node && *selected_node == n;
-        p.setPen(QPen(primary ? Qt::black : QColor(0, 0, 0, 140), primary ? 3 : 1.5));
-        p.drawRect(r.adjusted(1, 1, -1, -1));
-    }
-    // Header: group numbers where they fit.
+    paintColumns(p, first, last);
+    for (size_t g = std::max<size_t>(first, 1); g < last; ++g) paintBarrierLine(p, g, sy);
+    paintRaces(p, first, last);
+    paintSelection(p, first, last);
     p.resetTransform();
+    paintHeader(p, first, last);
+}
+
+void ScheduleView::paintHeader(QPainter& p, size_t first, size_t last) const {
+    const Snapshot* s = state_->snapshot();
+    const StageAnalysis* a = state_->analysis();
+    const int sx = horizontalScrollBar()->value();
     p.fillRect(QRect(0, 0, viewport()->width(), kHeader), palette().color(QPalette::Window));
+    const QColor text = palette().color(QPalette::Text);
     p.setPen(text);
+    // Group numbers where they fit.
     const double pitch = layout_.columnWidth() + layout_.gap();
     const size_t every = std::max<size_t>(1, size_t(std::ceil(40.0 / pitch)));
     for (size_t g = first - first % every; g < last; g += every)
@@ -345,31 +464,47 @@ void ScheduleView::paintEvent(QPaintEvent*) {
         p.setPen(text);
         p.drawText(box, Qt::AlignCenter, number);
     }
-    // Legend of the op families on the second line.
-    {
-        const OpKind families[] = {OpKind::matmul, OpKind::flash_attn_vec, OpKind::rms_norm,
-                                   OpKind::add,    OpKind::silu,           OpKind::rope,
-                                   OpKind::copy,   OpKind::other};
-        double x = 4;
-        p.setPen(text);
-        for (OpKind op : families) {
-            const QString name = opFamily(op);
-            p.fillRect(QRectF(x, 20, 10, 10), opColor(op));
-            p.drawText(QPointF(x + 13, 30), name);
-            x += p.fontMetrics().horizontalAdvance(name) + 24;
-        }
-    }
+    paintLegend(p);
+    const NodeFilter& filter = state_->nodeFilter();
     p.drawText(
         QRect(4, 0, viewport()->width() - 8, 16), Qt::AlignLeft | Qt::AlignVCenter,
-        tr("Stage \"%1\": %2 groups (columns), %3 barriers (lines; %4 redundant, dashed)%5 "
-           "— click a box, a line or a group's number to inspect, drag to pan, Ctrl+wheel "
-           "to zoom")
+        tr("Stage \"%1\": %2 groups (columns), %3 barriers (lines; %4 redundant, dashed%5), "
+           "%6 race(s)%7 — click a box, a line or a group's number to inspect, drag to pan, "
+           "Ctrl+wheel to zoom")
             .arg(QString::fromStdString(s->stage))
             .arg(a->group_nodes.size())
             .arg(a->barriers.size())
             .arg(a->redundant_barriers())
+            .arg(partial_barriers_ ? tr("; %1 partial scope, dotted").arg(partial_barriers_)
+                                   : QString())
+            .arg(a->races.size())
             .arg(filter.empty() ? QString()
                                 : tr(", filter \"%1\" (others dimmed)").arg(state_->filter())));
+}
+
+// The op families, then the marks that are not boxes: a race and a partial barrier.
+void ScheduleView::paintLegend(QPainter& p) const {
+    const OpKind families[] = {OpKind::matmul, OpKind::flash_attn_vec, OpKind::rms_norm,
+                               OpKind::add,    OpKind::silu,           OpKind::rope,
+                               OpKind::copy,   OpKind::other};
+    double x = 4;
+    const QColor text = palette().color(QPalette::Text);
+    p.setPen(text);
+    for (OpKind op : families) {
+        const QString name = opFamily(op);
+        p.fillRect(QRectF(x, 20, 10, 10), opColor(op));
+        p.drawText(QPointF(x + 13, 30), name);
+        x += p.fontMetrics().horizontalAdvance(name) + 24;
+    }
+    p.setPen(QPen(raceColor(), 2));
+    p.drawLine(QPointF(x, 25), QPointF(x + 14, 25));
+    p.setPen(text);
+    p.drawText(QPointF(x + 17, 30), tr("race"));
+    x += p.fontMetrics().horizontalAdvance(tr("race")) + 28;
+    p.setPen(QPen(text, 1.5, Qt::DotLine));
+    p.drawLine(QPointF(x + 5, 19), QPointF(x + 5, 31));
+    p.setPen(text);
+    p.drawText(QPointF(x + 12, 30), tr("partial barrier"));
 }
 
 }  // namespace graphlens::gui

@@ -1,9 +1,12 @@
 #pragma once
 // View 3: the schedule as columns of concurrency groups separated by barrier lines, boxes
-// coloured by op kind. Ctrl+wheel zooms (Shift+Ctrl+wheel vertically), dragging pans, a
-// click selects a dispatch or a barrier. Painting visits only the visible columns and draws
-// whole columns as bars when boxes would be too small to see, so 100k dispatches stay smooth.
+// coloured by op kind, races as lines joining their two boxes, a recorded barrier whose scope
+// orders less than a full one dotted. Ctrl+wheel zooms (Shift+Ctrl+wheel vertically), dragging
+// pans, a click selects a dispatch, a barrier or a race. Painting visits only the visible columns
+// and draws whole columns as bars when boxes would be too small to see, so 100k dispatches stay
+// smooth.
 #include <QAbstractScrollArea>
+#include <QPainterPath>
 
 #include "models/schedule_layout.h"
 #include "models/selection_state.h"
@@ -20,6 +23,10 @@ class ScheduleView : public QAbstractScrollArea {
     /// Viewport position of a dispatch's box / of the barrier line before a group (for tests).
     QPoint boxCenter(size_t node_index) const;
     QPoint barrierPoint(size_t barrier_node_index) const;
+    /// Viewport point on a race's line (index into StageAnalysis::races), outside every box.
+    QPoint racePoint(size_t race) const;
+    /// The races the last paint drew (those that reach the visible columns), for tests.
+    const std::vector<size_t>& drawnRaces() const { return drawn_races_; }
     /// Viewport point on a group's number above its column (a click there selects the group).
     QPoint groupHeaderPoint(size_t group) const;
     /// Whether a node is drawn dimmed because the shared filter does not match it.
@@ -42,11 +49,26 @@ class ScheduleView : public QAbstractScrollArea {
     std::optional<size_t> nodeAt(QPointF viewport) const;
     /// Group whose number is under a viewport point, if any.
     std::optional<size_t> groupHeaderAt(QPointF viewport) const;
+    /// Race whose line passes under a viewport point outside the boxes, if any.
+    std::optional<size_t> raceAt(QPointF viewport) const;
+    QPainterPath racePath(size_t race) const;
+    QString tooltipAt(QPoint viewport) const;
     void scrollToSelection();
+    void paintColumns(QPainter& p, size_t first, size_t last) const;
+    void paintBarrierLine(QPainter& p, size_t group, int sy) const;
+    void paintRaces(QPainter& p, size_t first, size_t last);
+    void paintSelection(QPainter& p, size_t first, size_t last) const;
+    void paintHeader(QPainter& p, size_t first, size_t last) const;
+    void paintLegend(QPainter& p) const;
 
     SelectionState* state_;
     ScheduleLayout layout_;
     std::vector<long> barrier_before_group_;  ///< node index of the barrier before group g
+    /// Per group: the barriers in the gap before it, as [begin, end) into
+    /// StageAnalysis::barriers (a recorded program often has several in a row).
+    std::vector<std::pair<size_t, size_t>> gap_barriers_;
+    size_t partial_barriers_ = 0;
+    std::vector<size_t> drawn_races_;
     std::vector<size_t> slot_of_node_;
     static constexpr int kHeader = 50;  ///< summary, legend and group-number lines
     QPoint drag_origin_;

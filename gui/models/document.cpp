@@ -1,5 +1,7 @@
 #include "models/document.h"
 
+#include "models/barrier_scope_text.h"
+
 #include "graphlens/graph/dependency_dag.h"
 #include "graphlens/graph/hazard_index.h"
 #include "graphlens/graph/pipeline_stage.h"
@@ -52,6 +54,22 @@ size_t StageAnalysis::redundant_barriers() const {
                                              [](const auto& b) { return b.redundant(); }));
 }
 
+std::optional<size_t> StageAnalysis::race_of_hazard(size_t h) const {
+    auto it = std::lower_bound(races.begin(), races.end(), h,
+                               [](const Race& r, size_t p) { return r.hazard_position < p; });
+    if (it == races.end() || it->hazard_position != h) return std::nullopt;
+    return static_cast<size_t>(it - races.begin());
+}
+
+std::vector<size_t> StageAnalysis::races_of_node(size_t node_index) const {
+    std::vector<size_t> out;
+    if (races_at(node_index) == 0) return out;
+    for (size_t r = 0; r < races.size(); ++r)
+        if (races[r].hazard.earlier == node_index || races[r].hazard.later == node_index)
+            out.push_back(r);
+    return out;
+}
+
 bool Document::complete() const {
     return ready_count() == stages.size();
 }
@@ -87,6 +105,60 @@ uint64_t next_document_id() {
     return next++;
 }
 
+namespace {
+
+// Why each barrier is there, as the core explains it to the CLI and the reports; the index
+// the hazard positions refer to is the one a.hazards was copied from.
+void explain_stage_barriers(const ComputeGraph& graph, const HazardIndex& index, StageAnalysis& a) {
+    const std::vector<graphlens::BarrierExplanation> core = explain_barriers(graph, index);
+    const size_t n = graph.nodes.size();
+    size_t next = 0;
+    int last_group = -1;
+    bool after_barrier = false;
+    for (size_t i = 0; i < n; ++i) {
+        if (graph.nodes[i].is_dispatch()) {
+            last_group = a.group[i];
+            after_barrier = false;
+            continue;
+        }
+        BarrierExplanation b;
+        b.node_index = i;
+        b.group_before = last_group;
+        b.duplicate = after_barrier;
+        after_barrier = true;
+        for (size_t j = i + 1; j < n; ++j)
+            if (graph.nodes[j].is_dispatch()) {
+                b.group_after = a.group[j];
+                break;
+            }
+        while (next < core.size() && core[next].barrier < i) ++next;
+        if (next >= core.size() || core[next].barrier != i)
+            throw std::logic_error("analyse_stage: the core explains no barrier at node " +
+                                   std::to_string(i));
+        b.forcing = core[next].hazard_positions;
+        b.fenced = !core[next].fences.empty();
+        b.needed = !core[next].redundant;
+        if (const BarrierScope* scope = graph.scope_of(graph.nodes[i])) {
+            b.scope = describe_scope(graph, *scope);
+            b.partial = scope_is_partial(*scope);
+        }
+        a.barriers.push_back(std::move(b));
+    }
+}
+
+// The core's races on the same index, so their hazard positions are positions in a.hazards.
+void find_stage_races(const ComputeGraph& graph, const HazardIndex& index, StageAnalysis& a) {
+    a.races = find_races(graph, index);
+    if (a.races.empty()) return;
+    a.race_count.assign(graph.nodes.size(), 0);
+    for (const Race& r : a.races) {
+        ++a.race_count[r.hazard.earlier];
+        ++a.race_count[r.hazard.later];
+    }
+}
+
+}  // namespace
+
 StageAnalysis analyse_stage(const ComputeGraph& graph, const HazardAnalysisUse& also) {
     StageAnalysis a;
     const size_t n = graph.nodes.size();
@@ -111,8 +183,8 @@ StageAnalysis analyse_stage(const ComputeGraph& graph, const HazardAnalysisUse& 
         a.index_of_id.emplace(node.id, i);
     }
 
-    // The core's analysis, so the GUI counts hazards and redundant barriers exactly as the
-    // CLI and the reports do.
+    // The core's analysis, so the GUI counts hazards, redundant barriers and races exactly as
+    // the CLI and the reports do.
     const HazardIndex index(graph);
     a.hazards = index.hazards();
     for (size_t h = 0; h < a.hazards.size(); ++h) {
@@ -126,37 +198,8 @@ StageAnalysis analyse_stage(const ComputeGraph& graph, const HazardAnalysisUse& 
     a.barrier_lower_bound = dag.barrier_lower_bound();
     if (also) also(index, dag);
 
-    const std::vector<graphlens::BarrierExplanation> core = explain_barriers(graph, index);
-    size_t next = 0;
-    int last_group = -1;
-    bool after_barrier = false;
-    for (size_t i = 0; i < n; ++i) {
-        if (graph.nodes[i].is_dispatch()) {
-            last_group = a.group[i];
-            after_barrier = false;
-            continue;
-        }
-        BarrierExplanation b;
-        b.node_index = i;
-        b.group_before = last_group;
-        b.duplicate = after_barrier;
-        after_barrier = true;
-        for (size_t j = i + 1; j < n; ++j)
-            if (graph.nodes[j].is_dispatch()) {
-                b.group_after = a.group[j];
-                break;
-            }
-        while (next < core.size() && core[next].barrier < i) ++next;
-        if (next >= core.size() || core[next].barrier != i)
-            throw std::logic_error("analyse_stage: the core explains no barrier at node " +
-                                   std::to_string(i));
-        // The verdict and its reasons as the core gives them to the CLI and the reports; the
-        // index the positions refer to is the one a.hazards was copied from.
-        b.forcing = core[next].hazard_positions;
-        b.fenced = !core[next].fences.empty();
-        b.needed = !core[next].redundant;
-        a.barriers.push_back(std::move(b));
-    }
+    explain_stage_barriers(graph, index, a);
+    find_stage_races(graph, index, a);
     for (size_t h = 0; h < a.hazards.size(); ++h)
         if (a.group[a.hazards[h].earlier] == a.group[a.hazards[h].later])
             a.unsynchronised.push_back(h);

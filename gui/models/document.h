@@ -18,6 +18,7 @@
 #include "graphlens/graph/hazard.h"
 #include "graphlens/graph/hazard_index.h"
 #include "graphlens/graph/pass_pipeline.h"
+#include "graphlens/graph/race_finder.h"
 #include "graphlens/graph/run_result.h"
 #include "graphlens/graph/snapshot.h"
 
@@ -34,6 +35,11 @@ struct BarrierExplanation {
     bool fenced = false;     ///< next to a fence (a dispatch with unknown ranges): always needed
     bool duplicate = false;  ///< directly follows another barrier
     bool needed = false;  ///< the core's verdict (graphlens::explain_barriers), never derived here
+    /// A recorded program's barrier orders only what its scope covers: the scope in words
+    /// (describe_scope), empty for a full barrier (GraphLens's own plans emit only those).
+    std::string scope;
+    /// The scope orders less than a full barrier would (the schedule draws it dotted).
+    bool partial = false;
     bool redundant() const { return !needed; }
 };
 
@@ -52,6 +58,13 @@ struct StageAnalysis {
     /// Hazards whose two dispatches share a group: no barrier orders them (a broken schedule,
     /// or a stage before barriers were planned).
     std::vector<size_t> unsynchronised;
+    /// Hazards that no barrier between their two commands orders, exactly as the core finds
+    /// them (graphlens::find_races on the index `hazards` was copied from), in hazard order:
+    /// each race's hazard_position indexes `hazards`, so every list points at the same ones.
+    /// With full barriers only, these are the unsynchronised hazards.
+    std::vector<Race> races;
+    /// Per node index: how many races it is an end of; empty when the stage has no race.
+    std::vector<uint32_t> race_count;
     std::unordered_map<NodeId, size_t> index_of_id;  ///< dispatch id -> node index
 
     /// Node index of the dispatch with this id, or of the fused dispatch that absorbed it.
@@ -61,6 +74,13 @@ struct StageAnalysis {
     /// it (to later groups), each list in hazard order.
     std::pair<std::vector<size_t>, std::vector<size_t>> group_hazards(size_t g) const;
     size_t redundant_barriers() const;
+    /// The race whose hazard is hazards[h] (an index into `races`), if that hazard is one.
+    std::optional<size_t> race_of_hazard(size_t h) const;
+    /// Races with node `node_index` at one end, as indices into `races`.
+    std::vector<size_t> races_of_node(size_t node_index) const;
+    size_t races_at(size_t node_index) const {
+        return node_index < race_count.size() ? race_count[node_index] : 0;
+    }
 };
 
 /// One stage of a document. Its name is known from the start; the snapshot and its analysis

@@ -32,6 +32,13 @@ void HazardModel::showBarrier(DocumentPtr document, int stage, size_t barrier_no
     setRows(std::move(document), stage, std::move(rows));
 }
 
+void HazardModel::showRace(DocumentPtr document, int stage, size_t race) {
+    const StageAnalysis& a = document->analysis(static_cast<size_t>(stage));
+    std::vector<Row> rows;
+    if (race < a.races.size()) rows.push_back({a.races[race].hazard_position, Direction::race});
+    setRows(std::move(document), stage, std::move(rows));
+}
+
 void HazardModel::clear() {
     setRows(nullptr, 0, {});
 }
@@ -44,6 +51,22 @@ int HazardModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
+QString HazardModel::relation(Direction direction) {
+    switch (direction) {
+        case Direction::in:
+            return tr("waits for");
+        case Direction::out:
+            return tr("waited on by");
+        case Direction::forcing:
+            return tr("forces barrier");
+        case Direction::unsynchronised:
+            return tr("UNSYNCHRONISED");
+        case Direction::race:
+            return tr("RACE");
+    }
+    return {};
+}
+
 QVariant HazardModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
@@ -51,23 +74,19 @@ QVariant HazardModel::data(const QModelIndex& index, int role) const {
     const StageAnalysis& a = document_->analysis(static_cast<size_t>(stage_));
     const ComputeGraph& g = document_->snapshot(static_cast<size_t>(stage_)).graph;
     const Hazard& h = a.hazards[row.hazard];
+    // Whether no barrier orders this hazard: the core's verdict, looked up, never derived.
+    const std::optional<size_t> race = a.race_of_hazard(row.hazard);
     if (role == OtherNodeRole)
         return qulonglong(row.direction == Direction::in ? h.earlier : h.later);
     if (role == HazardIndexRole) return qulonglong(row.hazard);
+    if (role == IsRaceRole) return race.has_value();
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
             case Relation:
-                switch (row.direction) {
-                    case Direction::in:
-                        return tr("waits for");
-                    case Direction::out:
-                        return tr("waited on by");
-                    case Direction::forcing:
-                        return tr("forces barrier");
-                    case Direction::unsynchronised:
-                        return tr("UNSYNCHRONISED");
-                }
-                return {};
+                if (race && row.direction != Direction::race &&
+                    row.direction != Direction::unsynchronised)
+                    return relation(row.direction) + tr(" (race)");
+                return relation(row.direction);
             case Kind:
                 return hazardName(h.kind);
             case Earlier:
@@ -81,7 +100,9 @@ QVariant HazardModel::data(const QModelIndex& index, int role) const {
         }
     }
     if (role == Qt::DecorationRole && index.column() == Kind) return hazardColor(h.kind);
+    if (role == Qt::DecorationRole && index.column() == Relation && race) return raceColor();
     if (role == Qt::ToolTipRole) {
+        if (race) return QString::fromStdString(a.races[*race].explanation);
         const QString verb = h.kind == HazardKind::raw   ? tr("reads bytes written by")
                              : h.kind == HazardKind::war ? tr("overwrites bytes read by")
                                                          : tr("overwrites bytes written by");

@@ -1,6 +1,7 @@
 #pragma once
-// The conflict inspector's table: hazards into and out of the selected dispatch, or the
-// hazards that force a selected barrier.
+// The conflict inspector's table: hazards into and out of the selected dispatch, the hazards
+// that force a selected barrier, or a selected race's hazard. A hazard that is a race (no
+// barrier between its commands orders it) says so in every list.
 #include <QAbstractTableModel>
 
 #include "models/document.h"
@@ -10,14 +11,14 @@ namespace graphlens::gui {
 class HazardModel : public QAbstractTableModel {
     Q_OBJECT
   public:
-    enum class Direction { in, out, forcing, unsynchronised };
+    enum class Direction { in, out, forcing, unsynchronised, race };
     struct Row {
         size_t hazard = 0;  ///< index into StageAnalysis::hazards
         Direction direction = Direction::in;
     };
     enum Column { Relation, Kind, Earlier, Later, Range, Bytes, ColumnCount };
     /// The node on the far side of the hazard from the selection (for "follow").
-    enum Role { OtherNodeRole = Qt::UserRole + 1, HazardIndexRole };
+    enum Role { OtherNodeRole = Qt::UserRole + 1, HazardIndexRole, IsRaceRole };
     using QAbstractTableModel::QAbstractTableModel;
 
     void setRows(DocumentPtr document, int stage, std::vector<Row> rows);
@@ -25,6 +26,8 @@ class HazardModel : public QAbstractTableModel {
     void showNode(DocumentPtr document, int stage, size_t node_index);
     /// Hazards forcing a barrier (empty for a redundant one).
     void showBarrier(DocumentPtr document, int stage, size_t barrier_node_index);
+    /// The hazard of a race (index into StageAnalysis::races).
+    void showRace(DocumentPtr document, int stage, size_t race);
     void clear();
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -33,6 +36,7 @@ class HazardModel : public QAbstractTableModel {
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
 
   private:
+    static QString relation(Direction direction);
     DocumentPtr document_;
     int stage_ = 0;
     std::vector<Row> rows_;

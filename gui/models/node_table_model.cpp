@@ -54,8 +54,12 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
                     return qulonglong(row);
                 case Label: {
                     const BarrierExplanation* b = a.barrier_at(row);
-                    return b && b->redundant() ? tr("── barrier (redundant) ──")
-                                               : tr("── barrier ──");
+                    QStringList notes;
+                    if (b && b->redundant()) notes << tr("redundant");
+                    if (b && b->partial) notes << tr("partial scope");
+                    return notes.isEmpty()
+                               ? tr("── barrier ──")
+                               : tr("── barrier (%1) ──").arg(notes.join(QStringLiteral(", ")));
                 }
                 case Op:
                     return QStringLiteral("barrier");
@@ -68,6 +72,10 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
         if (role == Qt::ForegroundRole && index.column() == Label) {
             const BarrierExplanation* b = a.barrier_at(row);
             return b && b->redundant() ? redundantBarrierColor() : barrierColor();
+        }
+        if (role == Qt::ToolTipRole && index.column() == Label) {
+            const BarrierExplanation* b = a.barrier_at(row);
+            if (b && !b->scope.empty()) return QString::fromStdString(b->scope);
         }
         return {};
     }
@@ -96,6 +104,9 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
                 return n.ranges_known ? formatRanges(g, n.writes) : tr("unknown (fence)");
             case Group:
                 return a.group[row];
+            case Races:
+                if (sort) return qulonglong(a.races_at(row));
+                return a.races_at(row) ? QVariant(qulonglong(a.races_at(row))) : QVariant();
             case GpuTime: {
                 auto it = gpu_ns_.find(n.id);
                 if (it == gpu_ns_.end()) return sort ? QVariant(-1.0) : QVariant();
@@ -104,6 +115,7 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
         }
     }
     if (role == Qt::DecorationRole && index.column() == Op) return opColor(n.op);
+    if (role == Qt::ForegroundRole && index.column() == Races) return raceColor();
     if (role == Qt::ToolTipRole && (index.column() == Reads || index.column() == Writes))
         return data(index, Qt::DisplayRole)
             .toString()
@@ -145,6 +157,10 @@ std::optional<bool> NodeTableModel::lessThan(int left_row, int right_row, int co
             const StageAnalysis& a = document_->analysis(static_cast<size_t>(stage_));
             return a.group[size_t(left_row)] < a.group[size_t(right_row)];
         }
+        case Races: {
+            const StageAnalysis& a = document_->analysis(static_cast<size_t>(stage_));
+            return a.races_at(size_t(left_row)) < a.races_at(size_t(right_row));
+        }
         case GpuTime:
             return gpu(l) < gpu(r);
     }
@@ -170,6 +186,8 @@ QVariant NodeTableModel::headerData(int section, Qt::Orientation o, int role) co
             return tr("Writes");
         case Group:
             return tr("Group");
+        case Races:
+            return tr("Races");
         case GpuTime:
             return tr("GPU time");
     }

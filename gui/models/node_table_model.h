@@ -23,6 +23,7 @@ class NodeTableModel : public QAbstractTableModel {
         Reads,
         Writes,
         Group,
+        Races,  ///< how many races the dispatch is an end of (empty when none)
         GpuTime,
         ColumnCount
     };

@@ -95,6 +95,9 @@ QColor barrierColor() {
 QColor redundantBarrierColor() {
     return toQColor(redundant_barrier_colour());
 }
+QColor raceColor() {
+    return toQColor(race_colour());
+}
 
 QString rowsAsTsv(const QAbstractItemModel& model, const QModelIndexList& indexes) {
     std::map<int, std::set<int>> cells;  // row -> columns, both in model order

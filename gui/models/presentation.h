@@ -33,6 +33,7 @@ QColor readColor();
 QColor writeColor();
 QColor barrierColor();
 QColor redundantBarrierColor();
+QColor raceColor();
 
 /// The given cells as tab-separated rows (one line per row, columns in model order),
 /// with a header line of the model's horizontal headers.

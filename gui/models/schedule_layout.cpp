@@ -84,4 +84,34 @@ ScheduleLayout::Hit ScheduleLayout::hitTest(QPointF p) const {
     return hit;
 }
 
+QPainterPath ScheduleLayout::racePath(size_t group_a, size_t slot_a, size_t group_b,
+                                      size_t slot_b) const {
+    const QRectF a = boxRect(group_a, slot_a), b = boxRect(group_b, slot_b);
+    QPainterPath path(QPointF(a.right(), a.center().y()));
+    if (group_a == group_b) {
+        const double reach = std::clamp(gap() * 0.3, 1.0, 10.0);
+        path.lineTo(a.right() + reach, a.center().y());
+        path.lineTo(a.right() + reach, b.center().y());
+        path.lineTo(b.right(), b.center().y());
+        return path;
+    }
+    const QPointF end(b.left(), b.center().y());
+    const double bend = std::max(gap(), (end.x() - a.right()) / 3);
+    path.cubicTo(QPointF(a.right() + bend, a.center().y()), QPointF(end.x() - bend, end.y()), end);
+    return path;
+}
+
+QPointF ScheduleLayout::raceHandle(size_t group_a, size_t slot_a, size_t group_b,
+                                   size_t slot_b) const {
+    const QPainterPath path = racePath(group_a, slot_a, group_b, slot_b);
+    if (group_a == group_b) return (QPointF(path.elementAt(1)) + QPointF(path.elementAt(2))) / 2;
+    // A quarter into the gap after the earlier box: clear of boxes and of the barrier line.
+    const double x = boxRect(group_a, slot_a).right() + gap() / 4;
+    for (int i = 1; i <= 100; ++i) {
+        const QPointF p = path.pointAtPercent(i / 100.0);
+        if (p.x() >= x) return p;
+    }
+    return path.pointAtPercent(0.5);
+}
+
 }  // namespace graphlens::gui

@@ -1,8 +1,10 @@
 #pragma once
 // Geometry of the schedule view, kept apart from painting so it can be tested: concurrency
 // groups are columns (left to right in schedule order), the dispatches of a group are boxes
-// stacked in its column, a barrier is a vertical line in the gap before a column. Only the
-// visible columns are ever visited, which keeps a 100k-dispatch schedule smooth.
+// stacked in its column, a barrier is a vertical line in the gap before a column, a race a
+// line joining its two boxes. Only the visible columns are ever visited, which keeps a
+// 100k-dispatch schedule smooth.
+#include <QPainterPath>
 #include <QPointF>
 #include <QRectF>
 #include <cstddef>
@@ -39,6 +41,13 @@ class ScheduleLayout {
     /// is one bar whose height shows the group size (level of detail).
     bool detailed() const { return column_width_ >= 4 && box_height_ >= 3; }
     Hit hitTest(QPointF p) const;
+    /// A race between the box (group_a, slot_a) and the later box (group_b, slot_b): a curve
+    /// from the right edge of the first to the left edge of the second, or, inside one column,
+    /// a bracket in the gap to its right (so it never hides behind the boxes between).
+    QPainterPath racePath(size_t group_a, size_t slot_a, size_t group_b, size_t slot_b) const;
+    /// A point of racePath in the gap next to the earlier box, outside every box: where a click
+    /// or a tooltip finds the race.
+    QPointF raceHandle(size_t group_a, size_t slot_a, size_t group_b, size_t slot_b) const;
 
     static constexpr double kMinColumnWidth = 0.25, kMaxColumnWidth = 400;
     static constexpr double kMinBoxHeight = 0.5, kMaxBoxHeight = 200;

@@ -79,6 +79,12 @@ std::optional<size_t> SelectionState::selectedGroup() const {
     return current_.group;
 }
 
+std::optional<size_t> SelectionState::selectedRace() const {
+    if (current_.kind != Selection::Kind::race || !snapshot()) return std::nullopt;
+    if (current_.race >= analysis()->races.size()) return std::nullopt;
+    return current_.race;
+}
+
 std::vector<size_t> SelectionState::selectedNodeIndices() const {
     std::vector<size_t> out;
     if (auto i = selectedNodeIndex()) out.push_back(*i);
@@ -89,6 +95,10 @@ std::vector<size_t> SelectionState::selectedNodeIndices() const {
             if (g >= 0)
                 for (size_t k : analysis()->group_nodes[static_cast<size_t>(g)]) out.push_back(k);
     }
+    if (auto r = selectedRace()) {
+        const Hazard& h = analysis()->races[*r].hazard;
+        out = {h.earlier, h.later};
+    }
     return out;
 }
 
@@ -96,8 +106,10 @@ void SelectionState::setStage(int stage) {
     if (!document_ || stage < 0 || stage >= stageCount() || stage == current_.stage) return;
     Selection next = current_;
     next.stage = stage;
-    // A barrier or a group is a position in one stage's order; it means nothing in another.
-    if (next.kind == Selection::Kind::barrier || next.kind == Selection::Kind::group)
+    // A barrier, a group or a race is a position in one stage's order; it means nothing in
+    // another.
+    if (next.kind == Selection::Kind::barrier || next.kind == Selection::Kind::group ||
+        next.kind == Selection::Kind::race)
         next = Selection{.stage = stage};
     go(next);
 }
@@ -138,6 +150,10 @@ void SelectionState::selectBarrier(size_t node_index) {
 
 void SelectionState::selectGroup(size_t group) {
     go(Selection{.kind = Selection::Kind::group, .group = group, .stage = current_.stage});
+}
+
+void SelectionState::selectRace(size_t race) {
+    go(Selection{.kind = Selection::Kind::race, .race = race, .stage = current_.stage});
 }
 
 void SelectionState::clearSelection() {

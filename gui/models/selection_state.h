@@ -1,8 +1,8 @@
 #pragma once
 // The one selection and filter every view follows (like Hotspot's filter/zoom stack and
 // RenderDoc's current event): the document, the current stage, the stage it is compared
-// with, the selected dispatch (by NodeId, so it survives reordering and fusion) or barrier,
-// and the text filter. Every change of selection goes on a history for Back/Forward.
+// with, the selected dispatch (by NodeId, so it survives reordering and fusion), barrier,
+// group or race, and the text filter. Every change of selection goes on a history for Back/Forward.
 #include <QObject>
 #include <QString>
 #include <optional>
@@ -14,11 +14,12 @@
 namespace graphlens::gui {
 
 struct Selection {
-    enum class Kind { none, node, barrier, group };
+    enum class Kind { none, node, barrier, group, race };
     Kind kind = Kind::none;
     NodeId node = 0;           ///< for Kind::node: the dispatch id
     size_t barrier_index = 0;  ///< for Kind::barrier: node index in the stage
     size_t group = 0;          ///< for Kind::group: concurrency group of the stage
+    size_t race = 0;           ///< for Kind::race: index into StageAnalysis::races
     int stage = 0;
     friend bool operator==(const Selection&, const Selection&) = default;
 };
@@ -50,8 +51,10 @@ class SelectionState : public QObject {
     std::optional<size_t> selectedNodeIndex() const;
     std::optional<size_t> selectedBarrierIndex() const;
     std::optional<size_t> selectedGroup() const;
+    /// Index into the current stage's StageAnalysis::races.
+    std::optional<size_t> selectedRace() const;
     /// The node indices a "selection" covers: the selected dispatch, the two groups around
-    /// a selected barrier, or the dispatches of a selected group.
+    /// a selected barrier, the dispatches of a selected group, or a race's two commands.
     std::vector<size_t> selectedNodeIndices() const;
 
     QString filter() const { return filter_; }
@@ -80,6 +83,8 @@ class SelectionState : public QObject {
     void selectBarrier(size_t node_index);
     /// Selects a concurrency group of the current stage (its dispatches, as one).
     void selectGroup(size_t group);
+    /// Selects a race of the current stage (its two commands, as one).
+    void selectRace(size_t race);
     void clearSelection();
     void setFilter(const QString& text);
     void setRun(std::optional<graphlens::RunResult> run);

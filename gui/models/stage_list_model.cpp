@@ -67,6 +67,8 @@ QVariant StageListModel::data(const QModelIndex& index, int role) const {
                 return qulonglong(a.barrier_lower_bound);
             case Hazards:
                 return qulonglong(a.hazards.size());
+            case Races:
+                return qulonglong(a.races.size());
             case Reordered:
                 return qulonglong(s.reordered);
             case PassTime:
@@ -75,9 +77,11 @@ QVariant StageListModel::data(const QModelIndex& index, int role) const {
     } else if (role == Qt::ToolTipRole) {
         QStringList lines;
         for (const auto& d : s.diagnostics) lines << QString::fromStdString(d);
-        if (!a.unsynchronised.empty())
-            lines << QStringLiteral("%1 hazards inside one group (no barrier orders them)")
+        if (!a.races.empty())
+            lines << tr("%1 race(s), %2 of them inside one group")
+                         .arg(a.races.size())
                          .arg(a.unsynchronised.size());
+        if (index.column() == Races || !a.races.empty()) lines << raceDefinition();
         return lines.join(QLatin1Char('\n'));
     } else if (role == Qt::TextAlignmentRole && index.column() != Stage) {
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
@@ -85,7 +89,15 @@ QVariant StageListModel::data(const QModelIndex& index, int role) const {
     return {};
 }
 
+QString StageListModel::raceDefinition() {
+    return tr(
+        "A race is a hazard that no barrier between its two commands orders: none is "
+        "there, or a recorded barrier's scope (stages, accesses, buffer bytes) does not "
+        "cover it. The GPU may then run the two commands in either order.");
+}
+
 QVariant StageListModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o == Qt::Horizontal && role == Qt::ToolTipRole && section == Races) return raceDefinition();
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
     switch (section) {
         case Stage:
@@ -102,6 +114,8 @@ QVariant StageListModel::headerData(int section, Qt::Orientation o, int role) co
             return tr("Lower bound");
         case Hazards:
             return tr("Hazards");
+        case Races:
+            return tr("Races");
         case Reordered:
             return tr("Reordered");
         case PassTime:

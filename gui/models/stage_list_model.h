@@ -1,7 +1,8 @@
 #pragma once
 // The pass stepper's list: one row per pipeline stage with its schedule statistics; a stage
-// the worker is still computing shows "computing…". Every number comes from the stage's
-// analysis (counted once in the worker): data() runs for every cell on each paint.
+// the worker is still computing shows "computing…". The tooltips say what a race is. Every number
+// comes from the stage's analysis (counted once in the worker): data() runs for every cell on each
+// paint.
 #include <QAbstractTableModel>
 #include <vector>
 
@@ -20,6 +21,7 @@ class StageListModel : public QAbstractTableModel {
         Groups,
         LowerBound,
         Hazards,
+        Races,
         Reordered,
         PassTime,
         ColumnCount
@@ -33,6 +35,8 @@ class StageListModel : public QAbstractTableModel {
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
+    /// What the Races column counts, for its header's and its cells' tooltips.
+    static QString raceDefinition();
 
   private:
     DocumentPtr document_;

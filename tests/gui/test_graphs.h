@@ -3,6 +3,7 @@
 // each test reads as "this node reads these bytes, that one writes them".
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,26 @@ class GraphBuilder {
         graph_.add_barrier();
         return *this;
     }
+    /// A barrier recorded from a program: it orders only what `scope` covers.
+    GraphBuilder& barrier(BarrierScope scope) {
+        graph_.add_barrier(std::move(scope));
+        return *this;
+    }
+    /// A copy / fill / update command: a node on a transfer pseudo-kernel.
+    GraphBuilder& transfer(std::string label, std::initializer_list<ByteRange> reads,
+                           std::initializer_list<ByteRange> writes) {
+        KernelInfo k;
+        k.name = "fill_buffer";
+        k.stage = kStageTransfer;
+        Node n;
+        n.label = std::move(label);
+        n.op = OpKind::copy;
+        n.kernel = graph_.add_kernel(k);
+        n.reads = reads;
+        n.writes = writes;
+        graph_.add_dispatch(std::move(n));
+        return *this;
+    }
     const ComputeGraph& graph() const { return graph_; }
 
   private:
@@ -65,6 +86,44 @@ inline ComputeGraph twoChains() {
     b.dispatch("c", OpKind::rms_norm, {{x, 0, 64}}, {{z, 0, 64}});
     b.barrier();
     b.dispatch("d", OpKind::silu, {{y, 0, 64}}, {{z, 128, 192}});
+    return b.graph();
+}
+
+// A program recorded by the capture layer, with barriers of its own scopes:
+//   0 fill (transfer) writes act         1 barrier: compute → compute only (fill → q races)
+//   2 q reads act, writes out            3 buffer barrier over out bytes 0..512 only
+//   4 k reads out (q → k races: its bytes 512..1024 are not covered)
+//   5 full barrier (needed: it alone orders q → v on out)
+//   6 v reads out, writes act            7 barrier compute → transfer (needed: v → download)
+//   8 download (transfer) reads act      9 barrier, execution only (redundant)
+//  10 w writes buf[1024, 2048)  11 x writes buf[0, 64)  12 y reads buf[0, 64): x → y races with
+//   no barrier between
+inline ComputeGraph recordedProgram() {
+    GraphBuilder b;
+    const auto act = b.alloc("act", 4096), out = b.alloc("out", 4096), buf = b.alloc("buf", 4096);
+    const auto dependency = [](uint8_t src, uint8_t dst, uint8_t src_access, uint8_t dst_access,
+                               std::optional<ByteRange> range = std::nullopt) {
+        return MemoryDependency{src, dst, src_access, dst_access, range};
+    };
+    const auto scope = [](MemoryDependency d, std::string note = {}) {
+        return BarrierScope{BarrierOrigin::pipeline_barrier, {d}, std::move(note)};
+    };
+    b.transfer("fill", {}, {{act, 0, 1024}});
+    b.barrier(scope(dependency(kStageCompute, kStageCompute, kAccessShaderWrite, kAccessShaderRead),
+                    "compute to compute"));
+    b.dispatch("q", OpKind::matmul, {{act, 0, 1024}}, {{out, 0, 1024}});
+    b.barrier(scope(dependency(kStageCompute, kStageCompute, kAccessShaderWrite, kAccessShaderRead,
+                               ByteRange{out, 0, 512})));
+    b.dispatch("k", OpKind::matmul, {{out, 0, 1024}}, {});
+    b.barrier();
+    b.dispatch("v", OpKind::matmul, {{out, 0, 1024}}, {{act, 0, 1024}});
+    b.barrier(
+        scope(dependency(kStageCompute, kStageTransfer, kAccessShaderWrite, kAccessTransferRead)));
+    b.transfer("download", {{act, 0, 1024}}, {});
+    b.barrier(scope(dependency(kStageCompute | kStageTransfer, kStageCompute, 0, 0)));
+    b.dispatch("w", OpKind::add, {}, {{buf, 1024, 2048}});
+    b.dispatch("x", OpKind::add, {}, {{buf, 0, 64}});
+    b.dispatch("y", OpKind::rms_norm, {{buf, 0, 64}}, {});
     return b.graph();
 }
 

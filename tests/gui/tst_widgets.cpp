@@ -36,12 +36,12 @@
 #include "app/schedule_view.h"
 #include "app/timing_view.h"
 #include "app/view_export.h"
-#include "graphlens/vulkan/device.h"
-#include "graphlens/vulkan/device_memory.h"
-#include "graphlens/graph/synthetic_graphs.h"
 #include "graphlens/capture/capture_file.h"
+#include "graphlens/graph/synthetic_graphs.h"
 #include "graphlens/model/model_config.h"
 #include "graphlens/model/transformer_builder.h"
+#include "graphlens/vulkan/device.h"
+#include "graphlens/vulkan/device_memory.h"
 #include "models/node_filter.h"
 #include "models/presentation.h"
 #include "models/stage_list_model.h"
@@ -460,6 +460,51 @@ class TestWidgets : public QObject {
         const DocumentPtr& doc = w().state()->document();
         QVERIFY(doc->snapshot(doc->stage_count() - 1).graph->barrier_count() <
                 doc->snapshot(0).graph->barrier_count());
+    }
+
+    // A recorded program's races: the schedule draws a line for each and a click on one
+    // selects it; the inspector lists every race with the core's reason and explains the
+    // selected one; choosing another in its list selects that one everywhere.
+    void theRacesOfARecordedProgramAreShownAndSelectable() {
+        w().state()->setDocument(document({stage("captured", recordedProgram())}));
+        const StageAnalysis& a = analysis();
+        const auto race_between = [&](size_t earlier, size_t later) {
+            for (size_t r = 0; r < a.races.size(); ++r)
+                if (a.races[r].hazard.earlier == earlier && a.races[r].hazard.later == later)
+                    return r;
+            qFatal("no race between %zu and %zu", earlier, later);
+        };
+        ScheduleView* schedule = w().scheduleView();
+        schedule->viewport()->grab();  // paints
+        QCOMPARE(schedule->drawnRaces().size(), a.races.size());
+
+        const size_t q_k = race_between(2, 4);  // across a buffer barrier over half the bytes
+        QTest::mouseClick(schedule->viewport(), Qt::LeftButton, {}, schedule->racePoint(q_k));
+        QCOMPARE(w().state()->selectedRace().value_or(SIZE_MAX), q_k);
+        QCOMPARE(w().state()->selectedNodeIndices(), (std::vector<size_t>{2, 4}));
+        ConflictInspectorView* inspector = w().conflictInspector();
+        const QString headline = inspector->headline();
+        QVERIFY2(headline.contains(QStringLiteral("<b>Race</b>")), qPrintable(headline));
+        QVERIFY2(headline.contains(
+                     QString::fromStdString(a.races[q_k].barriers.at(0).why).toHtmlEscaped()),
+                 qPrintable(headline));
+        QCOMPARE(size_t(inspector->races().rowCount()), a.races.size());
+        QVERIFY(inspector->racesTitle().contains(QStringLiteral("(%1)").arg(a.races.size())));
+        QCOMPARE(size_t(inspector->raceTable()->currentIndex().row()), q_k);
+        QCOMPARE(size_t(inspector->hazards().rowCount()), size_t(1));
+        QVERIFY(inspector->races()
+                    .index(int(race_between(11, 12)), RaceModel::Barriers)
+                    .data()
+                    .toString()
+                    .contains(QStringLiteral("no barrier between")));
+
+        const size_t x_y = race_between(11, 12);
+        inspector->raceTable()->setCurrentIndex(inspector->races().index(int(x_y), 0));
+        QCOMPARE(w().state()->selectedRace().value_or(SIZE_MAX), x_y);
+        QCOMPARE(w().nodeTable()->table()->currentIndex().data(NodeTableModel::NodeIndexRole),
+                 QVariant(qulonglong(11)));
+        schedule->viewport()->grab();
+        QCOMPARE(schedule->drawnRaces().size(), a.races.size());
     }
 
     void aBadFileReportsAndKeepsTheDocument() {

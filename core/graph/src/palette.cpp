@@ -50,4 +50,8 @@ Rgb redundant_barrier_colour() {
     return {0xD5, 0x5E, 0x00};
 }
 
+Rgb race_colour() {
+    return {0x00, 0x9E, 0x73};  // bluish green
+}
+
 }  // namespace graphlens

@@ -1,7 +1,7 @@
 #pragma once
 // The colours GraphLens draws with, in one place for the GUI, the HTML report and the DOT
 // export: Okabe & Ito's (2008) colour-blind-safe palette, one colour per op family and per
-// hazard kind.
+// hazard kind, the barrier marks and races.
 #include <cstdint>
 #include <string>
 
@@ -22,5 +22,9 @@ Rgb hazard_colour(HazardKind kind);
 /// A needed barrier, and one a view marks as redundant.
 Rgb barrier_colour();
 Rgb redundant_barrier_colour();
+/// A race (a hazard no barrier orders, race_finder.h): the one Okabe & Ito colour that no
+/// hazard kind and no barrier mark uses, so a race never reads as a hazard or a redundant
+/// barrier. Op families use it too (norms); views draw races as lines, never as boxes.
+Rgb race_colour();
 
 }  // namespace graphlens
