@@ -1,0 +1,221 @@
+#include "layer/src/capture_session.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <numeric>
+
+#include "layer/src/capture_source.h"
+#include "layer/src/diagnostics.h"
+#include "layer/src/graph_builder.h"
+
+namespace graphlens::layer {
+
+struct CaptureSession::Walk {
+    DeviceState& device;
+    QueueState& queue;
+    const SubmittedBatch& batch;
+};
+
+namespace {
+
+template <class... F>
+struct Overloaded : F... {
+    using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
+
+uint64_t dispatches_in(const SubmittedBatch& batch) {
+    uint64_t n = 0;
+    for (const auto& l : batch.lists) n += l->dispatches;
+    return n;
+}
+
+bool has_labels(const SubmittedBatch& batch) {
+    return std::any_of(batch.lists.begin(), batch.lists.end(),
+                       [](const auto& l) { return l->has_labels; });
+}
+
+bool contains(const std::vector<std::string>& labels, const std::string& name) {
+    return std::find(labels.begin(), labels.end(), name) != labels.end();
+}
+
+}  // namespace
+
+CaptureSession& CaptureSession::get() {
+    static CaptureSession session;
+    return session;
+}
+
+CaptureSession::CaptureSession() {
+    try {
+        settings_ = parse_capture_settings([](const char* n) { return std::getenv(n); });
+    } catch (const std::exception& e) {
+        settings_error_ = e.what();
+        warn_once("settings", std::string("not capturing: ") + e.what());
+        write_status("not written: " + settings_error_);
+        finished_ = true;
+    }
+}
+
+CaptureSession::~CaptureSession() {
+    on_exit();
+}
+
+void CaptureSession::on_layer_loaded() {
+    std::lock_guard lock(mutex_);
+    loaded_ = true;
+}
+
+void CaptureSession::on_submit(DeviceState& device, uint64_t queue,
+                               std::vector<SubmittedBatch> batches, uint64_t fence) {
+    std::lock_guard lock(mutex_);
+    if (finished_) return;
+    QueueState& q = queues_[queue];
+    if (!q.device) {
+        q.device = &device;
+        if (auto info = device.queues.find(queue)) {
+            q.family = info->family;
+            q.index = info->index;
+        }
+    }
+    for (const auto& batch : batches) {
+        process_batch(device, queue, q, batch);
+        if (range_over_) break;
+    }
+    if (fence && q.last_submission) fence_submission_[fence] = {queue, *q.last_submission};
+    if (range_over_) write_capture("the range ended");
+}
+
+bool CaptureSession::batch_may_touch_range(const QueueState& q, const SubmittedBatch& batch) const {
+    if (active_ || has_labels(batch)) return true;
+    const CaptureRange& r = settings_.range;
+    if (r.kind == RangeKind::dispatches) return dispatches_seen_ + dispatches_in(batch) > r.first;
+    if (r.kind == RangeKind::label) return contains(q.labels, r.label);
+    return false;
+}
+
+void CaptureSession::process_batch(DeviceState& device, uint64_t queue, QueueState& q,
+                                   const SubmittedBatch& batch) {
+    current_index_ = submissions_++;
+    const CaptureRange& r = settings_.range;
+    switch (r.kind) {
+        case RangeKind::submits:
+            active_ = current_index_ >= r.first && current_index_ <= r.count_or_last;
+            break;
+        case RangeKind::first_dispatch_submission:
+            active_ = !began_ && dispatches_in(batch) > 0;
+            break;
+        case RangeKind::label:
+            active_ = !range_over_ && contains(q.labels, r.label);
+            break;
+        case RangeKind::dispatches:
+            break;
+    }
+    if (active_) begin_submission(device, q, batch);
+    if (batch_may_touch_range(q, batch)) {
+        Walk w{device, q, batch};
+        for (const auto& list : batch.lists) walk(*list, w);
+    } else {
+        dispatches_seen_ += dispatches_in(batch);
+    }
+    end_submission();
+    if (r.kind == RangeKind::submits && began_ && current_index_ >= r.count_or_last)
+        range_over_ = true;
+    if (r.kind == RangeKind::first_dispatch_submission && began_) range_over_ = true;
+    q.last_submission = current_index_;
+    last_queue_ = queue;
+    for (uint64_t s : batch.signals) semaphore_signal_[s] = {queue, current_index_};
+}
+
+void CaptureSession::walk(const CommandList& list, Walk& w) {
+    // Every command buffer starts with nothing bound; so does each secondary it executes.
+    BindState bound;
+    for (const auto& cmd : list.commands) walk_command(cmd, bound, w);
+}
+
+void CaptureSession::walk_command(const RecordedCommand& cmd, BindState& bound, Walk& w) {
+    std::visit(Overloaded{
+                   [&](const CmdBindPipeline& c) { bound.pipeline = c.pipeline; },
+                   [&](const CmdBindSets& c) { bound.apply(c); },
+                   [&](const CmdPushDescriptors& c) { bound.apply(c); },
+                   [&](const CmdPushConstants& c) { bound.apply(c); },
+                   [&](const CmdDispatch& c) { on_dispatch_command(c, bound, w); },
+                   [&](const CmdTransfer& c) {
+                       const std::string label = take_label(w.queue);
+                       if (!active_) return;
+                       emit_or_skip(w, false);
+                       builder_->transfer(c, label);
+                   },
+                   [&](const CmdBarrier& c) {
+                       if (!active_) return;
+                       emit_or_skip(w, false);
+                       builder_->barrier(c);
+                   },
+                   [&](const CmdBeginLabel& c) { push_label(w.queue, c.name); },
+                   [&](const CmdEndLabel&) { pop_label(w.queue); },
+                   [&](const CmdInsertLabel& c) { w.queue.pending_insert = c.name; },
+                   [&](const CmdExecuteCommands& c) {
+                       for (const auto& s : c.secondaries) walk(*s, w);
+                   },
+                   [&](const CmdUnsupported& c) {
+                       if (active_ && builder_) builder_->note(std::nullopt, c.what);
+                   },
+               },
+               cmd);
+}
+
+void CaptureSession::on_dispatch_command(const CmdDispatch& cmd, const BindState& bound, Walk& w) {
+    const uint64_t n = dispatches_seen_++;
+    const CaptureRange& r = settings_.range;
+    const std::string label = take_label(w.queue);
+    if (r.kind == RangeKind::dispatches && !range_over_ && n >= r.first &&
+        n - r.first < r.count_or_last)
+        active_ = true;
+    if (!active_) return;
+    emit_or_skip(w, true);
+    builder_->dispatch(cmd, bound, label);
+    if (r.kind == RangeKind::dispatches && n - r.first + 1 == r.count_or_last) {
+        active_ = false;
+        range_over_ = true;
+    }
+}
+
+void CaptureSession::emit_or_skip(Walk& w, bool /*is_dispatch*/) {
+    if (!open_submission_) begin_submission(w.device, w.queue, w.batch);
+}
+
+std::string CaptureSession::take_label(QueueState& q) {
+    if (!q.pending_insert.empty()) return std::exchange(q.pending_insert, {});
+    return q.labels.empty() ? std::string() : q.labels.back();
+}
+
+void CaptureSession::push_label(QueueState& q, std::string name) {
+    q.labels.push_back(std::move(name));
+    const CaptureRange& r = settings_.range;
+    if (r.kind == RangeKind::label && !range_over_ && q.labels.back() == r.label) active_ = true;
+}
+
+void CaptureSession::pop_label(QueueState& q) {
+    if (q.labels.empty()) return;
+    const CaptureRange& r = settings_.range;
+    const bool had = contains(q.labels, r.label);
+    q.labels.pop_back();
+    if (r.kind != RangeKind::label || !had || contains(q.labels, r.label)) return;
+    active_ = false;
+    if (began_) range_over_ = true;
+}
+
+void CaptureSession::on_queue_label(uint64_t queue, QueueLabel what, std::string name) {
+    std::lock_guard lock(mutex_);
+    if (finished_) return;
+    QueueState& q = queues_[queue];
+    if (what == QueueLabel::begin) push_label(q, std::move(name));
+    if (what == QueueLabel::end) pop_label(q);
+    if (what == QueueLabel::insert) q.pending_insert = std::move(name);
+    if (range_over_) write_capture("the label region ended");
+}
+
+}  // namespace graphlens::layer

@@ -1,0 +1,109 @@
+#pragma once
+// The process's one capture: which submissions and commands are inside the range the user
+// asked for (capture_settings.h), how consecutive submissions were synchronised, and when
+// the file is written — when the range ends, at vkDestroyDevice, or at exit if a range began
+// but did not end. Once written, recording() turns false and every hook only passes through.
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "graphlens/capture/capture_file.h"
+#include "graphlens/layer/capture_settings.h"
+#include "layer/src/layer_state.h"
+
+namespace graphlens::layer {
+
+class GraphBuilder;
+struct BindState;
+
+/// One VkSubmitInfo / VkSubmitInfo2 as the queue hooks saw it.
+struct SubmittedBatch {
+    std::vector<std::shared_ptr<const CommandList>> lists;
+    struct Wait {
+        uint64_t semaphore = 0;
+        VkPipelineStageFlags2 stages = 0;
+    };
+    std::vector<Wait> waits;
+    std::vector<uint64_t> signals;
+};
+
+enum class QueueLabel : uint8_t { begin, end, insert };
+
+class CaptureSession {
+  public:
+    static CaptureSession& get();
+
+    /// False once the capture is written (or cannot be): the hooks then record nothing.
+    bool recording() const { return !finished_.load(std::memory_order_relaxed); }
+
+    void on_layer_loaded();
+    void on_submit(DeviceState& device, uint64_t queue, std::vector<SubmittedBatch> batches,
+                   uint64_t fence);
+    void on_queue_idle(uint64_t queue);
+    void on_device_idle(const DeviceState& device);
+    void on_fences_waited(std::span<const uint64_t> fences);
+    void on_queue_label(uint64_t queue, QueueLabel what, std::string name);
+    void on_device_destroyed(const DeviceState& device);
+    void on_exit();
+
+    ~CaptureSession();
+
+  private:
+    CaptureSession();
+    struct QueueState {
+        const DeviceState* device = nullptr;
+        uint32_t family = 0, index = 0;
+        std::vector<std::string> labels;  ///< queue and command-buffer labels, outermost first
+        std::string pending_insert;       ///< an inserted label names the next node
+        std::optional<uint64_t> last_submission;
+        std::optional<uint64_t> host_waited_through;
+    };
+    struct Walk;
+
+    void process_batch(DeviceState& device, uint64_t queue, QueueState& q,
+                       const SubmittedBatch& batch);
+    bool batch_may_touch_range(const QueueState& q, const SubmittedBatch& batch) const;
+    void walk(const CommandList& list, Walk& walk);
+    void walk_command(const RecordedCommand& cmd, BindState& bound, Walk& walk);
+    void on_dispatch_command(const CmdDispatch& cmd, const BindState& bound, Walk& walk);
+    void emit_or_skip(Walk& walk, bool is_dispatch);
+    void push_label(QueueState& q, std::string name);
+    void pop_label(QueueState& q);
+    void begin_submission(DeviceState& device, QueueState& q, const SubmittedBatch& batch);
+    std::string sync_with_previous(const QueueState& q, const SubmittedBatch& batch,
+                                   BarrierScope& scope) const;
+    void end_submission();
+    std::string take_label(QueueState& q);
+    uint64_t current_index_ = 0;
+    std::optional<uint64_t> last_queue_;  ///< the queue of the latest submission
+    void write_capture(const char* why_now);
+    void write_status(const std::string& line) const;
+    std::string why_nothing_captured() const;
+
+    CaptureSettings settings_;
+    std::string settings_error_;
+    mutable std::mutex mutex_;
+    std::atomic<bool> finished_{false};
+    bool loaded_ = false;
+    bool active_ = false;      ///< commands now walked are inside the range
+    bool began_ = false;       ///< the range has begun (something was captured)
+    bool range_over_ = false;  ///< write after this submission
+    std::map<uint64_t, QueueState> queues_;
+    std::map<uint64_t, std::pair<uint64_t, uint64_t>> fence_submission_;  ///< fence → (queue, idx)
+    std::map<uint64_t, std::pair<uint64_t, uint64_t>> semaphore_signal_;  ///< → (queue, idx)
+    uint64_t submissions_ = 0;
+    uint64_t dispatches_seen_ = 0;
+    std::unique_ptr<GraphBuilder> builder_;
+    CaptureDocument document_;
+    const DeviceState* capture_device_ = nullptr;
+    std::optional<std::pair<uint64_t, uint64_t>> previous_captured_;  ///< (queue, submission)
+    std::optional<CaptureSubmission> open_submission_;
+};
+
+}  // namespace graphlens::layer

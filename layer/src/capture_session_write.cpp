@@ -1,0 +1,91 @@
+// Writing the capture (or saying why there is none) and the ends of the range that are not a
+// submission: device destruction and process exit.
+#include <cstdio>
+#include <fstream>
+
+#include "layer/src/capture_session.h"
+#include "layer/src/diagnostics.h"
+#include "layer/src/graph_builder.h"
+
+namespace graphlens::layer {
+
+void CaptureSession::write_status(const std::string& line) const {
+    if (settings_.status_file.empty()) return;
+    std::ofstream out(settings_.status_file, std::ios::trunc);
+    out << line << "\n";
+}
+
+std::string CaptureSession::why_nothing_captured() const {
+    if (!settings_error_.empty()) return settings_error_;
+    if (queues_.empty()) return "the program made no queue submission";
+    const CaptureRange& r = settings_.range;
+    const std::string made = "the program made " + std::to_string(submissions_) +
+                             " queue submission" + (submissions_ == 1 ? "" : "s") + " with " +
+                             std::to_string(dispatches_seen_) + " dispatch" +
+                             (dispatches_seen_ == 1 ? "" : "es");
+    switch (r.kind) {
+        case RangeKind::submits:
+            return made + "; the range asks for " + r.describe();
+        case RangeKind::dispatches:
+            return made + "; the range asks for " + r.describe();
+        case RangeKind::label:
+            return made +
+                   "; none of their commands was inside a debug-utils label region "
+                   "named '" +
+                   r.label + "'";
+        case RangeKind::first_dispatch_submission:
+            break;
+    }
+    return made + ": no submission contained a dispatch";
+}
+
+void CaptureSession::write_capture(const char* why_now) {
+    if (finished_) return;
+    finished_ = true;
+    if (!builder_) {
+        const std::string why = why_nothing_captured();
+        warn_once("nothing", "no capture written: " + why);
+        write_status("not written: " + why);
+        return;
+    }
+    end_submission();
+    CaptureSource& source = *document_.source;
+    source.range = settings_.range.describe();
+    if (!range_over_)
+        source.notes.push_back({std::nullopt, std::string("the range did not end before ") +
+                                                  why_now +
+                                                  "; the capture holds what was "
+                                                  "submitted until then"});
+    const size_t dispatches = builder_->dispatch_count();
+    document_.graph = builder_->finish(capture_device_, source.notes);
+    document_.generator = std::string("VK_LAYER_GRAPHLENS_capture ") + GRAPHLENS_LAYER_VERSION;
+    try {
+        save_capture(document_, settings_.output);
+        std::fprintf(stderr, "graphlens-layer: wrote %s (%zu dispatches, %zu submissions, %s)\n",
+                     settings_.output.c_str(), dispatches, source.submissions.size(),
+                     source.range.c_str());
+        write_status("written " + settings_.output);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "graphlens-layer: could not write %s: %s\n", settings_.output.c_str(),
+                     e.what());
+        write_status(std::string("not written: ") + e.what());
+    }
+    builder_.reset();
+}
+
+void CaptureSession::on_device_destroyed(const DeviceState& device) {
+    std::lock_guard lock(mutex_);
+    if (began_ && !finished_ && capture_device_ == &device)
+        write_capture("the program destroyed its device");
+    if (capture_device_ == &device) capture_device_ = nullptr;
+    for (auto& [handle, q] : queues_)
+        if (q.device == &device) q.device = nullptr;
+}
+
+void CaptureSession::on_exit() {
+    std::lock_guard lock(mutex_);
+    if (finished_) return;
+    write_capture("the program exited");
+}
+
+}  // namespace graphlens::layer

@@ -1,0 +1,22 @@
+#pragma once
+// Descriptor writes, copies and template updates applied to a set's contents. Buffer
+// descriptors are resolved at once to the tracked buffer and a byte range (VK_WHOLE_SIZE
+// becomes the buffer's size minus the offset, as the spec defines it at update time).
+#include <vulkan/vulkan.h>
+
+#include "layer/src/layer_state.h"
+
+namespace graphlens::layer {
+
+bool is_buffer_descriptor(VkDescriptorType type);
+bool is_dynamic_descriptor(VkDescriptorType type);
+
+/// Applies one write. `layout` (may be null) lets a write that runs past its binding's count
+/// continue in the next binding, as Vulkan specifies.
+void apply_write(DeviceState& device, const SetLayoutState* layout, const VkWriteDescriptorSet& w,
+                 SetContents& contents);
+void apply_copy(const SetContents& from, const VkCopyDescriptorSet& c, SetContents& to);
+void apply_template(DeviceState& device, const SetLayoutState* layout,
+                    const UpdateTemplateState& tmpl, const void* data, SetContents& contents);
+
+}  // namespace graphlens::layer

@@ -1,0 +1,244 @@
+#include "layer/src/graph_builder.h"
+
+#include <algorithm>
+#include <set>
+
+#include "layer/src/descriptor_writes.h"
+
+namespace graphlens::layer {
+namespace {
+
+const char* descriptor_class_name(spirv::DescriptorClass c) {
+    switch (c) {
+        case spirv::DescriptorClass::storage_buffer:
+            return "storage buffer";
+        case spirv::DescriptorClass::uniform_buffer:
+            return "uniform buffer";
+        case spirv::DescriptorClass::storage_image:
+            return "storage image";
+        case spirv::DescriptorClass::sampled_image:
+            return "sampled image";
+        case spirv::DescriptorClass::sampler:
+            return "sampler";
+        case spirv::DescriptorClass::other:
+            break;
+    }
+    return "descriptor without byte ranges (texel buffer, acceleration structure, ...)";
+}
+
+std::string where(const spirv::ReflectedBinding& b) {
+    return "set " + std::to_string(b.set) + " binding " + std::to_string(b.binding);
+}
+
+TensorView byte_view(const ByteRange& r) {
+    TensorView v;
+    v.allocation = r.allocation;
+    v.offset = r.begin;
+    v.size = r.size();
+    v.dtype = DType::u8;
+    v.shape = {static_cast<int64_t>(r.size()), 1, 1, 1};
+    return v;
+}
+
+}  // namespace
+
+AllocationId GraphBuilder::allocation_of(const BufferState& buffer) {
+    const MemoryState* memory = buffer.memory.get();
+    auto [it, added] = allocations_.try_emplace(memory, AllocationId(graph_.allocations.size()));
+    if (added) {
+        graph_.allocations.push_back({it->second, memory->size, {}, AllocationUsage::scratch});
+        allocation_memory_.push_back(buffer.memory);
+        allocation_buffers_.emplace_back();
+    }
+    auto& buffers = allocation_buffers_[it->second];
+    if (std::find(buffers.begin(), buffers.end(), buffer.handle) == buffers.end())
+        buffers.push_back(buffer.handle);
+    return it->second;
+}
+
+GraphBuilder::Resolved GraphBuilder::resolve(const BufferSpan& span) {
+    if (!span.buffer) return {std::nullopt, "a buffer unknown to the layer"};
+    const BufferState& b = *span.buffer;
+    if (b.destroyed) return {std::nullopt, "a destroyed buffer"};
+    if (!b.memory) return {std::nullopt, "a buffer not bound to memory"};
+    const uint64_t begin = b.memory_offset + span.offset;
+    return {ByteRange{allocation_of(b), begin, begin + span.size}, {}};
+}
+
+GraphBuilder::Resolved GraphBuilder::resolve_descriptor(const DescriptorEntry& entry,
+                                                        uint32_t dynamic_offset) {
+    if (entry.type == VK_DESCRIPTOR_TYPE_MAX_ENUM)
+        return {std::nullopt, "a descriptor never written"};
+    if (!is_buffer_descriptor(entry.type))
+        return {std::nullopt, "a descriptor of type " + std::to_string(entry.type) +
+                                  " (texel buffer, image or other: no byte ranges)"};
+    return resolve(BufferSpan{entry.buffer, entry.offset + dynamic_offset, entry.range});
+}
+
+std::string GraphBuilder::bind_views(const PipelineState& pipeline, const BindState& bound,
+                                     Node& node) {
+    if (!pipeline.reflection_error.empty())
+        return "its kernel could not be reflected: " + pipeline.reflection_error;
+    if (pipeline.uses_physical_storage_buffer)
+        return "its kernel addresses memory through buffer device addresses";
+    std::vector<BoundView> views;
+    std::vector<ByteRange> reads, writes;
+    bool arrays = false;
+    for (const auto& rb : pipeline.reflected) {
+        if (rb.descriptor != spirv::DescriptorClass::storage_buffer &&
+            rb.descriptor != spirv::DescriptorClass::uniform_buffer)
+            return where(rb) + " is a " + descriptor_class_name(rb.descriptor);
+        auto set = bound.sets.find(rb.set);
+        if (set == bound.sets.end() || !set->second.contents)
+            return where(rb) + ": set " + std::to_string(rb.set) + " is not bound (or unknown)";
+        const auto* entries = set->second.contents->find(rb.binding);
+        const size_t count = rb.array_size == 0 ? (entries ? entries->size() : 0) : rb.array_size;
+        if (!entries || entries->size() < count || count == 0)
+            return where(rb) + " has no descriptor written";
+        arrays = arrays || count > 1;
+        for (size_t e = 0; e < count; ++e) {
+            const auto r = resolve_descriptor((*entries)[e],
+                                              set->second.dynamic_offset(rb.binding, uint32_t(e)));
+            if (!r.range) return where(rb) + " is bound to " + r.why;
+            views.emplace_back(rb.binding, byte_view(*r.range), rb.set);
+            if (access_reads(rb.access)) reads.push_back(*r.range);
+            if (access_writes(rb.access)) writes.push_back(*r.range);
+        }
+    }
+    // A view per binding where each binding is one buffer; descriptor arrays state their
+    // ranges directly (a bound view names one buffer).
+    if (arrays) {
+        node.reads = reads;
+        node.writes = writes;
+    } else {
+        node.bindings = views;
+    }
+    return {};
+}
+
+KernelId GraphBuilder::kernel_of(const std::shared_ptr<const PipelineState>& pipeline) {
+    auto [it, added] = kernels_.try_emplace(pipeline.get(), KernelId(graph_.kernels.size()));
+    if (added) {
+        graph_.kernels.push_back(pipeline->kernel);
+        kernel_pipelines_.push_back(pipeline);
+    }
+    return it->second;
+}
+
+KernelId GraphBuilder::transfer_kernel(const std::string& name) {
+    auto [it, added] = transfer_kernels_.try_emplace(name, KernelId(graph_.kernels.size()));
+    if (added) {
+        KernelInfo k;
+        k.name = name;
+        k.stage = kStageTransfer;
+        graph_.kernels.push_back(std::move(k));
+        kernel_pipelines_.push_back(nullptr);
+    }
+    return it->second;
+}
+
+void GraphBuilder::dispatch(const CmdDispatch& cmd, const BindState& bound,
+                            const std::string& label) {
+    Node node;
+    node.id = next_id();
+    node.origin = {node.id};
+    node.label = label;
+    node.workgroups = cmd.groups;
+    ++dispatches_;
+    if (!bound.pipeline) {
+        node.kernel = transfer_kernel("unknown compute pipeline");
+        graph_.kernels[node.kernel].stage = kStageCompute;
+        node.ranges_known = false;
+        note(node.id, "a dispatch with no compute pipeline the layer knows bound");
+        graph_.add_dispatch(std::move(node));
+        return;
+    }
+    node.kernel = kernel_of(bound.pipeline);
+    const uint32_t pc_size = bound.pipeline->kernel.push_constant_size;
+    node.push_constants = std::vector<uint8_t>(
+        bound.push_constants.begin(),
+        bound.push_constants.begin() +
+            std::min<size_t>(bound.push_constants.size(), pc_size ? pc_size : SIZE_MAX));
+    const std::string why = bind_views(*bound.pipeline, bound, node);
+    if (!why.empty()) {
+        node.ranges_known = false;
+        node.reads.clear();
+        node.writes.clear();
+        note(node.id, "ranges unknown: " + why);
+    }
+    if (cmd.base != std::array<uint32_t, 3>{0, 0, 0})
+        note(node.id, "vkCmdDispatchBase: the base workgroup is not stored, only the counts");
+    if (cmd.is_indirect) {
+        // The counts are in device memory, unknown when recorded; the arguments are a read.
+        note(node.id,
+             "vkCmdDispatchIndirect: workgroup counts unknown at record time (stored "
+             "as 0,0,0); the arguments buffer is a read");
+        const auto args = resolve(BufferSpan{cmd.indirect, cmd.indirect_offset, 12});
+        if (node.ranges_known && args.range) {
+            graph_.derive_ranges(node);
+            node.bindings.clear();
+            node.reads.push_back(*args.range);
+        } else if (node.ranges_known) {
+            node.ranges_known = false;
+            note(node.id, "ranges unknown: the indirect arguments are in " + args.why);
+        }
+    }
+    graph_.add_dispatch(std::move(node));
+}
+
+void GraphBuilder::transfer(const CmdTransfer& cmd, const std::string& label) {
+    Node node;
+    node.id = next_id();
+    node.origin = {node.id};
+    node.label = label.empty() ? cmd.name : label;
+    node.kernel = transfer_kernel(cmd.name);
+    for (const auto* spans : {&cmd.reads, &cmd.writes}) {
+        for (const auto& s : *spans) {
+            const auto r = resolve(s);
+            if (!r.range) {
+                node.ranges_known = false;
+                note(node.id, cmd.name + ": ranges unknown: it uses " + r.why);
+                break;
+            }
+            (spans == &cmd.reads ? node.reads : node.writes).push_back(*r.range);
+        }
+    }
+    if (!node.ranges_known) {
+        node.reads.clear();
+        node.writes.clear();
+    }
+    graph_.add_dispatch(std::move(node));
+}
+
+void GraphBuilder::barrier(const CmdBarrier& cmd) {
+    BarrierScope scope;
+    scope.origin = cmd.origin;
+    scope.note = cmd.note;
+    for (const auto& d : cmd.dependencies) {
+        MemoryDependency dep = d.dependency;
+        if (d.span) {
+            const auto r = resolve(*d.span);
+            if (!r.range) {
+                // Left out rather than widened to the whole memory: a dependency the layer
+                // cannot place can only make a race appear, never hide one.
+                note(std::nullopt, "a buffer barrier on " + r.why + " is left out of its scope");
+                continue;
+            }
+            dep.range = r.range;
+        }
+        scope.dependencies.push_back(std::move(dep));
+    }
+    graph_.add_barrier(std::move(scope));
+}
+
+void GraphBuilder::submission_barrier(BarrierScope scope) {
+    graph_.add_barrier(std::move(scope));
+}
+
+void GraphBuilder::note(std::optional<NodeId> node, const std::string& text) {
+    auto [it, added] = note_counts_.try_emplace(text, notes_.size(), 0);
+    ++it->second.second;
+    if (added) notes_.push_back({node, text});
+}
+
+}  // namespace graphlens::layer

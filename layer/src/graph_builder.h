@@ -1,0 +1,63 @@
+#pragma once
+// Builds the capture's graph from the commands of submissions inside the captured range.
+// Descriptors were resolved when recorded; here each binding the kernel really uses
+// (reflection) becomes a byte range of an allocation, which is a VkDeviceMemory: offset =
+// the buffer's memory offset + the descriptor's offset + its dynamic offset. Whatever cannot
+// be stated exactly makes the node's ranges unknown and a note says why: the layer never
+// guesses.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graphlens/capture/capture_file.h"
+#include "graphlens/graph/compute_graph.h"
+#include "layer/src/bind_state.h"
+#include "layer/src/layer_state.h"
+
+namespace graphlens::layer {
+
+class GraphBuilder {
+  public:
+    void dispatch(const CmdDispatch& cmd, const BindState& bound, const std::string& label);
+    void transfer(const CmdTransfer& cmd, const std::string& label);
+    void barrier(const CmdBarrier& cmd);
+    void submission_barrier(BarrierScope scope);
+    /// Adds a note, once per text: a repeat only counts the further nodes it concerns.
+    void note(std::optional<NodeId> node, const std::string& text);
+
+    size_t node_count() const { return graph_.nodes.size(); }
+    size_t dispatch_count() const { return dispatches_; }
+    /// Names allocations and kernels from the debug-utils names the program gave (it may name
+    /// objects after recording them) and hands the graph and notes over.
+    ComputeGraph finish(const DeviceState* device, std::vector<CaptureNote>& notes);
+
+  private:
+    struct Resolved {
+        std::optional<ByteRange> range;
+        std::string why;  ///< set when range is not
+    };
+    Resolved resolve(const BufferSpan& span);
+    Resolved resolve_descriptor(const DescriptorEntry& entry, uint32_t dynamic_offset);
+    AllocationId allocation_of(const BufferState& buffer);
+    KernelId kernel_of(const std::shared_ptr<const PipelineState>& pipeline);
+    KernelId transfer_kernel(const std::string& name);
+    /// Fills node's bindings (or explicit ranges for descriptor arrays); returns why the
+    /// ranges are unknown, or an empty string.
+    std::string bind_views(const PipelineState& pipeline, const BindState& bound, Node& node);
+    NodeId next_id() { return next_id_++; }
+
+    ComputeGraph graph_;
+    std::map<const MemoryState*, AllocationId> allocations_;
+    std::vector<std::shared_ptr<const MemoryState>> allocation_memory_;
+    std::vector<std::vector<uint64_t>> allocation_buffers_;  ///< buffer handles seen, by id
+    std::map<const PipelineState*, KernelId> kernels_;
+    std::vector<std::shared_ptr<const PipelineState>> kernel_pipelines_;  ///< by kernel id
+    std::map<std::string, KernelId> transfer_kernels_;
+    std::vector<CaptureNote> notes_;
+    std::map<std::string, std::pair<size_t, size_t>> note_counts_;  ///< text → (index, count)
+    NodeId next_id_ = 0;
+    size_t dispatches_ = 0;
+};
+
+}  // namespace graphlens::layer
