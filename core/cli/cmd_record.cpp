@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -62,13 +63,38 @@ std::string joined(const char* name, const std::string& value, const char* separ
     return prepend ? value + separator + old : std::string(old) + separator + value;
 }
 
+/// The directories the loader searches for explicit layers when VK_LAYER_PATH is unset: setting
+/// VK_LAYER_PATH replaces them, and the program may enable layers of its own (validation).
+std::string default_explicit_layer_dirs() {
+    auto env_or = [](const char* name, std::string fallback) {
+        const char* v = std::getenv(name);
+        return v && *v ? std::string(v) : fallback;
+    };
+    const char* home = std::getenv("HOME");
+    std::vector<std::string> roots = {
+        env_or("XDG_CONFIG_HOME", home ? std::string(home) + "/.config" : ""), "/etc/xdg", "/etc"};
+    const std::string data_dirs = env_or("XDG_DATA_DIRS", "/usr/local/share:/usr/share");
+    roots.push_back(env_or("XDG_DATA_HOME", home ? std::string(home) + "/.local/share" : ""));
+    for (size_t begin = 0; begin <= data_dirs.size();) {
+        const size_t end = std::min(data_dirs.find(':', begin), data_dirs.size());
+        roots.push_back(data_dirs.substr(begin, end - begin));
+        begin = end + 1;
+    }
+    std::string out;
+    for (const auto& r : roots)
+        if (!r.empty()) out += (out.empty() ? "" : ":") + r + "/vulkan/explicit_layer.d";
+    return out;
+}
+
 /// The environment of the recorded program: this one's, with the layer enabled and told
 /// what to capture (any GRAPHLENS_CAPTURE_* of this environment replaced).
 std::map<std::string, std::string> record_environment(const RecordOptions& o,
                                                       const fs::path& manifest_dir,
                                                       const fs::path& status_file) {
     std::map<std::string, std::string> env;
-    env["VK_LAYER_PATH"] = joined("VK_LAYER_PATH", manifest_dir.string(), ":", true);
+    const char* layer_path = std::getenv("VK_LAYER_PATH");
+    env["VK_LAYER_PATH"] = manifest_dir.string() + ":" +
+                           (layer_path && *layer_path ? layer_path : default_explicit_layer_dirs());
     env["VK_INSTANCE_LAYERS"] = joined("VK_INSTANCE_LAYERS", layer::kLayerName, ":", false);
     env["VK_LOADER_LAYERS_ENABLE"] =
         joined("VK_LOADER_LAYERS_ENABLE", layer::kLayerName, ",", false);

@@ -197,3 +197,24 @@ TEST(EngineUnderValidation, SyncValidationReportsOnlyThePlantedMissingBarrier) {
 
 }  // namespace
 }  // namespace graphlens
+
+namespace graphlens {
+namespace {
+
+TEST(EngineUnderValidation, TheLayerAddsNoValidationMessageAndRecordKeepsTheCapture) {
+    // The program's own validation layer (found although record sets VK_LAYER_PATH) sees the
+    // planted hazard and nothing else; record reports the program's exit status 3 and keeps
+    // the capture.
+    const auto r = layer_test::record("", std::string(ENGINE_PROGRAM) + " --validate");
+    EXPECT_EQ(r.result.exit_code, 3) << r.result.output;
+    size_t errors = 0;
+    for (size_t at = r.result.output.find("validation error"); at != std::string::npos;
+         at = r.result.output.find("validation error", at + 1))
+        ++errors;
+    EXPECT_EQ(errors, 1u) << r.result.output;
+    EXPECT_NE(r.result.output.find("the capture is kept"), std::string::npos);
+    EXPECT_EQ(load_capture(r.capture_path).graph.dispatch_count(), 5u);
+}
+
+}  // namespace
+}  // namespace graphlens
