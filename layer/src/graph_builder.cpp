@@ -4,6 +4,7 @@
 #include <set>
 
 #include "layer/src/descriptor_writes.h"
+#include "layer/src/diagnostics.h"
 
 namespace graphlens::layer {
 namespace {
@@ -238,7 +239,9 @@ void GraphBuilder::submission_barrier(BarrierScope scope) {
 void GraphBuilder::note(std::optional<NodeId> node, const std::string& text) {
     auto [it, added] = note_counts_.try_emplace(text, notes_.size(), 0);
     ++it->second.second;
-    if (added) notes_.push_back({node, text});
+    if (!added) return;
+    notes_.push_back({node, text});
+    warn_once(text, text);
 }
 
 }  // namespace graphlens::layer
