@@ -5,19 +5,21 @@
 #include <QFile>
 #include <QFileInfo>
 #include <exception>
+#include <filesystem>
+#include <fstream>
 #include <utility>
 
+#include "graphlens/capture/capture_file.h"
 #include "graphlens/exec/execution_mode.h"
 #include "graphlens/exec/replay.h"
 #include "graphlens/exec/runner.h"
-#include "graphlens/vulkan/device.h"
-#include "graphlens/vulkan/device_memory.h"
 #include "graphlens/graph/pass_pipeline.h"
-#include "graphlens/capture/capture_file.h"
 #include "graphlens/model/gguf_file.h"
 #include "graphlens/model/model_config.h"
 #include "graphlens/model/transformer_builder.h"
 #include "graphlens/ops/op_fusion_recipes.h"
+#include "graphlens/vulkan/device.h"
+#include "graphlens/vulkan/device_memory.h"
 
 namespace graphlens::gui {
 
@@ -193,6 +195,39 @@ void CoreWorker::compareStages(DocumentPtr document, int left, int right) {
         auto r =
             std::make_shared<const std::vector<NodeChange>>(compare_stages(*document, left, right));
         if (!stale("compare", g)) emit comparisonReady(document, left, right, l, r);
+    });
+}
+
+namespace {
+
+// The last lines a recorded program printed, for a failure's message.
+std::string tail_of_log(const std::filesystem::path& log, size_t lines) {
+    std::ifstream in(log);
+    std::vector<std::string> last;
+    for (std::string line; std::getline(in, line);) {
+        last.push_back(line);
+        if (last.size() > lines) last.erase(last.begin());
+    }
+    std::string out;
+    for (const auto& l : last) out += "\n" + l;
+    return out;
+}
+
+}  // namespace
+
+void CoreWorker::recordProgram(const RecordRequest& request) {
+    const QString program = QString::fromStdString(request.command.front());
+    post("document", tr("Recording %1").arg(program), [this, request](uint64_t g) {
+        RecordResult r = record_program(request);
+        if (!r.capture)
+            throw std::runtime_error(
+                "no capture was written: " + r.why_not +
+                (r.program_failure.empty() ? "" : "; the program " + r.program_failure) +
+                tail_of_log(request.program_log, 8));
+        const std::string path = request.output.string();
+        std::string title = workload_title(
+            r.capture->graph, QFileInfo(QString::fromStdString(path)).fileName().toStdString());
+        openGraph(g, std::move(*r.capture), path, std::move(title));
     });
 }
 

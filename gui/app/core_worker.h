@@ -13,9 +13,9 @@
 #include <string_view>
 #include <thread>
 
+#include "graphlens/capture/capture_file.h"
 #include "graphlens/exec/runner.h"
 #include "graphlens/graph/run_result.h"
-#include "graphlens/capture/capture_file.h"
 #include "models/document.h"
 #include "models/request_queue.h"
 #include "models/stage_compare_model.h"
@@ -23,6 +23,8 @@
 namespace graphlens {
 class Device;
 }
+
+#include "graphlens/record/program_recorder.h"
 
 namespace graphlens::gui {
 
@@ -64,6 +66,9 @@ class CoreWorker : public QObject {
     /// against `right` and `right` against `left`. A newer request replaces a waiting one.
     void compareStages(DocumentPtr document, int left, int right);
     void captureWorkload(const WorkloadRequest& request);
+    /// Runs a program under the capture layer (record_program) and opens what it captured; a
+    /// program that wrote no capture is a failure naming why, with the end of its output.
+    void recordProgram(const graphlens::RecordRequest& request);
     /// Runs modes on the document's captured graph; progress and the result come back.
     void runModes(DocumentPtr document, const RunRequest& request);
     void cancelRun() { cancel_ = true; }

@@ -25,6 +25,7 @@
 #include "app/memory_map_view.h"
 #include "app/node_table_view.h"
 #include "app/pass_stepper_view.h"
+#include "app/record_dialog.h"
 #include "app/schedule_view.h"
 #include "app/timing_view.h"
 
@@ -165,6 +166,13 @@ void MainWindow::createMenus() {
         if (dialog.exec() == QDialog::Accepted) {
             pending_source_.clear();
             worker_->captureWorkload(dialog.request());
+        }
+    });
+    action(file, tr("&Record a program…"), QKeySequence(tr("Ctrl+Alt+R")), [this] {
+        RecordDialog dialog(this);
+        if (dialog.exec() == QDialog::Accepted) {
+            pending_source_.clear();
+            worker_->recordProgram(dialog.request());
         }
     });
     recent_menu_ = file->addMenu(tr("Open &recent"));

@@ -33,6 +33,7 @@
 #include "app/memory_map_view.h"
 #include "app/node_table_view.h"
 #include "app/pass_stepper_view.h"
+#include "app/record_dialog.h"
 #include "app/schedule_view.h"
 #include "app/timing_view.h"
 #include "app/view_export.h"
@@ -1091,6 +1092,37 @@ class TestWidgets : public QObject {
         shot(&w(), QStringLiteral("main-window-filter"));
         w().nodeTable()->filterEdit()->clear();
         QVERIFY(colourCount(QImage(out + QStringLiteral("/main-window.png"))) > 20);
+    }
+
+    // File → Record a program…: the fields become the request record_program runs, and a
+    // field that cannot make one is named.
+    void theRecordDialogDescribesTheProgramAndTheRangeToRecord() {
+        RecordDialog dialog;
+        dialog.setProgram(QStringLiteral("./my_fft_app"), QStringLiteral("--size 4096 \"a b\""));
+        dialog.setRange(1, QStringLiteral("2"), QStringLiteral("3"));
+        dialog.setOutput(dir_.filePath(QStringLiteral("fft.json")));
+        const RecordRequest r = dialog.request();
+        QCOMPARE(r.command, (std::vector<std::string>{"./my_fft_app", "--size", "4096", "a b"}));
+        QCOMPARE(int(r.range.kind), int(layer::RangeKind::submits));
+        QCOMPARE(r.range.describe(), std::string("submits 2..3"));
+        QCOMPARE(r.output.string(), dir_.filePath(QStringLiteral("fft.json")).toStdString());
+        QCOMPARE(r.program_log.string(), r.output.string() + ".log");
+
+        dialog.setRange(3, QStringLiteral("decode"));
+        QCOMPARE(dialog.request().range.describe(), std::string("label decode"));
+        dialog.setRange(2, QStringLiteral("100"));
+        QCOMPARE(dialog.request().range.describe(), std::string("dispatches from 100"));
+
+        dialog.setRange(1, QStringLiteral("5"), QStringLiteral("4"));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, dialog.request());
+        dialog.setRange(0);
+        dialog.setProgram({}, {});
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, dialog.request());
+        // The menu offers it.
+        bool offered = false;
+        for (QAction* a : window_->findChildren<QAction*>())
+            offered |= a->text() == tr("&Record a program…");
+        QVERIFY(offered);
     }
 };
 
