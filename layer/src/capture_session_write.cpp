@@ -1,5 +1,6 @@
 // Writing the capture (or saying why there is none) and the ends of the range that are not a
 // submission: device destruction and process exit.
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 
@@ -57,13 +58,19 @@ void CaptureSession::write_capture(const char* why_now) {
                                                   "; the capture holds what was "
                                                   "submitted until then"});
     const size_t dispatches = builder_->dispatch_count();
+    // The cost of writing is reported with the file: docs/benchmarks.md quotes it.
+    const auto started = std::chrono::steady_clock::now();
     document_.graph = builder_->finish(capture_device_, source.notes);
     document_.generator = std::string("VK_LAYER_GRAPHLENS_capture ") + GRAPHLENS_LAYER_VERSION;
     try {
         save_capture(document_, settings_.output);
-        std::fprintf(stderr, "graphlens-layer: wrote %s (%zu dispatches, %zu submissions, %s)\n",
+        const double ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+                .count();
+        std::fprintf(stderr,
+                     "graphlens-layer: wrote %s (%zu dispatches, %zu submissions, %s) in %.1f ms\n",
                      settings_.output.c_str(), dispatches, source.submissions.size(),
-                     source.range.c_str());
+                     source.range.c_str(), ms);
         write_status("written " + settings_.output);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "graphlens-layer: could not write %s: %s\n", settings_.output.c_str(),
