@@ -55,6 +55,14 @@ struct StageScan {
 
 /// `id_of_node`, when given, gets [node index] = the id of that dispatch (the same walk), for
 /// the scans of the orders over g.
+// Kernels the capture layer recorded carry their SPIR-V; GraphLens's own do not (their code is
+// in the build), and only those have fusion recipes.
+bool recorded_from_another_program(const ComputeGraph& g) {
+    return !g.kernels.empty() && std::all_of(g.kernels.begin(), g.kernels.end(), [](const auto& k) {
+        return !k.spirv.empty() || k.stage != kStageCompute;
+    });
+}
+
 // The captured stage's diagnostic when its own barriers leave hazards unordered: its races
 // (a recorded program's barriers order only what their scopes cover) or, with full barriers,
 // the verifier's account of the same.
@@ -305,6 +313,10 @@ std::vector<Snapshot> PassPipeline::run(std::shared_ptr<const ComputeGraph> shar
         s.fusions = std::move(fused.diagnostics);
         s.diagnostics.push_back(fmt::format("{} fusion(s) applied, {} near miss(es)", fused.applied,
                                             s.fusions.size() - fused.applied));
+        if (recorded_from_another_program(captured))
+            s.diagnostics.push_back(
+                "no fusion recipe applies: the kernels were recorded from another program "
+                "(their SPIR-V is the program's own, not GraphLens's kernel library)");
         // An unchanged copy walks as the capture did.
         StageScan fused_scan = changed ? scan_stage(*base, &base_ids) : scan;
         if (changed) {
