@@ -74,8 +74,8 @@ void print_stages(const std::vector<Snapshot>& snapshots, const std::vector<size
 }
 
 // What the verifier says of each stage against the capture: every hazard kept, or which not.
-void print_verification(const ComputeGraph& captured, const std::vector<Snapshot>& snapshots) {
-    const HazardIndex hazards(captured);
+void print_verification(const ComputeGraph& captured, const HazardIndex& hazards,
+                        const std::vector<Snapshot>& snapshots) {
     for (size_t k = 1; k < snapshots.size(); ++k) {
         const VerificationReport r = verify_transformation(captured, hazards, *snapshots[k].graph);
         fmt::print(
@@ -114,13 +114,18 @@ int run_passes(const PassesArgs& a) {
     fmt::print("{}: {} dispatches, {} allocations, {} kernels\n",
                a.capture.empty() ? "synthetic " + a.synthetic : a.capture, graph.dispatch_count(),
                graph.allocations.size(), graph.kernels.size());
+    // The captured graph's index serves its races, its stage's count and every verification.
+    const HazardIndex captured_hazards(graph);
+    const std::vector<Race> races = find_races(graph, captured_hazards);
     std::vector<size_t> race_counts;
-    for (const Snapshot& s : snapshots) race_counts.push_back(find_races(*s.graph).size());
+    for (const Snapshot& s : snapshots)
+        race_counts.push_back(s.graph.base().get() == &graph && !s.graph.order()
+                                  ? races.size()
+                                  : find_races(*s.graph).size());
     print_stages(snapshots, race_counts);
     for (const Snapshot& s : snapshots)
         for (const std::string& d : s.diagnostics) fmt::print("[{}] {}\n", s.stage, d);
-    print_verification(graph, snapshots);
-    const std::vector<Race> races = find_races(graph);
+    print_verification(graph, captured_hazards, snapshots);
     print_races(races, a.show_races);
     const Snapshot& last = snapshots.back();
     fmt::print("fences: {}, hazards: {}, first command buffer: {} dispatches\n", last.stats.fences,
