@@ -21,12 +21,15 @@ function(graphlens_add_layer name dir)
   set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endfunction()
 
-# graphlens_add_test_dir(area DEPS ...): one GoogleTest binary test_<area> from
-# tests/core/<area>/*.cpp; every test runs with validation + synchronization validation on,
-# labelled with its area (ctest -L graph).
+# graphlens_add_test_dir(area [DIR folder] DEPS ...): one GoogleTest binary test_<area> from
+# tests/<folder>/*.cpp (folder defaults to core/<area>: tests mirror the layers); every test
+# runs with validation + synchronization validation on, labelled with its area (ctest -L graph).
 function(graphlens_add_test_dir area)
-  cmake_parse_arguments(T "" "" "DEPS" ${ARGN})
-  file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/core/${area}/*.cpp)
+  cmake_parse_arguments(T "" "DIR" "DEPS" ${ARGN})
+  if(NOT T_DIR)
+    set(T_DIR core/${area})
+  endif()
+  file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${T_DIR}/*.cpp)
   if(NOT srcs)
     return()
   endif()

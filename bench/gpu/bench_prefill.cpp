@@ -189,7 +189,7 @@ int run_prefill_benchmarks(const PrefillBenchOptions& o) {
 
     if (wanted("tiles")) {
         // Both tile sizes of the mat-mat kernel on each shape, whichever the op would pick:
-        // the data behind kMatmulTiles (core/ops/src/matmul.cpp).
+        // the data behind kMatmulTiles (workloads/llm/ops/src/matmul.cpp).
         out("\n## Mat-mat tile sizes (q4_0), dispatched by kernel name\n");
         out("| weights (n x k) | kernel | tensor cores | workgroups | us | TFLOP/s |");
         out("|---|---|---|---|---|---|");

@@ -17,7 +17,7 @@
 #include "graphlens/capture/report.h"
 #include "graphlens/model/model_config.h"
 #include "graphlens/model/transformer_builder.h"
-#include "graphlens/ops/op_fusion_recipes.h"
+#include "graphlens/ops/fusion_recipes.h"
 #include "models/document.h"
 
 using namespace graphlens;

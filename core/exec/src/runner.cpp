@@ -19,7 +19,7 @@
 #include "graphlens/vulkan/device_memory.h"
 #include "graphlens/graph/pass_pipeline.h"
 #include "graphlens/ops/ggml_blocks.h"
-#include "graphlens/ops/op_fusion_recipes.h"
+#include "graphlens/ops/fusion_recipes.h"
 
 namespace graphlens {
 namespace {

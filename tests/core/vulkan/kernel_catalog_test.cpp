@@ -58,7 +58,7 @@ TEST(KernelCatalog, IntegerDotKernelsAreTheXq8Matvecs) {
 TEST(KernelCatalog, TensorCoreTwinsAreReflectedThroughTheirReflectionTwins) {
     const auto& catalog = KernelCatalog::embedded();
     const auto kernels = catalog.tensor_core_kernels();
-    EXPECT_GE(kernels.size(), 18u);  // 6 formats x 3 tile sizes (shaders/variants.txt)
+    EXPECT_GE(kernels.size(), 18u);  // 6 formats x 3 tile sizes (workloads/llm/shaders/variants.txt)
     for (const auto& name : catalog.names())
         EXPECT_EQ(name.find("__tc"), std::string::npos) << name << " listed as a kernel";
     for (const auto& k : kernels) {

@@ -53,13 +53,13 @@ struct DeviceFacts {
     /// Shapes VK_NV_cooperative_matrix lists (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV),
     /// as "MxNxK A*B+C->D scope", e.g. "16x16x16 f16*f16+f32->f32 subgroup".
     std::vector<std::string> cooperative_matrix_nv_shapes;
-    /// What the tensor-core mat-mat (shaders/templates/matmul_tc.comp) needs:
+    /// What the tensor-core mat-mat (workloads/llm/shaders/templates/matmul_tc.comp) needs:
     /// VK_NV_cooperative_matrix with its feature bit and the 16x16x16 f16*f16+f32->f32 subgroup
     /// shape, the Vulkan memory model, shaderFloat16, subgroups of 32 with clustered operations
     /// (the attention twin) and 48 KiB of shared memory (the two-stage 128 x 128 twin).
     bool tensor_cores = false;
     /// shaderIntegerDotProduct (Vulkan 1.3 core): OpSDot/OpSUDot on packed 4x8-bit integers,
-    /// what the 8-bit-x mat-vecs (shaders/templates/matvec_blocks.comp, X_Q8) use.
+    /// what the 8-bit-x mat-vecs (workloads/llm/shaders/templates/matvec_blocks.comp, X_Q8) use.
     bool integer_dot_product = false;
     /// integerDotProduct4x8BitPackedMixedSignednessAccelerated: the driver maps those dot
     /// products to one instruction (NVIDIA: dp4a). Software devices (lavapipe) emulate them.

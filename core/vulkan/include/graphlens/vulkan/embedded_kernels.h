@@ -1,5 +1,5 @@
 #pragma once
-// SPIR-V of every kernel in shaders/, compiled by glslang at build time and linked into
+// SPIR-V of every kernel in workloads/llm/shaders/, compiled by glslang at build time and linked into
 // the binary, so a GraphLens executable needs no shader files at run time.
 #include <cstddef>
 #include <cstdint>

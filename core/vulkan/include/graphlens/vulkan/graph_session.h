@@ -15,13 +15,13 @@
 // buffer is reset when the recorder is reused.
 //
 // ---------------------------------------------------------------------------------------
-// Adding an op (the pattern every op family follows; see core/ops/src/elementwise_basic.cpp):
-//  1. Write the kernel shaders/<kernel>.comp (storage buffers in set 0, `readonly` on
+// Adding an op (the pattern every op family follows; see workloads/llm/ops/src/elementwise_basic.cpp):
+//  1. Write the kernel workloads/llm/shaders/<kernel>.comp (storage buffers in set 0, `readonly` on
 //     inputs, `writeonly` on pure outputs: the access modes are reflected from these, and
 //     hazards and fusion follow from them; a push-constant block for sizes).
 //  2. Declare the op method below, in the block of its family, taking TensorViews (the
 //     caller allocates outputs) and a label defaulting to the op name.
-//  3. Define it in core/ops/src/<family>.cpp: check dtypes/shapes with the helpers of
+//  3. Define it in workloads/llm/ops/src/<family>.cpp: check dtypes/shapes with the helpers of
 //     graphlens/vulkan/op_support.h (throw std::invalid_argument naming op, operand and label),
 //     pack the push constants with push_constant_bytes(), compute workgroups with
 //     grid_1d()/grid_2d(), and call dispatch(DispatchDesc{...}) with the OpKind.
@@ -147,12 +147,12 @@ class GraphSession {
     /// The seed's finish_optimized: recording mode only; runs the PassPipeline (fuse with
     /// passes.recipes, reorder, plan barriers, split; every dispatch must state its ranges)
     /// on the captured graph and runs the final stage in two command buffers, the first
-    /// submitted early. Pass ops::fusion_recipes() (graphlens/ops/op_fusion_recipes.h) as
+    /// submitted early. Pass ops::fusion_recipes() (graphlens/ops/fusion_recipes.h) as
     /// passes.recipes to apply fusions. Returns the stages and the timing.
     OptimizedFinish finish_optimized(const PassOptions& passes);
 
     // ==================================== ops =============================================
-    // Each family is defined in core/ops/src/<family>.cpp (see the pattern above).
+    // Each family is defined in workloads/llm/ops/src/<family>.cpp (see the pattern above).
 
     // --- elementwise_basic.cpp (f32) ---
     /// out[i] = a[i] + b[i % b.elements]; b broadcasts when a multiple of it fits a.

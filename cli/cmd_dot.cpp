@@ -9,7 +9,7 @@
 #include "graphlens/graph/pipeline_stage.h"
 #include "graphlens/capture/capture_file.h"
 #include "graphlens/capture/dot_export.h"
-#include "graphlens/ops/op_fusion_recipes.h"
+#include "graphlens/ops/fusion_recipes.h"
 
 namespace graphlens::cli {
 namespace {

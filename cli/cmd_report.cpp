@@ -6,7 +6,7 @@
 
 #include "command.h"
 #include "graphlens/capture/report.h"
-#include "graphlens/ops/op_fusion_recipes.h"
+#include "graphlens/ops/fusion_recipes.h"
 
 namespace graphlens::cli {
 namespace {

@@ -13,7 +13,7 @@
 #include "graphlens/graph/race_finder.h"
 #include "graphlens/graph/synthetic_graphs.h"
 #include "graphlens/graph/verifier.h"
-#include "graphlens/ops/op_fusion_recipes.h"
+#include "graphlens/ops/fusion_recipes.h"
 
 namespace graphlens::cli {
 namespace {

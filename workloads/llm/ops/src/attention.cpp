@@ -15,7 +15,7 @@ using namespace ops_detail;
 namespace {
 /// Query heads of one KV head that a flash_attn_vec_gqa workgroup serves together, reading
 /// each K and V row once for all of them: HEAD_BATCH in
-/// shaders/templates/flash_attn_vec_gqa.comp.
+/// workloads/llm/shaders/templates/flash_attn_vec_gqa.comp.
 constexpr uint32_t kFlashAttnHeadBatch = 4;
 /// flash_attn_vec_gqa is used when its grid still has this many workgroups (about one per SM
 /// of a large GPU). On the H100 (132 SMs), llama-3.2-1b decode shapes: at KV 513 (3 splits x 8
@@ -23,7 +23,7 @@ constexpr uint32_t kFlashAttnHeadBatch = 4;
 /// at KV 4096 (16 x 8 = 128) the batched one wins, 22.3 against 24.3 us (head dim 64) and 27.4
 /// against 35.3 us (head dim 128): fewer K/V reads pay once the GPU is full anyway.
 constexpr uint32_t kFlashAttnGqaMinWorkgroups = 128;
-/// Queries per sdpa workgroup: BQ in shaders/templates/sdpa.comp.
+/// Queries per sdpa workgroup: BQ in workloads/llm/shaders/templates/sdpa.comp.
 // Queries per sdpa workgroup (sdpa.comp's BQ): 16, or 32 for the head-dim <= 64 variant.
 constexpr uint32_t kSdpaQueryBlock = 16;
 constexpr uint32_t kSdpaQueryBlockHd64 = 32;

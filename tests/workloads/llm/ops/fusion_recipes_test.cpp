@@ -8,7 +8,7 @@
 
 #include "graphlens/vulkan/graph_executor.h"
 #include "graphlens/graph/fusion.h"
-#include "graphlens/ops/op_fusion_recipes.h"
+#include "graphlens/ops/fusion_recipes.h"
 #include "ops_test_support.h"
 
 namespace graphlens::test {

@@ -30,7 +30,7 @@ namespace {
 
 constexpr double kLogitTolerance = 1e-5;
 constexpr double kLogitToleranceTensorCores = 5e-3;
-constexpr uint32_t kMatvecMaxTokens = 8;  // core/ops/src/matmul.cpp: more take the tiled mat-mat
+constexpr uint32_t kMatvecMaxTokens = 8;  // workloads/llm/ops/src/matmul.cpp: more take the tiled mat-mat
 
 double relative_error(const std::vector<float>& got, const std::vector<float>& want) {
     if (got.size() != want.size()) return INFINITY;

@@ -1,7 +1,7 @@
 // Builders of fused dispatches. They read the members' bindings and push constants, whose
 // layouts this library defines (rms_norm.comp, unary.comp, multi_add.comp, rope.comp,
 // copy.comp) or follows (add_f32.comp / mul_f32.comp: bindings 0 a, 1 b, 2 out; push {n, nb}).
-#include "graphlens/ops/op_fusion_recipes.h"
+#include "graphlens/ops/fusion_recipes.h"
 
 #include <fmt/format.h>
 

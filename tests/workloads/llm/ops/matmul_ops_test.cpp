@@ -283,7 +283,7 @@ std::string recorded_kernel(GraphExecutor& executor, const TensorView& x, const 
 }
 
 // The op's pick for one column of x (f32, or q8x: the _xq8 twin), for Q4_0 and Q8_0 at every
-// row count where the choice changes (thread counts by rows, core/ops/src/matmul.cpp), with
+// row count where the choice changes (thread counts by rows, workloads/llm/ops/src/matmul.cpp), with
 // odd row counts, against the product with the values x stands for.
 class OneColumnTest : public OpsTest {
   protected:

@@ -9,7 +9,7 @@
 
 #include "graphlens/vulkan/graph_executor.h"
 #include "graphlens/graph/fusion.h"
-#include "graphlens/ops/op_fusion_recipes.h"
+#include "graphlens/ops/fusion_recipes.h"
 #include "graphlens/ops/op_reference.h"
 #include "ops_test_support.h"
 

@@ -1,5 +1,5 @@
 #pragma once
-// Checks and helpers shared by the op families in core/ops/src (private to the layer).
+// Checks and helpers shared by the op families in workloads/llm/ops/src (private to the layer).
 #include <cstdint>
 #include <string>
 #include <string_view>
