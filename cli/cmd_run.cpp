@@ -9,12 +9,14 @@
 #include <optional>
 
 #include "command.h"
+#include "graphlens/capture/capture_file.h"
+#include "graphlens/capture/chrome_trace.h"
 #include "graphlens/exec/replay.h"
 #include "graphlens/exec/runner.h"
 #include "graphlens/vulkan/device.h"
 #include "graphlens/vulkan/device_memory.h"
-#include "graphlens/capture/capture_file.h"
-#include "graphlens/capture/chrome_trace.h"
+#include "graphlens/vulkan/foreign_program.h"
+#include "run_foreign.h"
 
 namespace graphlens::cli {
 namespace {
@@ -35,7 +37,26 @@ struct RunOptions {
     bool profile = false;
     std::string groups;  // mode whose concurrency groups are timed; empty = none
     size_t top = 10;
+    std::string data;  // a recorded program's buffer contents (record --data)
+    bool no_data = false;
 };
+
+// A recorded program's capture runs its own kernels (run_foreign.h).
+int run_recorded_program(CaptureDocument& doc, const RunOptions& o) {
+    ForeignRunCommand c;
+    c.capture = o.capture;
+    c.modes = o.modes;
+    c.data = o.data;
+    c.no_data = o.no_data;
+    c.repeat = o.repeat;
+    c.warmup = o.warmup;
+    c.warmup_ms = o.warmup_ms;
+    c.stream_first = o.stream_first;
+    c.stream_growth = o.stream_growth;
+    c.trace = o.trace;
+    c.save = o.save;
+    return run_foreign(doc, c);
+}
 
 std::string us(double ns) {
     return fmt::format("{:.1f}", ns / 1e3);
@@ -123,6 +144,7 @@ void print_profiles(const RunResult& r, size_t top) {
 
 int run_command(const RunOptions& o) {
     CaptureDocument doc = load_capture(o.capture);
+    if (is_foreign_graph(doc.graph)) return run_recorded_program(doc, o);
     Device device;
     RunnerOptions ro;
     ro.modes = parse_execution_modes(o.modes);
@@ -181,7 +203,9 @@ const RegisterCommand reg{
                        "all, or a comma list of per-op-submit,serial,elided,fused,greedy,levels,"
                        "levels+split,levels+stream,levels+parallel,levels+ahead (levels+ahead: "
                        "a loop of --repeat steps, each recorded while the one before executes; "
-                       "its wall is the time per step)");
+                       "its wall is the time per step); a recorded program's capture: "
+                       "as-recorded,one-submission,per-op-submit,serial,elided,greedy,levels,"
+                       "levels+split,levels+stream");
         app.add_option("--repeat", o->repeat, "timed runs per mode (default 20)")
             ->check(CLI::Range(1, 100000));
         app.add_option("--warmup", o->warmup, "untimed runs per mode first (default 2)");
@@ -212,6 +236,11 @@ const RegisterCommand reg{
         app.add_option("--groups", o->groups,
                        "also time every concurrency group of this mode (e.g. levels)");
         app.add_option("--top", o->top, "rows of the profiles (default 10)");
+        app.add_option("--data", o->data,
+                       "a recorded program's buffer contents (default: <capture>.data, written "
+                       "by record --data, when it exists)");
+        app.add_flag("--no-data", o->no_data,
+                     "a recorded program's buffers start zeroed even where contents exist");
         return [o] { return run_command(*o); };
     }};
 

@@ -1,6 +1,7 @@
 // Vulkan instance, physical-device choice, logical device with one compute queue, and the
 // validation message collector.
 #include "graphlens/vulkan/device.h"
+#include "vulkan/src/device_requirements_apply.h"
 #include "vulkan/src/vk_enumerate.h"
 #include "vulkan/src/vk_struct.h"
 
@@ -609,8 +610,15 @@ void Device::pick_and_create_device(const Options& options) {
     // Integer dot products (the 8-bit-x mat-vecs), core in Vulkan 1.3.
     VkPhysicalDeviceVulkan13Features e13 = vk_struct<VkPhysicalDeviceVulkan13Features>(
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
-    if (facts_.integer_dot_product && sync2_core) {
-        e13.shaderIntegerDotProduct = VK_TRUE;
+    // A recorded program's extensions and features (replay of its kernels), or a refusal
+    // naming what this device lacks.
+    const RequiredFeatureStructs required =
+        apply_device_requirements(physical_, facts_.name, facts_.api_version, options.required,
+                                  dev_exts, exts, enable.features, e11, e12, e13);
+    if ((required.vulkan11 || required.vulkan12) && !v12_ok)
+        throw std::logic_error("Vulkan 1.2 features required of a Vulkan 1.1 device");
+    if ((facts_.integer_dot_product || required.vulkan13) && sync2_core) {
+        e13.shaderIntegerDotProduct = facts_.integer_dot_product ? VK_TRUE : VK_FALSE;
         if (use_sync2) e13.synchronization2 = VK_TRUE;  // one struct: 1.3 forbids both
         *tail = &e13;
         tail = &e13.pNext;

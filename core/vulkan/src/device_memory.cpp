@@ -12,9 +12,10 @@
 namespace graphlens {
 namespace {
 
-constexpr VkBufferUsageFlags kUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                                      VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                      VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+// Uniform: a recorded program's kernels may bind an allocation as a uniform buffer.
+constexpr VkBufferUsageFlags kUsage =
+    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+    VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
 // Staging transfers move at most this much per submission.
 constexpr uint64_t kStagingChunk = 32ull << 20;
 

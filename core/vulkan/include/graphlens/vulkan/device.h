@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "graphlens/vulkan/device_facts.h"
+#include "graphlens/vulkan/device_requirements.h"
 
 namespace graphlens {
 
@@ -74,6 +75,10 @@ class Device {
         /// KernelRegistry::statistics. Empty = GRAPHLENS_PIPELINE_STATS=1; ignored where the
         /// extension is missing.
         std::optional<bool> pipeline_statistics;
+        /// Extensions and features enabled besides GraphLens's own: those a recorded
+        /// program enabled, so that its kernels run as they ran there. Creation throws
+        /// MissingDeviceRequirements when the device lacks any of them.
+        DeviceRequirements required;
     };
 
     Device();

@@ -1,0 +1,378 @@
+// Replay of a recorded program's graph: every mode from the same initial bytes, its final
+// bytes compared with as-recorded's, then timed (warm-up + repeats) as the Runner times
+// GraphLens's own graphs.
+#include "graphlens/exec/foreign_replay.h"
+#include "exec/src/foreign_replay_plan.h"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <memory>
+#include <set>
+
+#include "graphlens/exec/runner.h"
+#include "graphlens/graph/conflict_tracker.h"
+#include "graphlens/vulkan/command_encoder.h"
+#include "graphlens/vulkan/device.h"
+#include "graphlens/vulkan/device_memory.h"
+#include "graphlens/vulkan/foreign_program.h"
+
+namespace graphlens {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+uint64_t ns_since(Clock::time_point t) {
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count());
+}
+
+std::string utc_now() {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", tm);
+}
+
+// The final bytes of the allocations the graph writes, by allocation id.
+using FinalBytes = std::vector<std::pair<AllocationId, std::vector<uint8_t>>>;
+
+struct Difference {
+    AllocationId allocation = 0;
+    uint64_t byte = 0;
+    uint8_t expected = 0, actual = 0;
+};
+
+std::optional<Difference> first_difference(const FinalBytes& a, const FinalBytes& b,
+                                           const std::set<AllocationId>& skip = {}) {
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (skip.count(a[i].first)) continue;
+        const auto& x = a[i].second;
+        const auto& y = b[i].second;
+        const auto m = std::mismatch(x.begin(), x.end(), y.begin());
+        if (m.first != x.end())
+            return Difference{a[i].first, static_cast<uint64_t>(m.first - x.begin()), *m.first,
+                              *m.second};
+    }
+    return std::nullopt;
+}
+
+// The last command of the captured graph that writes `byte` of `allocation`.
+const Node* last_writer(const ComputeGraph& g, AllocationId allocation, uint64_t byte) {
+    const Node* found = nullptr;
+    for (const Node& n : g.nodes)
+        if (n.is_dispatch())
+            for (const ByteRange& w : n.writes)
+                if (w.allocation == allocation && w.begin <= byte && byte < w.end) found = &n;
+    return found;
+}
+
+// Executes plans of one graph in one memory: records each segment's command buffer through
+// the ForeignProgram, submits, waits and measures.
+class ForeignExecutor {
+  public:
+    ForeignExecutor(Device& device, DeviceMemory& memory, const ForeignProgram& program)
+        : device_(device), memory_(memory), program_(program) {}
+
+    ExecutionTiming execute(const ForeignPlan& plan) {
+        ExecutionTiming t;
+        const size_t buffers = plan.wait_between ? 1 : plan.segments.size();
+        while (recorders_.size() < buffers)
+            recorders_.push_back(std::make_unique<CommandRecorder>(device_, memory_));
+        const auto start = Clock::now();
+        for (size_t s = 0; s < plan.segments.size(); ++s) {
+            const ForeignSegment& seg = plan.segments[s];
+            CommandRecorder& rec = *recorders_[plan.wait_between ? 0 : s];
+            const auto encode_start = Clock::now();
+            rec.begin(seg.timestamps);
+            encode(plan, seg, rec.handle(), t);
+            if (!plan.wait_between && s + 1 < plan.segments.size())
+                program_.record_full_barrier(rec.handle());  // orders transfers across too
+            rec.end();
+            t.encode_ns += ns_since(encode_start);
+            rec.submit();
+            if (plan.wait_between) {
+                rec.wait();
+                t.gpu_ns += rec.gpu_ns();
+            }
+        }
+        for (size_t s = 0; s < buffers; ++s) recorders_[s]->wait();
+        t.wall_ns = ns_since(start);
+        if (!plan.wait_between) {
+            const auto& first = *recorders_[0];
+            const auto& last = *recorders_[buffers - 1];
+            t.gpu_ns = buffers == 1 ? first.gpu_ns()
+                                    : last.end_timestamp_ns() - first.begin_timestamp_ns();
+        }
+        t.command_buffers = plan.segments.size();
+        return t;
+    }
+
+  private:
+    void encode(const ForeignPlan& plan, const ForeignSegment& seg, VkCommandBuffer cmd,
+                ExecutionTiming& t) {
+        const ComputeGraph& g = plan.graph;
+        ConflictTracker tracker;
+        bool any = false;      // a command recorded in this buffer
+        bool pending = false;  // a barrier node seen since the last command
+        const BarrierScope* pending_scope = nullptr;
+        for (size_t i = seg.first; i < seg.last; ++i) {
+            const Node& n = g.nodes[i];
+            if (n.is_barrier()) {
+                const BarrierScope* scope = g.scope_of(n);
+                const bool skip = plan.barriers == ForeignBarriers::recorded_no_submit && scope &&
+                                  scope->origin == BarrierOrigin::submission;
+                if (plan.barriers == ForeignBarriers::recorded ||
+                    (plan.barriers == ForeignBarriers::recorded_no_submit && !skip)) {
+                    // The program's barriers as they were, each one (their scopes differ).
+                    if (scope)
+                        program_.record_barrier(cmd, *scope);
+                    else
+                        program_.record_full_barrier(cmd);
+                    ++t.barriers;
+                } else if (plan.barriers == ForeignBarriers::planned) {
+                    pending = any;
+                    pending_scope = scope;
+                }
+                continue;
+            }
+            const bool barrier = (plan.barriers == ForeignBarriers::planned && pending) ||
+                                 (plan.barriers == ForeignBarriers::every_command && any) ||
+                                 (plan.barriers == ForeignBarriers::recompute && any &&
+                                  (!n.ranges_known || tracker.conflicts(n.reads, n.writes)));
+            if (barrier) {
+                if (pending_scope)
+                    program_.record_barrier(cmd, *pending_scope);
+                else
+                    program_.record_full_barrier(cmd);
+                ++t.barriers;
+                tracker.reset();
+            }
+            pending = false;
+            pending_scope = nullptr;
+            program_.record(cmd, n);
+            tracker.add(n.reads, n.writes);
+            any = true;
+            ++t.dispatches;
+        }
+    }
+
+    Device& device_;
+    DeviceMemory& memory_;
+    const ForeignProgram& program_;
+    std::vector<std::unique_ptr<CommandRecorder>> recorders_;
+};
+
+DeviceMemory& recreated(DeviceMemory& memory, const ComputeGraph& graph) {
+    memory.recreate(graph);
+    return memory;
+}
+
+// Memory, program, initial bytes and the executor of one replay.
+class ForeignReplay {
+  public:
+    ForeignReplay(Device& device, const ComputeGraph& graph, const ForeignRunOptions& options)
+        : graph_(graph),
+          memory_(device),
+          program_(device, recreated(memory_, graph), graph),
+          executor_(device, memory_, program_) {
+        std::set<AllocationId> written;
+        for (const Node& n : graph.nodes)
+            for (const ByteRange& w : n.writes) written.insert(w.allocation);
+        written_.assign(written.begin(), written.end());
+        initial_.resize(graph.allocations.size());
+        for (const auto& a : graph.allocations) initial_[a.id].assign(a.size, 0);
+        if (options.data)
+            for (const auto& e : options.data->entries)
+                std::copy(e.bytes.begin(), e.bytes.end(),
+                          initial_[e.allocation].begin() + int64_t(e.offset));
+        for (const auto& a : graph.allocations) memory_.upload(a.id, initial_[a.id]);
+    }
+
+    const ForeignProgram& program() const { return program_; }
+    ForeignExecutor& executor() { return executor_; }
+
+    /// Puts the initial bytes back into every allocation the graph writes.
+    void restore() {
+        for (AllocationId id : written_) memory_.upload(id, initial_[id]);
+    }
+    FinalBytes final_bytes() {
+        FinalBytes out;
+        for (AllocationId id : written_)
+            out.emplace_back(id, memory_.download(id, 0, graph_.allocations[id].size));
+        return out;
+    }
+    std::string describe(const Difference& d) const {
+        const AllocationInfo& a = graph_.allocations[d.allocation];
+        const Node* w = last_writer(graph_, d.allocation, d.byte);
+        return fmt::format("allocation {} '{}' byte {}: {:02x} instead of {:02x}{}", a.id, a.name,
+                           d.byte, d.actual, d.expected,
+                           w ? fmt::format(" (last written by dispatch {} '{}')", w->id,
+                                           std::string_view(w->label))
+                             : "");
+    }
+    OutputMismatch mismatch(const Difference& d) const {
+        OutputMismatch m;
+        m.allocation = graph_.allocations[d.allocation].name;
+        m.byte = d.byte;
+        m.expected = fmt::format("{:02x}", d.expected);
+        m.actual = fmt::format("{:02x}", d.actual);
+        if (const Node* w = last_writer(graph_, d.allocation, d.byte)) {
+            m.last_writer = w->id;
+            m.last_writer_label = std::string(w->label);
+        }
+        return m;
+    }
+
+  private:
+    const ComputeGraph& graph_;
+    DeviceMemory memory_;
+    ForeignProgram program_;
+    ForeignExecutor executor_;
+    std::vector<AllocationId> written_;
+    std::vector<std::vector<uint8_t>> initial_;
+};
+
+std::string workload_of(const ComputeGraph& graph, const ForeignRunOptions& o) {
+    if (!o.workload.empty()) return o.workload;
+    for (const char* key : {"workload", "model"})
+        if (auto it = graph.metadata.find(key); it != graph.metadata.end()) return it->second;
+    return fmt::format("recorded program, {} commands", graph.dispatch_count());
+}
+
+}  // namespace
+
+ForeignRunResult run_foreign_capture(Device& device, const ComputeGraph& graph,
+                                     const ForeignRunOptions& options) {
+    auto progress = [&](std::string_view line) {
+        if (options.progress) options.progress(line);
+    };
+    auto stop_if_cancelled = [&] {
+        if (options.cancelled && options.cancelled()) throw RunCancelled();
+    };
+    ForeignRunResult result;
+    const auto& f = device.facts();
+    result.run.device = fmt::format("{} ({} {})", f.name, f.driver_name, f.driver_info);
+    result.run.workload = workload_of(graph, options);
+    result.run.warmup = options.warmup;
+    result.run.repeats = options.repeats;
+    result.run.date = utc_now();
+
+    progress("building the recorded program's pipelines");
+    ForeignReplay replay(device, graph, options);
+    result.notes = replay.program().notes();
+    if (!options.data)
+        result.notes.push_back(
+            "no buffer contents were recorded (record --data): every buffer starts zeroed, so "
+            "the kernels compute on zeros");
+    else
+        result.notes.push_back(
+            fmt::format("buffers start with the recorded contents ({} bytes "
+                        "in {} ranges)",
+                        options.data->total_bytes(), options.data->entries.size()));
+    result.notes.push_back(
+        "fusion: off (GraphLens has no fusion recipes for this program's kernels)");
+    if (!replay.program().atomic_kernels().empty()) {
+        std::string names;
+        for (const auto& k : replay.program().atomic_kernels())
+            names += (names.empty() ? "" : ", ") + k;
+        result.notes.push_back("kernels with atomics (results may depend on execution order): " +
+                               names);
+    }
+
+    // The reference: as-recorded from the initial bytes, twice, to find what it does not
+    // compute the same way twice (atomics, races) before judging other modes by it.
+    progress("as-recorded: reference runs");
+    const ForeignPlan reference_plan = plan_foreign_mode(graph, ForeignMode::as_recorded, options);
+    replay.restore();
+    stop_if_cancelled();
+    replay.executor().execute(reference_plan);
+    const FinalBytes reference = replay.final_bytes();
+    replay.restore();
+    replay.executor().execute(reference_plan);
+    std::set<AllocationId> unstable;
+    for (auto d = first_difference(reference, replay.final_bytes()); d;
+         d = first_difference(reference, replay.final_bytes(), unstable)) {
+        unstable.insert(d->allocation);
+        result.nondeterministic.push_back(graph.allocations[d->allocation].name);
+        result.notes.push_back("as-recorded is not deterministic: two runs differ at " +
+                               replay.describe(*d));
+    }
+
+    for (ForeignMode mode : all_foreign_modes()) {
+        if (std::find(options.modes.begin(), options.modes.end(), mode) == options.modes.end())
+            continue;
+        const std::string name(foreign_mode_name(mode));
+        ModeResult mr;
+        mr.mode = name;
+        device.clear_validation_messages();
+        try {
+            progress(fmt::format("{}: planning", name));
+            const ForeignPlan plan = plan_foreign_mode(graph, mode, options);
+            replay.restore();
+            stop_if_cancelled();
+            const ExecutionTiming t = replay.executor().execute(plan);
+            mr.dispatches = t.dispatches;
+            mr.barriers = t.barriers;
+            mr.command_buffers = t.command_buffers;
+            const FinalBytes out = replay.final_bytes();
+            const auto d = first_difference(reference, out, unstable);
+            mr.comparison = "bitwise";
+            if (!unstable.empty()) {
+                mr.comparison += " except";
+                for (AllocationId id : unstable)
+                    mr.comparison += fmt::format(" '{}'", graph.allocations[id].name);
+                mr.comparison += " (not deterministic)";
+            }
+            if (d) {
+                mr.outputs_match = false;
+                mr.mismatch = replay.mismatch(*d);
+                mr.comparison = "differs from as-recorded at " + replay.describe(*d);
+                mr.error = mr.comparison;
+            } else {
+                progress(fmt::format("{}: warm-up", name));
+                const auto warm_start = Clock::now();
+                for (uint32_t r = 0;
+                     r < options.warmup ||
+                     Clock::now() - warm_start <
+                         std::chrono::duration<double, std::milli>(options.warmup_ms);
+                     ++r) {
+                    stop_if_cancelled();
+                    replay.executor().execute(plan);
+                }
+                std::vector<double> gpu, encode, wall;
+                for (uint32_t r = 0; r < options.repeats; ++r) {
+                    if (r % 5 == 0)
+                        progress(fmt::format("{}: run {}/{}", name, r + 1, options.repeats));
+                    stop_if_cancelled();
+                    const ExecutionTiming s = replay.executor().execute(plan);
+                    gpu.push_back(double(s.gpu_ns));
+                    encode.push_back(double(s.encode_ns));
+                    wall.push_back(double(s.wall_ns));
+                }
+                mr.gpu_ns = TimingSummary::from_samples(std::move(gpu));
+                mr.encode_ns = TimingSummary::from_samples(std::move(encode));
+                mr.wall_ns = TimingSummary::from_samples(std::move(wall));
+            }
+        } catch (const DeviceLost&) {
+            throw;
+        } catch (const RunCancelled&) {
+            throw;
+        } catch (const std::exception& e) {
+            mr.outputs_match = false;
+            mr.error = e.what();
+        }
+        std::vector<std::string> messages;
+        for (const auto& m : device.validation_messages())
+            if (m.error && messages.size() < 5) messages.push_back(m.id + ": " + m.text);
+        result.validation_errors.push_back(device.validation_errors());
+        result.validation_messages.push_back(std::move(messages));
+        result.run.modes.push_back(std::move(mr));
+    }
+    return result;
+}
+
+}  // namespace graphlens

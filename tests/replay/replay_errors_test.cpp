@@ -1,0 +1,52 @@
+// Captures a device cannot replay: `run` names what and where, exits non-zero and runs
+// nothing.
+#include <gtest/gtest.h>
+
+#include "graphlens/capture/capture_file.h"
+#include "replay_test_support.h"
+
+namespace graphlens {
+namespace {
+
+using namespace layer_test;
+using namespace replay_test;
+
+CaptureDocument foreign_minimal() {
+    return load_capture(std::string(CAPTURES_DIR) + "/foreign_minimal.json");
+}
+
+std::string saved(const CaptureDocument& doc) {
+    const std::string path = scratch_path(".json");
+    save_capture(doc, path);
+    return path;
+}
+
+TEST(ReplayErrors, AFeatureOrExtensionTheDeviceLacksIsNamed) {
+    CaptureDocument doc = foreign_minimal();
+    // lavapipe has no sparse memory and no NVIDIA checkpoints.
+    doc.source->features.push_back("sparseBinding");
+    doc.source->device_extensions.push_back("VK_NV_device_diagnostic_checkpoints");
+    const auto r = run_capture(saved(doc));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("lacks what the recorded program enabled: extension(s) "
+                            "VK_NV_device_diagnostic_checkpoints; feature(s) sparseBinding"),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(mode_line(r.output, "as-recorded"), std::nullopt) << r.output;
+}
+
+TEST(ReplayErrors, SpirvThatDoesNotValidateIsNamedByKernel) {
+    CaptureDocument doc = foreign_minimal();
+    // The module without its last instruction (OpFunctionEnd): still SPIR-V words with the
+    // magic number, so the capture loads, but no driver may be given it.
+    doc.graph.kernels[1].spirv.pop_back();
+    const auto r = run_capture(saved(doc));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("kernel 1 'accumulate': its SPIR-V does not validate"),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(mode_line(r.output, "as-recorded"), std::nullopt) << r.output;
+}
+
+}  // namespace
+}  // namespace graphlens
