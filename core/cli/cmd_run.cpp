@@ -39,6 +39,7 @@ struct RunOptions {
     size_t top = 10;
     std::string data;  // a recorded program's buffer contents (record --data)
     bool no_data = false;
+    std::string outputs;  // a recorded program's final bytes as as-recorded leaves them
 };
 
 // A recorded program's capture runs its own kernels (run_foreign.h).
@@ -55,6 +56,7 @@ int run_recorded_program(CaptureDocument& doc, const RunOptions& o) {
     c.stream_growth = o.stream_growth;
     c.trace = o.trace;
     c.save = o.save;
+    c.outputs = o.outputs;
     return run_foreign(doc, c);
 }
 
@@ -239,6 +241,9 @@ const RegisterCommand reg{
         app.add_option("--data", o->data,
                        "a recorded program's buffer contents (default: <capture>.data, written "
                        "by record --data, when it exists)");
+        app.add_option("--outputs", o->outputs,
+                       "a recorded program: write the bytes as-recorded leaves in the "
+                       "allocations it writes (the buffer data format of <capture>.data)");
         app.add_flag("--no-data", o->no_data,
                      "a recorded program's buffers start zeroed even where contents exist");
         return [o] { return run_command(*o); };
