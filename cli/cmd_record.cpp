@@ -24,6 +24,7 @@ struct RecordOptions {
     std::string label;
     std::string cwd;
     std::vector<std::string> command;
+    bool data = false;
 };
 
 // The range options as the layer takes them, parsed by the layer's own parser.
@@ -65,6 +66,7 @@ int run_record(const RecordOptions& o) {
     request.working_directory = o.cwd;
     request.output = fs::absolute(o.output);
     request.range = range_of(o);
+    request.data = o.data;
     const RecordResult r = record_program(request);
     fmt::print("program: {} {}\n", o.command.front(),
                r.program_failure.empty() ? "exited with status 0" : r.program_failure);
@@ -90,6 +92,9 @@ const RegisterCommand kRegister{
         app.add_option("--after-dispatches", o->after_dispatches, "skip the first N dispatches");
         app.add_option("--dispatches", o->dispatches, "capture M dispatches");
         app.add_option("--label", o->label, "the commands inside the first debug-utils label NAME");
+        app.add_flag("--data", o->data,
+                     "also save the contents of the buffers the range reads, as they are when "
+                     "it begins, to <output>.data (run loads them)");
         app.add_option("--cwd", o->cwd, "working directory of the program (default: this one)");
         app.add_option("command", o->command, "program and its arguments (after --)")->required();
         app.positionals_at_end();

@@ -17,6 +17,7 @@
 #include "graphlens/vulkan/device_memory.h"
 #include "graphlens/vulkan/foreign_program.h"
 #include "run_foreign.h"
+#include "validation_by_mode.h"
 
 namespace graphlens::cli {
 namespace {
@@ -39,6 +40,7 @@ struct RunOptions {
     size_t top = 10;
     std::string data;  // a recorded program's buffer contents (record --data)
     bool no_data = false;
+    std::string outputs;  // a recorded program's final bytes as as-recorded leaves them
 };
 
 // A recorded program's capture runs its own kernels (run_foreign.h).
@@ -55,6 +57,7 @@ int run_recorded_program(CaptureDocument& doc, const RunOptions& o) {
     c.stream_growth = o.stream_growth;
     c.trace = o.trace;
     c.save = o.save;
+    c.outputs = o.outputs;
     return run_foreign(doc, c);
 }
 
@@ -77,28 +80,39 @@ std::string ratio(double base, double value) {
     return base > 0 && value > 0 ? fmt::format("{:.2f}x", base / value) : "–";
 }
 
-void print_table(const RunResult& r) {
+// `validation`: the validation layer's errors per mode (a column and the first messages), or
+// null when it is off.
+void print_table(const RunResult& r, const ValidationByMode* validation) {
     fmt::print(
         "device:   {}\nworkload: {}\nwarm-up {} + {} timed runs per mode; times in µs, "
         "median (min–max)\n\n",
         r.device, r.workload, r.warmup, r.repeats);
     const ModeResult* per_op = find_mode(r, "per-op-submit");
     const ModeResult* serial = find_mode(r, "serial");
-    fmt::print("{:<14} {:>28} {:>12} {:>28} {:>6} {:>6} {:>4} {:>10} {:>10}  {}\n", "mode", "GPU",
-               "encode", "wall", "disp", "barr", "cbs", "wall vs", "GPU vs", "outputs");
-    fmt::print("{:<14} {:>28} {:>12} {:>28} {:>6} {:>6} {:>4} {:>10} {:>10}\n", "", "", "", "", "",
-               "", "", "per-op", "serial");
+    fmt::print("{:<14} {:>28} {:>12} {:>28} {:>6} {:>6} {:>4} {:>10} {:>10} {:>6}  {}\n", "mode",
+               "GPU", "encode", "wall", "disp", "barr", "cbs", "wall vs", "GPU vs",
+               validation ? "valid." : "", "outputs");
+    fmt::print("{:<14} {:>28} {:>12} {:>28} {:>6} {:>6} {:>4} {:>10} {:>10} {:>6}\n", "", "", "",
+               "", "", "", "", "per-op", "serial", validation ? "errors" : "");
     for (const auto& m : r.modes) {
-        if (!m.error.empty()) {
-            fmt::print("{:<14} ERROR: {}\n", m.mode, m.error);
-            continue;
-        }
-        fmt::print("{:<14} {:>28} {:>12} {:>28} {:>6} {:>6} {:>4} {:>10} {:>10}  {}\n", m.mode,
-                   spread(m.gpu_ns), us(m.encode_ns.median), spread(m.wall_ns), m.dispatches,
-                   m.barriers, m.command_buffers,
-                   per_op ? ratio(per_op->wall_ns.median, m.wall_ns.median) : "–",
-                   serial ? ratio(serial->gpu_ns.median, m.gpu_ns.median) : "–", m.comparison);
+        const std::string errors = validation ? fmt::format("{}", validation->errors(m.mode)) : "";
+        if (!m.error.empty())
+            fmt::print("{:<14} ERROR: {}{}\n", m.mode, m.error,
+                       validation ? fmt::format(" ({} validation errors)", errors) : "");
+        else
+            fmt::print("{:<14} {:>28} {:>12} {:>28} {:>6} {:>6} {:>4} {:>10} {:>10} {:>6}  {}\n",
+                       m.mode, spread(m.gpu_ns), us(m.encode_ns.median), spread(m.wall_ns),
+                       m.dispatches, m.barriers, m.command_buffers,
+                       per_op ? ratio(per_op->wall_ns.median, m.wall_ns.median) : "–",
+                       serial ? ratio(serial->gpu_ns.median, m.gpu_ns.median) : "–", errors,
+                       m.comparison);
+        if (validation)
+            for (const auto& msg : validation->messages(m.mode))
+                fmt::print("    validation: {}\n", msg.substr(0, 400));
     }
+    if (validation && validation->outside_modes() > 0)
+        fmt::print("validation errors outside the modes (filling memory, profiles): {}\n",
+                   validation->outside_modes());
 }
 
 // The slowest entries of a profile, with their share of the profiled total.
@@ -164,15 +178,18 @@ int run_command(const RunOptions& o) {
         ro.group_profile_mode = *m;
     }
     const bool tty = isatty(fileno(stderr));
-    ro.progress = [tty](std::string_view line) {
+    ValidationByMode validation(device);
+    ro.progress = [tty, &validation](std::string_view line) {
+        validation.on_progress(line);
         if (tty)
             fmt::print(stderr, "\r\033[K{}", line);
         else
             fmt::print(stderr, "{}\n", line);
     };
     const RunResult result = replay_capture(device, doc.graph, ro);
+    validation.finish();
     if (tty) fmt::print(stderr, "\r\033[K");
-    print_table(result);
+    print_table(result, device.validation_enabled() ? &validation : nullptr);
     print_profiles(result, o.top);
     if (!o.trace.empty()) {
         write_chrome_trace(result, o.trace);
@@ -183,13 +200,16 @@ int run_command(const RunOptions& o) {
         save_capture(doc, o.save);
         fmt::print("capture with run results written to {}\n", o.save);
     }
+    std::fflush(stdout);  // the table before the verdict, also when both go to one pipe
     size_t failed = 0;
     for (const auto& m : result.modes) failed += !m.error.empty();
-    if (failed) {
+    if (failed)
         fmt::print(stderr, "graphlens-cli: error: {} mode(s) failed or changed results\n", failed);
-        return 1;
-    }
-    return 0;
+    const size_t invalid = device.validation_errors();
+    if (invalid)
+        fmt::print(stderr, "graphlens-cli: error: the validation layer reported {} error(s)\n",
+                   invalid);
+    return failed || invalid ? 1 : 0;
 }
 
 const RegisterCommand reg{
@@ -239,6 +259,9 @@ const RegisterCommand reg{
         app.add_option("--data", o->data,
                        "a recorded program's buffer contents (default: <capture>.data, written "
                        "by record --data, when it exists)");
+        app.add_option("--outputs", o->outputs,
+                       "a recorded program: write the bytes as-recorded leaves in the "
+                       "allocations it writes (the buffer data format of <capture>.data)");
         app.add_flag("--no-data", o->no_data,
                      "a recorded program's buffers start zeroed even where contents exist");
         return [o] { return run_command(*o); };

@@ -90,6 +90,7 @@ int run_foreign(CaptureDocument& doc, const ForeignRunCommand& c) {
             fmt::format(" ({}, {} commands)", doc.source->range, doc.graph.dispatch_count());
     }
     o.data = data ? &*data : nullptr;
+    o.keep_final_bytes = !c.outputs.empty();
     const bool tty = isatty(fileno(stderr));
     o.progress = [tty](std::string_view line) {
         if (tty)
@@ -106,6 +107,11 @@ int run_foreign(CaptureDocument& doc, const ForeignRunCommand& c) {
     if (!c.trace.empty()) {
         write_chrome_trace(result.run, c.trace);
         fmt::print("\nchrome trace written to {} (open in ui.perfetto.dev)\n", c.trace);
+    }
+    if (!c.outputs.empty()) {
+        save_buffer_data(result.final_bytes, c.outputs);
+        fmt::print("as-recorded's final bytes of the written allocations written to {}\n",
+                   c.outputs);
     }
     if (!c.save.empty()) {
         doc.run = result.run;

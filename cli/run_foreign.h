@@ -22,6 +22,7 @@ struct ForeignRunCommand {
     double stream_growth = 4.0;
     std::string trace;
     std::string save;
+    std::string outputs;  ///< where as-recorded's final bytes go (a buffer data file)
 };
 
 /// Runs the command; returns the exit status (1 when a mode failed, changed the bytes, or the

@@ -21,6 +21,7 @@ namespace graphlens::layer {
 
 class GraphBuilder;
 struct BindState;
+struct BufferSnapshot;
 
 /// One VkSubmitInfo / VkSubmitInfo2 as the queue hooks saw it.
 struct SubmittedBatch {
@@ -43,6 +44,12 @@ class CaptureSession {
     bool recording() const { return !finished_.load(std::memory_order_relaxed); }
 
     void on_layer_loaded();
+    /// With GRAPHLENS_CAPTURE_DATA: before a vkQueueSubmit that may begin the range, waits for
+    /// the device and copies its buffers' contents (buffer_snapshot.cpp).
+    void before_submit(DeviceState& device, VkQueue queue,
+                       const std::vector<SubmittedBatch>& batches);
+    /// GRAPHLENS_CAPTURE_DATA is on: buffers get TRANSFER_SRC so the layer can copy them.
+    bool saves_data() const { return settings_.data; }
     void on_submit(DeviceState& device, uint64_t queue, std::vector<SubmittedBatch> batches,
                    uint64_t fence);
     void on_queue_idle(uint64_t queue);
@@ -85,6 +92,10 @@ class CaptureSession {
     void write_capture(const char* why_now);
     void write_status(const std::string& line) const;
     std::string why_nothing_captured() const;
+    bool range_may_begin(uint64_t queue, const std::vector<SubmittedBatch>& batches) const;
+    /// Writes <output>.data from the snapshot; returns the note the capture keeps.
+    std::string write_buffer_data();
+    std::shared_ptr<BufferSnapshot> snapshot_;  ///< the latest, taken before the range began
 
     CaptureSettings settings_;
     std::string settings_error_;

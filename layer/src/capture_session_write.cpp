@@ -62,6 +62,7 @@ void CaptureSession::write_capture(const char* why_now) {
     const auto started = std::chrono::steady_clock::now();
     document_.graph = builder_->finish(capture_device_, source.notes);
     document_.generator = std::string("VK_LAYER_GRAPHLENS_capture ") + GRAPHLENS_LAYER_VERSION;
+    if (settings_.data) source.notes.push_back({std::nullopt, write_buffer_data()});
     try {
         save_capture(document_, settings_.output);
         const double ms =

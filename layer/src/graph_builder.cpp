@@ -193,6 +193,9 @@ void GraphBuilder::transfer(const CmdTransfer& cmd, const std::string& label) {
     node.origin = {node.id};
     node.label = label.empty() ? cmd.name : label;
     node.kernel = transfer_kernel(cmd.name);
+    node.push_constants = cmd.data;
+    if (cmd.name == "vkCmdUpdateBuffer" && cmd.data.empty())
+        note(node.id, "vkCmdUpdateBuffer of more than 4096 bytes: its bytes are not kept");
     for (const auto* spans : {&cmd.reads, &cmd.writes}) {
         for (const auto& s : *spans) {
             const auto r = resolve(s);

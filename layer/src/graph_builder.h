@@ -28,6 +28,10 @@ class GraphBuilder {
 
     size_t node_count() const { return graph_.nodes.size(); }
     size_t dispatch_count() const { return dispatches_; }
+    /// The VkDeviceMemory of each allocation, by allocation id.
+    const std::vector<std::shared_ptr<const MemoryState>>& allocation_memories() const {
+        return allocation_memory_;
+    }
     /// Names allocations and kernels from the debug-utils names the program gave (it may name
     /// objects after recording them) and hands the graph and notes over.
     ComputeGraph finish(const DeviceState* device, std::vector<CaptureNote>& notes);

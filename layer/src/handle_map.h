@@ -30,6 +30,12 @@ class HandleMap {
         map_.erase(it);
         return value;
     }
+    /// Calls `f(value)` for every entry (under the readers' lock: f must not use the map).
+    template <class F>
+    void for_each(F f) const {
+        std::shared_lock lock(mutex_);
+        for (const auto& kv : map_) f(*kv.second);
+    }
     /// Removes every entry for which `pred(value)` holds.
     template <class Pred>
     void erase_if(Pred pred) {

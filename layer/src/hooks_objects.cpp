@@ -18,7 +18,10 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_CreateBuffer(VkDevice device, const VkBuffer
                                                  VkBuffer* buffer) {
     auto d = find_device(device);
     if (!d) return VK_ERROR_DEVICE_LOST;
-    const VkResult r = d->dispatch.CreateBuffer(device, info, allocator, buffer);
+    // Saving the buffers' contents copies them on the GPU (buffer_snapshot.cpp).
+    VkBufferCreateInfo copyable = *info;
+    if (CaptureSession::get().saves_data()) copyable.usage |= VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+    const VkResult r = d->dispatch.CreateBuffer(device, &copyable, allocator, buffer);
     if (r == VK_SUCCESS && tracking(d))
         guarded("vkCreateBuffer", [&] {
             auto s = std::make_shared<BufferState>();

@@ -50,7 +50,10 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_QueueSubmit(VkQueue queue, uint32_t count,
     auto& session = CaptureSession::get();
     if (!session.recording()) return d->dispatch.QueueSubmit(queue, count, infos, fence);
     std::vector<SubmittedBatch> batches;
-    guarded("vkQueueSubmit", [&] { batches = batches_of(*d, count, infos); });
+    guarded("vkQueueSubmit", [&] {
+        batches = batches_of(*d, count, infos);
+        session.before_submit(*d, queue, batches);
+    });
     const VkResult r = d->dispatch.QueueSubmit(queue, count, infos, fence);
     if (r == VK_SUCCESS)
         guarded("vkQueueSubmit", [&] {
@@ -67,7 +70,10 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_QueueSubmit2(VkQueue queue, uint32_t count,
     auto& session = CaptureSession::get();
     if (!session.recording()) return next(queue, count, infos, fence);
     std::vector<SubmittedBatch> batches;
-    guarded("vkQueueSubmit2", [&] { batches = batches_of(*d, count, infos); });
+    guarded("vkQueueSubmit2", [&] {
+        batches = batches_of(*d, count, infos);
+        session.before_submit(*d, queue, batches);
+    });
     const VkResult r = next(queue, count, infos, fence);
     if (r == VK_SUCCESS)
         guarded("vkQueueSubmit2", [&] {

@@ -8,13 +8,17 @@
 namespace graphlens::layer {
 namespace {
 
+// vkCmdUpdateBuffer's bytes are kept for replay up to the capture format's push-constant limit
+// (a transfer node carries them there).
+constexpr VkDeviceSize kMaxUpdateBytesKept = 4096;
+
 VKAPI_ATTR void VKAPI_CALL hook_CmdCopyBuffer(VkCommandBuffer cb, VkBuffer src, VkBuffer dst,
                                               uint32_t count, const VkBufferCopy* regions) {
     auto d = find_device(cb);
     if (!d) return;
     d->dispatch.CmdCopyBuffer(cb, src, dst, count, regions);
     guarded("vkCmdCopyBuffer", [&] {
-        CmdTransfer c{"vkCmdCopyBuffer", {}, {}};
+        CmdTransfer c{"vkCmdCopyBuffer", {}, {}, {}};
         for (uint32_t i = 0; i < count; ++i) {
             c.reads.push_back(buffer_span(*d, src, regions[i].srcOffset, regions[i].size));
             c.writes.push_back(buffer_span(*d, dst, regions[i].dstOffset, regions[i].size));
@@ -30,7 +34,7 @@ VKAPI_ATTR void VKAPI_CALL hook_CmdCopyBuffer2(VkCommandBuffer cb, const VkCopyB
         d->dispatch.CmdCopyBuffer2 ? d->dispatch.CmdCopyBuffer2 : d->dispatch.CmdCopyBuffer2KHR;
     next(cb, info);
     guarded("vkCmdCopyBuffer2", [&] {
-        CmdTransfer c{"vkCmdCopyBuffer2", {}, {}};
+        CmdTransfer c{"vkCmdCopyBuffer2", {}, {}, {}};
         for (uint32_t i = 0; i < info->regionCount; ++i) {
             const auto& r = info->pRegions[i];
             c.reads.push_back(buffer_span(*d, info->srcBuffer, r.srcOffset, r.size));
@@ -49,7 +53,10 @@ VKAPI_ATTR void VKAPI_CALL hook_CmdFillBuffer(VkCommandBuffer cb, VkBuffer dst, 
         BufferSpan span = buffer_span(*d, dst, offset, size);
         // VK_WHOLE_SIZE fills to the last multiple of 4 bytes.
         if (size == VK_WHOLE_SIZE) span.size &= ~uint64_t{3};
-        record_command(*d, cb, CmdTransfer{"vkCmdFillBuffer", {}, {std::move(span)}});
+        std::vector<uint8_t> value(4);
+        for (int i = 0; i < 4; ++i) value[i] = uint8_t(data >> (8 * i));
+        record_command(*d, cb,
+                       CmdTransfer{"vkCmdFillBuffer", {}, {std::move(span)}, std::move(value)});
     });
 }
 
@@ -60,8 +67,13 @@ VKAPI_ATTR void VKAPI_CALL hook_CmdUpdateBuffer(VkCommandBuffer cb, VkBuffer dst
     if (!d) return;
     d->dispatch.CmdUpdateBuffer(cb, dst, offset, size, data);
     guarded("vkCmdUpdateBuffer", [&] {
-        record_command(*d, cb,
-                       CmdTransfer{"vkCmdUpdateBuffer", {}, {buffer_span(*d, dst, offset, size)}});
+        const auto* bytes = static_cast<const uint8_t*>(data);
+        std::vector<uint8_t> kept;
+        if (size <= kMaxUpdateBytesKept) kept.assign(bytes, bytes + size);
+        record_command(
+            *d, cb,
+            CmdTransfer{
+                "vkCmdUpdateBuffer", {}, {buffer_span(*d, dst, offset, size)}, std::move(kept)});
     });
 }
 

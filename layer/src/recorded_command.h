@@ -57,6 +57,9 @@ struct CmdTransfer {
     std::string name;  ///< the command, e.g. "vkCmdCopyBuffer"
     std::vector<BufferSpan> reads;
     std::vector<BufferSpan> writes;
+    /// What a replay needs besides the ranges: vkCmdFillBuffer's data word (4 bytes, little
+    /// endian), vkCmdUpdateBuffer's bytes (up to 4096; longer updates keep none).
+    std::vector<uint8_t> data;
 };
 
 /// One dependency of a barrier command, before buffer spans become allocation ranges.

@@ -2,6 +2,9 @@
 // the bytes the program's own plan computes, and synchronization validation finds the
 // program's planted missing barrier in its own plan only.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <string>
 
 #include "graphlens/capture/capture_file.h"
 #include "replay_test_support.h"
@@ -14,7 +17,14 @@ using namespace replay_test;
 
 class EngineReplay : public testing::Test {
   protected:
-    static void SetUpTestSuite() { recording_ = new Recording(record("", ENGINE_PROGRAM)); }
+    // Each test of the suite runs in a process of its own, in parallel with the others: each
+    // records into a file of its own.
+    static void SetUpTestSuite() {
+        recording_ = new Recording;
+        recording_->capture_path = scratch_path("." + std::to_string(getpid()) + ".json");
+        recording_->result = run(std::string(GRAPHLENS_CLI) + " record -o " +
+                                 recording_->capture_path + " -- " + ENGINE_PROGRAM);
+    }
     static void TearDownTestSuite() { delete recording_; }
     void SetUp() override {
         ASSERT_EQ(recording_->result.exit_code, 0) << recording_->result.output;

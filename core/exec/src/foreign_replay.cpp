@@ -291,6 +291,9 @@ ForeignRunResult run_foreign_capture(Device& device, const ComputeGraph& graph,
     stop_if_cancelled();
     replay.executor().execute(reference_plan);
     const FinalBytes reference = replay.final_bytes();
+    if (options.keep_final_bytes)
+        for (const auto& [id, bytes] : reference)
+            result.final_bytes.entries.push_back({id, 0, bytes});
     replay.restore();
     replay.executor().execute(reference_plan);
     std::set<AllocationId> unstable;

@@ -11,8 +11,10 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+
 #include <fstream>
 #include <stdexcept>
+#include "graphlens/capture/buffer_data.h"
 
 namespace graphlens {
 
@@ -204,6 +206,7 @@ std::map<std::string, std::string> record_environment(const RecordRequest& r,
         joined("VK_LOADER_LAYERS_ENABLE", layer::kLayerName, ",", false);
     env[layer::kEnvOutput] = fs::absolute(r.output).string();
     env[layer::kEnvStatus] = status_file.string();
+    env[layer::kEnvData] = r.data ? "1" : "";
     set_range(env, r.range);
     return env;
 }
@@ -222,6 +225,7 @@ RecordResult record_program(const RecordRequest& r) {
     });
     std::error_code ec;
     fs::remove(output, ec);
+    fs::remove(buffer_data_path(output), ec);  // never a stale one beside a new capture
     fs::remove(status_file, ec);
     const int status = run_program(r, env);
     RecordResult result;

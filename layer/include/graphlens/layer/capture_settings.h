@@ -17,6 +17,10 @@
 //                                        barriers between them); without it, until the end
 //   GRAPHLENS_CAPTURE_LABEL              NAME: the commands inside the first debug-utils label
 //                                        region named NAME (command-buffer or queue label)
+//   GRAPHLENS_CAPTURE_DATA               1: also save the contents of the buffers the range
+//                                        reads, as they are when it begins, to <output>.data
+//   GRAPHLENS_CAPTURE_DATA_LIMIT         bytes the contents may take (default 16 GiB); more,
+//                                        and no contents are saved (the capture notes why)
 //
 // At most one kind of range may be given. Without any, the layer captures the first
 // submission that contains a dispatch.
@@ -36,6 +40,9 @@ inline constexpr const char* kEnvSubmits = "GRAPHLENS_CAPTURE_SUBMITS";
 inline constexpr const char* kEnvAfterDispatches = "GRAPHLENS_CAPTURE_AFTER_DISPATCHES";
 inline constexpr const char* kEnvDispatches = "GRAPHLENS_CAPTURE_DISPATCHES";
 inline constexpr const char* kEnvLabel = "GRAPHLENS_CAPTURE_LABEL";
+inline constexpr const char* kEnvData = "GRAPHLENS_CAPTURE_DATA";
+inline constexpr const char* kEnvDataLimit = "GRAPHLENS_CAPTURE_DATA_LIMIT";
+inline constexpr uint64_t kDefaultDataLimit = 16ull << 30;
 inline constexpr const char* kDefaultOutput = "graphlens-capture.json";
 
 /// The loader names the layer by this; its manifest is VkLayer_graphlens_capture.json.
@@ -80,6 +87,8 @@ struct CaptureSettings {
     std::string output = kDefaultOutput;
     std::string status_file;  ///< empty: none
     CaptureRange range;
+    bool data = false;  ///< save the buffers' contents at the start of the range
+    uint64_t data_limit = kDefaultDataLimit;
 };
 
 /// Parses a non-negative decimal integer; throws std::invalid_argument naming `what`.
@@ -118,6 +127,8 @@ inline CaptureSettings parse_capture_settings(
     };
     if (auto v = value(kEnvOutput)) s.output = *v;
     if (auto v = value(kEnvStatus)) s.status_file = *v;
+    if (auto v = value(kEnvData)) s.data = parse_count(*v, kEnvData) != 0;
+    if (auto v = value(kEnvDataLimit)) s.data_limit = parse_count(*v, kEnvDataLimit);
     const auto submits = value(kEnvSubmits);
     const auto after = value(kEnvAfterDispatches);
     const auto count = value(kEnvDispatches);

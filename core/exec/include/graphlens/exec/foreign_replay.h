@@ -72,6 +72,8 @@ struct ForeignRunOptions {
     /// The buffers' contents at the start of the captured range (`record --data`); absent =
     /// every buffer starts zeroed, and the result's notes say so.
     const BufferData* data = nullptr;
+    /// Keep as-recorded's final bytes (ForeignRunResult::final_bytes).
+    bool keep_final_bytes = false;
     std::string workload;
     std::function<void(std::string_view)> progress;
     std::function<bool()> cancelled;
@@ -90,6 +92,8 @@ struct ForeignRunResult {
     std::vector<std::string> notes;
     /// Names of allocations as-recorded does not compute the same way twice.
     std::vector<std::string> nondeterministic;
+    /// With keep_final_bytes: every allocation the graph writes, whole, as as-recorded left it.
+    BufferData final_bytes;
 };
 
 /// Creates the graph's allocations in fresh memory of `device`, builds its pipelines

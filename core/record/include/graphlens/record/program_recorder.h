@@ -23,6 +23,9 @@ struct RecordRequest {
     layer::CaptureRange range;                ///< default: the first submission with a dispatch
     /// Where the program's stdout and stderr go: empty = this process's own; else a file.
     std::filesystem::path program_log;
+    /// Also save the contents of the buffers the range reads, at its start, to
+    /// `<output>.data` (GRAPHLENS_CAPTURE_DATA).
+    bool data = false;
 };
 
 struct RecordResult {
