@@ -228,12 +228,15 @@ TimingView::TimingView(SelectionState* state, CoreWorker* worker, QWidget* paren
     layout->addWidget(right, 1);
 
     connect(worker_, &CoreWorker::runProgress, this, [this](int done, int total, QString what) {
+        // What the cancelled run sent before it saw the cancel arrives after "Cancelled.".
+        if (!running() && run_id_ != 0 && run_id_ == cancelled_run_) return;
         progress_->setRange(0, std::max(1, total));
         progress_->setValue(done);
         status_->setText(what);
     });
     connect(worker_, &CoreWorker::runFinished, this, &TimingView::showRun);
-    connect(worker_, &CoreWorker::runCancelled, this, [this] { finishRun(tr("Cancelled.")); });
+    // cancel() ended the run here already (the worker stops at its next check).
+    connect(worker_, &CoreWorker::runCancelled, this, [] {});
     connect(worker_, &CoreWorker::secondRunReady, this,
             [this](const RunResult& run, QString source) {
                 state_->setSecondRun(run, source);
@@ -332,13 +335,17 @@ void TimingView::runSelected() {
     progress_->setRange(0, int(r.modes.size()));
     progress_->setValue(0);
     status_->setText(tr("Running %1 mode(s)…").arg(r.modes.size()));
-    worker_->runModes(state_->document(), r);
+    run_id_ = worker_->runModes(state_->document(), r);
 }
 
 void TimingView::cancel() {
     if (!running()) return;
+    // Done here and now: the worker stops at the runner's next check (between executions,
+    // modes and allocations), and what it still sends of this run is not shown. A run
+    // started meanwhile waits for it.
     worker_->cancelRun();
-    status_->setText(tr("Cancelling…"));
+    cancelled_run_ = run_id_;
+    finishRun(tr("Cancelled."));
 }
 
 bool TimingView::running() const {
@@ -377,7 +384,9 @@ void TimingView::finishRun(const QString& status) {
     status_->setText(status);
 }
 
-void TimingView::showRun(const RunResult& run, quint64 document_id) {
+void TimingView::showRun(const RunResult& run, quint64 document_id, quint64 run_id) {
+    // The worker sends nothing of a cancelled run but when the cancel came after its check.
+    if (run_id == cancelled_run_) return;
     // A run of a document that has been replaced meanwhile belongs to no view any more.
     if (!state_->document() || state_->document()->id != document_id) {
         finishRun(tr("The run finished after another document was opened; not shown."));
