@@ -436,13 +436,13 @@ void TimingView::rebuildChart() {
         chart_view_->setWhiskers({}, 1);
         return;
     }
-    // Milliseconds once the slowest bar passes 5 ms, so the axis reads "12.5", not "12500".
+    // The unit in which the slowest bar is under 5000, so the axis reads "12.5", not "12500"
+    // or "1.2e+04" (a decode step on a CPU device takes seconds).
     double slowest = 0;
     for (const ModeResult& m : run->modes)
         slowest = std::max({slowest, m.gpu_ns.max, m.encode_ns.max, m.wall_ns.max});
-    const bool ms = slowest > 5e6;
-    const double scale = ms ? 1e6 : 1e3;
-    unit_ = ms ? tr("ms") : tr("µs");
+    const double scale = slowest > 5e9 ? 1e9 : slowest > 5e6 ? 1e6 : 1e3;
+    unit_ = scale == 1e9 ? tr("s") : scale == 1e6 ? tr("ms") : tr("µs");
     c->setTitle(tr("Median time per mode, min–max whiskers (%1) — %2")
                     .arg(unit_, QString::fromStdString(run->workload)));
     auto* series = new QBarSeries;
@@ -505,7 +505,7 @@ void TimingView::rebuildChart() {
     auto* y = new QValueAxis;
     y->setRange(0, top * 1.1 + 1e-9);
     y->applyNiceNumbers();
-    y->setLabelFormat(QStringLiteral("%.3g"));
+    y->setLabelFormat(QStringLiteral("%.4g"));  // under 5000 (above): never an exponent
     y->setTitleText(unit_);
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);
