@@ -14,6 +14,7 @@
 #include "graphlens/vulkan/device_memory.h"
 #include "graphlens/exec/capture_device.h"
 #include "graphlens/capture/capture_file.h"
+#include "graphlens/graph/synthetic_graphs.h"
 #include "graphlens/model/gguf_file.h"
 #include "graphlens/model/model_config.h"
 #include "graphlens/model/transformer_builder.h"
@@ -24,6 +25,8 @@ namespace {
 struct CaptureOptions {
     std::string model_path;
     std::string preset;
+    std::string synthetic;  ///< "transformer": transformer_graph, no device
+    size_t layers = 4;      ///< --synthetic: layers
     std::string phase = "decode";
     std::optional<uint32_t> tokens;
     std::optional<uint32_t> ctx;
@@ -62,7 +65,27 @@ DType parse_dtype(const std::string& name, const char* option) {
     return *t;
 }
 
+// A graph built without a device or kernels (synthetic_graphs.h): the large captures the GUI
+// benchmarks open, made anywhere the same way.
+int run_synthetic_capture(const CaptureOptions& o) {
+    const auto start = std::chrono::steady_clock::now();
+    TransformerGraphOptions options;
+    options.layers = o.layers;
+    CaptureDocument doc;
+    doc.graph = transformer_graph(options);
+    doc.graph.metadata["source"] = fmt::format("synthetic transformer, {} layers", o.layers);
+    doc.generator = "graphlens-cli capture --synthetic";
+    save_capture(doc, o.output);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    fmt::print("{}: {} dispatches, {} barriers, {} allocations ({:.1f} s)\n", o.output,
+               doc.graph.dispatch_count(), doc.graph.barrier_count(), doc.graph.allocations.size(),
+               seconds);
+    return 0;
+}
+
 int run_capture(const CaptureOptions& o) {
+    if (!o.synthetic.empty()) return run_synthetic_capture(o);
     CaptureRequest request;
     std::string source;
     if (!o.model_path.empty()) {
@@ -124,8 +147,18 @@ const RegisterCommand reg{
                           ->check(CLI::ExistingFile);
         auto* preset = app.add_option("--preset", o->preset,
                                       "built-in model (graphlens-cli presets lists them)");
+        auto* synthetic =
+            app.add_option("--synthetic", o->synthetic,
+                           "a graph made without a device: 'transformer' (a llama-style decode "
+                           "step, 20 dispatches a layer + 4; its kernels are not real, so it "
+                           "can be analysed and opened, not run)")
+                ->check(CLI::IsMember({"transformer"}));
+        app.add_option("--layers", o->layers, "--synthetic: layers (5000 makes 100,004 dispatches)")
+            ->check(CLI::Range(size_t{1}, size_t{1} << 20))
+            ->capture_default_str();
         model->excludes(preset);
         preset->excludes(model);
+        synthetic->excludes(model)->excludes(preset);
         app.add_option("--phase", o->phase, "decode (1 token) or prefill (--tokens tokens)")
             ->check(CLI::IsMember({"decode", "prefill"}))
             ->capture_default_str();
@@ -145,8 +178,10 @@ const RegisterCommand reg{
                      "products where the device has them)");
         app.add_option("-o,--output", o->output, "capture file to write")->required();
         return [o] {
-            if (o->model_path.empty() && o->preset.empty())
-                throw std::invalid_argument("one of --model FILE.gguf or --preset NAME is needed");
+            if (o->model_path.empty() && o->preset.empty() && o->synthetic.empty())
+                throw std::invalid_argument(
+                    "one of --model FILE.gguf, --preset NAME or --synthetic transformer is "
+                    "needed");
             return run_capture(*o);
         };
     }};

@@ -45,8 +45,16 @@ ConflictInspectorView::ConflictInspectorView(SelectionState* state, QWidget* par
         t->horizontalHeader()->setStretchLastSection(true);
         t->verticalHeader()->setDefaultSectionSize(20);
     }
-    const int widths[] = {105, 75, 165, 165, 260};
-    for (int c = 0; c < 5; ++c) hazard_table_->setColumnWidth(c, widths[c]);
+    // Every column in the dock's width, the bytes included: short ones fit their contents,
+    // the nodes and the range share the rest and lose their middle when it is too little
+    // (the tooltip has the whole text).
+    QHeaderView* hazard_header = hazard_table_->horizontalHeader();
+    hazard_header->setStretchLastSection(false);
+    for (int c : {HazardModel::Relation, HazardModel::Kind, HazardModel::Bytes})
+        hazard_header->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    for (int c : {HazardModel::Earlier, HazardModel::Later, HazardModel::Range})
+        hazard_header->setSectionResizeMode(c, QHeaderView::Stretch);
+    hazard_table_->setTextElideMode(Qt::ElideMiddle);
     const int race_widths[] = {60, 150, 150, 220};
     for (int c = 0; c < 4; ++c) race_table_->setColumnWidth(c, race_widths[c]);
     race_table_->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -147,9 +155,10 @@ void ConflictInspectorView::showNode(size_t n) {
     fusions_.setStage(state_->document(), state_->stage(), node.id);
     QString origin;
     if (node.origin.size() > 1) {
-        QStringList ids;
-        for (NodeId id : node.origin) ids << QString::number(id);
-        origin = tr("<br>Fused from dispatches %1.").arg(ids.join(QStringLiteral(", ")));
+        QStringList names;
+        for (NodeId id : node.origin) names << capturedDispatchName(*state_->document(), id);
+        origin = tr("<br>Fused from the captured stage's %1.")
+                     .arg(names.join(QStringLiteral(", ")).toHtmlEscaped());
     }
     const QString races = a->races_at(n)
                               ? tr(" <b>It is an end of %1 race(s)</b> (marked in the list below).")

@@ -115,7 +115,7 @@ CoreWorker::CoreWorker(QObject* parent) : QObject(parent) {
 }
 
 CoreWorker::~CoreWorker() {
-    cancel_ = true;
+    cancelRun();
     queue_.close();
     thread_.join();
 }
@@ -267,8 +267,17 @@ void CoreWorker::captureWorkload(const WorkloadRequest& request) {
     });
 }
 
+void CoreWorker::cancelRun() {
+    if (run_cancel_) *run_cancel_ = true;
+}
+
+CoreWorker::CancelFlag CoreWorker::newRunFlag() {
+    run_cancel_ = std::make_shared<std::atomic<bool>>(false);
+    return run_cancel_;
+}
+
 RunResult CoreWorker::runGraph(const ComputeGraph& graph, const RunRequest& request,
-                               const std::string& workload) {
+                               const std::string& workload, const std::atomic<bool>& cancelled) {
     RunnerOptions options;
     options.modes.clear();
     for (const QString& m : request.modes)
@@ -281,8 +290,9 @@ RunResult CoreWorker::runGraph(const ComputeGraph& graph, const RunRequest& requ
     int step = 0;
     const int total = int(request.modes.size()) * (request.repeats + request.warmup + 1) + 1;
     // Asked before every execution of the graph: Cancel takes effect after the one running.
-    options.cancelled = [this] { return cancel_.load(); };
-    options.progress = [this, &step, total](std::string_view line) {
+    options.cancelled = [&cancelled] { return cancelled.load(); };
+    options.progress = [this, &step, total, &cancelled](std::string_view line) {
+        if (cancelled) return;  // the view said "Cancelled." already
         emit runProgress(std::min(++step, total - 1), total,
                          QString::fromUtf8(line.data(), qsizetype(line.size())));
     };
@@ -292,7 +302,7 @@ RunResult CoreWorker::runGraph(const ComputeGraph& graph, const RunRequest& requ
         dev.clear_validation_messages();
         result = replay_capture(dev, graph, options);
         // A cancel after the last execution still voids the run.
-        if (cancel_) throw RunCancelled();
+        if (cancelled) throw RunCancelled();
         check_validation(dev, "the run");
     } catch (const DeviceLost& e) {
         // A lost device cannot be used again (the Runner stops at it): drop it, the next run
@@ -306,41 +316,43 @@ RunResult CoreWorker::runGraph(const ComputeGraph& graph, const RunRequest& requ
     return result;
 }
 
-void CoreWorker::runModes(DocumentPtr document, const RunRequest& request) {
-    cancel_ = false;
+quint64 CoreWorker::runModes(DocumentPtr document, const RunRequest& request) {
+    const quint64 id = ++runs_started_;
     post("run", tr("Running %1 mode(s)").arg(request.modes.size()),
-         [this, document, request](uint64_t g) {
+         [this, document, request, id, cancelled = newRunFlag()](uint64_t g) {
              if (!document || !document->ready(0)) throw std::runtime_error("no document is open");
              try {
-                 RunResult result = runGraph(document->snapshot(0).graph, request, document->title);
-                 if (!stale("run", g)) emit runFinished(result, document->id);
+                 RunResult result =
+                     runGraph(document->snapshot(0).graph, request, document->title, *cancelled);
+                 if (!stale("run", g) && !*cancelled) emit runFinished(result, document->id, id);
              } catch (const RunCancelled&) {
                  emit runCancelled();  // what the user asked for: no error
              }
          });
+    return id;
 }
 
 void CoreWorker::loadSecondRun(const QString& path, const RunRequest& request) {
-    cancel_ = false;
-    post("second-run", tr("Loading run %1").arg(path), [this, path, request](uint64_t g) {
-        CaptureDocument capture = load_capture(path.toStdString());
-        if (!capture.run) {
-            // A capture without timings: time it now with the modes of the first run.
-            if (request.modes.isEmpty())
-                throw std::runtime_error(path.toStdString() +
-                                         ": the capture holds no run timings and no modes "
-                                         "were chosen to run it with");
-            const std::string title =
-                workload_title(capture.graph, QFileInfo(path).fileName().toStdString());
-            try {
-                capture.run = runGraph(capture.graph, request, title);
-            } catch (const RunCancelled&) {
-                emit runCancelled();
-                return;
-            }
-        }
-        if (!stale("second-run", g)) emit secondRunReady(*capture.run, path);
-    });
+    post("second-run", tr("Loading run %1").arg(path),
+         [this, path, request, cancelled = newRunFlag()](uint64_t g) {
+             CaptureDocument capture = load_capture(path.toStdString());
+             if (!capture.run) {
+                 // A capture without timings: time it now with the modes of the first run.
+                 if (request.modes.isEmpty())
+                     throw std::runtime_error(path.toStdString() +
+                                              ": the capture holds no run timings and no modes "
+                                              "were chosen to run it with");
+                 const std::string title =
+                     workload_title(capture.graph, QFileInfo(path).fileName().toStdString());
+                 try {
+                     capture.run = runGraph(capture.graph, request, title, *cancelled);
+                 } catch (const RunCancelled&) {
+                     emit runCancelled();
+                     return;
+                 }
+             }
+             if (!stale("second-run", g) && !*cancelled) emit secondRunReady(*capture.run, path);
+         });
 }
 
 void CoreWorker::exportDocument(DocumentPtr document, std::optional<RunResult> run, int stage,

@@ -70,8 +70,13 @@ class CoreWorker : public QObject {
     /// program that wrote no capture is a failure naming why, with the end of its output.
     void recordProgram(const graphlens::RecordRequest& request);
     /// Runs modes on the document's captured graph; progress and the result come back.
-    void runModes(DocumentPtr document, const RunRequest& request);
-    void cancelRun() { cancel_ = true; }
+    /// Returns the run's id, which runFinished carries.
+    quint64 runModes(DocumentPtr document, const RunRequest& request);
+    /// Cancels the run last started (runModes or loadSecondRun): it stops at the runner's
+    /// next check (RunnerOptions::cancelled) and says no more, but for runCancelled once it
+    /// has stopped. Each run has its own flag, so a run started after this one is not
+    /// cancelled, and cannot un-cancel this one.
+    void cancelRun();
     /// A second run to compare against: the timings a capture file holds, or, for a capture
     /// without timings, a run of `request`'s modes on its graph (nothing when it has none).
     void loadSecondRun(const QString& path, const RunRequest& request = {});
@@ -97,9 +102,10 @@ class CoreWorker : public QObject {
                          graphlens::gui::NodeChanges right_changes);
     void secondRunReady(graphlens::RunResult run, QString source);
     void runProgress(int done, int total, QString what);
-    /// A run of the document with this id (Document::id) finished.
-    void runFinished(graphlens::RunResult run, quint64 document_id);
-    /// The run stopped because cancelRun() asked it to (not an error).
+    /// A run (runModes' id) of the document with this id (Document::id) finished; never sent
+    /// for a cancelled run.
+    void runFinished(graphlens::RunResult run, quint64 document_id, quint64 run_id);
+    /// A run stopped because cancelRun() asked it to (not an error).
     void runCancelled();
     void devicesReady(QStringList devices);
     void exportFinished(QString path);
@@ -125,10 +131,14 @@ class CoreWorker : public QObject {
     /// Runs the request's modes on a graph on the worker's device, with progress and cancel.
     /// A lost device or validation errors throw, with the device dropped when it was lost.
     RunResult runGraph(const ComputeGraph& graph, const RunRequest& request,
-                       const std::string& workload);
+                       const std::string& workload, const std::atomic<bool>& cancelled);
+    using CancelFlag = std::shared_ptr<std::atomic<bool>>;
+    /// A fresh flag for a run about to be queued; the one cancelRun() sets.
+    CancelFlag newRunFlag();
 
     RequestQueue queue_;
-    std::atomic<bool> cancel_{false};
+    CancelFlag run_cancel_;  ///< the last run's flag; set and replaced on the UI thread only
+    quint64 runs_started_ = 0;
     std::unique_ptr<Device> device_;
     std::atomic<int> devices_created_{0};
     QString device_selector_;

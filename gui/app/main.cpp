@@ -1,6 +1,7 @@
 // graphlens: the GraphLens GUI. `graphlens [capture.json]` opens a capture, or the built-in
 // sample when none is given. `--screenshots DIR` writes a PNG of the window and of each view
-// once every stage of the document is there, then quits (for docs and CI).
+// once every stage of the document is there, with a barrier selected and a short run made,
+// then quits (for docs and CI), leaving the user's saved layout as it was.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -39,17 +40,23 @@ int main(int argc, char** argv) {
     if (parser.isSet(shots)) {
         const QString dir = parser.value(shots);
         QDir().mkpath(dir);
-        QObject::connect(&window, &graphlens::gui::MainWindow::documentComplete, &window, [&] {
-            QTimer::singleShot(300, &window, [&] {
-                graphlens::gui::exportWidget(&window, dir + QStringLiteral("/main-window.png"));
-                for (const auto& [name, w] : window.views()) {
-                    window.showView(w);  // a tabbed dock shows (and builds) its view first
-                    graphlens::gui::exportWidget(
-                        w, dir + QLatin1Char('/') + name + QStringLiteral(".png"));
-                }
-                app.quit();
-            });
-        });
+        QObject::connect(
+            &window, &graphlens::gui::MainWindow::documentComplete, &window,
+            [&] {
+                window.prepareScreenshots([&] {
+                    QTimer::singleShot(300, &window, [&] {
+                        graphlens::gui::exportWidget(&window,
+                                                     dir + QStringLiteral("/main-window.png"));
+                        for (const auto& [name, w] : window.views()) {
+                            window.showView(w);  // a tabbed dock shows (and builds) its view first
+                            graphlens::gui::exportWidget(
+                                w, dir + QLatin1Char('/') + name + QStringLiteral(".png"));
+                        }
+                        app.quit();
+                    });
+                });
+            },
+            Qt::SingleShotConnection);
     }
     return app.exec();
 }

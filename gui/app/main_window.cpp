@@ -9,6 +9,7 @@
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -17,6 +18,7 @@
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTimer>
 
 #include "app/capture_dialog.h"
 #include "app/conflict_inspector_view.h"
@@ -141,7 +143,8 @@ void MainWindow::createDocks() {
     tabifyDockWidget(stepper, exp);
     stepper->raise();
     splitDockWidget(inspector, memory, Qt::Vertical);
-    resizeDocks({stepper, inspector}, {460, 470}, Qt::Horizontal);
+    // The stepper's ten columns and the inspector's byte ranges fit without scrolling.
+    resizeDocks({stepper, inspector}, {540, 450}, Qt::Horizontal);
     resizeDocks({nodes}, {330}, Qt::Vertical);
     for (const auto& [name, w] : views()) export_->addView(name, w);
 }
@@ -225,6 +228,13 @@ void MainWindow::createMenus() {
         nodes_->filterEdit()->setFocus();
         nodes_->filterEdit()->selectAll();
     });
+    action(nav, tr("Next &match"), QKeySequence(Qt::Key_F3), [this] {
+        if (!state_->selectNextMatch(true)) statusBar()->showMessage(tr("No node matches"), 3000);
+    });
+    action(nav, tr("Pre&vious match"), QKeySequence(Qt::SHIFT | Qt::Key_F3), [this] {
+        if (!state_->selectNextMatch(false)) statusBar()->showMessage(tr("No node matches"), 3000);
+    });
+    action(nav, tr("&Go to node or group…"), QKeySequence(tr("Ctrl+G")), [this] { askGoTo(); });
     action(nav, tr("&Clear selection"), QKeySequence(Qt::Key_Escape),
            [this] { state_->clearSelection(); });
 
@@ -247,6 +257,10 @@ void MainWindow::createMenus() {
            [this] { schedule_->zoom(1.5, 1); });
     action(view_menu_, tr("Zoom schedule &out"), QKeySequence::ZoomOut,
            [this] { schedule_->zoom(1 / 1.5, 1); });
+    action(view_menu_, tr("&Fit the whole schedule"), QKeySequence(tr("Ctrl+Shift+F")), [this] {
+        showView(schedule_);
+        schedule_->fitAll();
+    });
     action(view_menu_, tr("Reset &layout"), QKeySequence(tr("Ctrl+Shift+0")),
            [this] { restoreState(default_state_); });
 
@@ -263,6 +277,19 @@ void MainWindow::openFile(const QString& path) {
     pending_source_ = path;
     open_timer_.start();
     worker_->openCapture(path);
+}
+
+void MainWindow::askGoTo() {
+    if (go_to_) return go_to_->raise();
+    go_to_ = new QInputDialog(this);
+    go_to_->setAttribute(Qt::WA_DeleteOnClose);
+    go_to_->setWindowTitle(tr("Go to"));
+    go_to_->setLabelText(tr("Node of this stage (#12) or concurrency group (g5):"));
+    connect(go_to_, &QInputDialog::textValueSelected, this, [this](const QString& text) {
+        if (!state_->goTo(text))
+            statusBar()->showMessage(tr("This stage has no node or group \"%1\"").arg(text), 5000);
+    });
+    go_to_->open();
 }
 
 void MainWindow::openSample() {
@@ -386,7 +413,33 @@ void MainWindow::log(const QString& line) {
                           line);
 }
 
+void MainWindow::prepareScreenshots(const std::function<void()>& ready) {
+    saves_layout_ = false;
+    restoreState(default_state_);
+    resize(1500, 950);
+    if (const StageAnalysis* a = state_->analysis())
+        for (const BarrierExplanation& b : a->barriers)
+            if (!b.forcing.empty()) {
+                state_->selectBarrier(b.node_index);
+                break;
+            }
+    // Once: the run's end, its failure (no device here), or three minutes (a large capture on
+    // a CPU device; the timing view then shows the run in progress).
+    auto once = std::make_shared<bool>(false);
+    auto finish = [once, ready] {
+        if (std::exchange(*once, true)) return;
+        ready();
+    };
+    connect(worker_, &CoreWorker::runFinished, this, finish, Qt::SingleShotConnection);
+    connect(worker_, &CoreWorker::failed, this, finish, Qt::SingleShotConnection);
+    QTimer::singleShot(180000, this, finish);
+    timing_->setCheckedModes({QStringLiteral("serial")});
+    timing_->setRepeats(1);
+    timing_->runSelected();
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!saves_layout_) return QMainWindow::closeEvent(event);
     QSettings settings;
     settings.setValue(QStringLiteral("geometry"), saveGeometry());
     settings.setValue(QStringLiteral("windowState"), saveState());

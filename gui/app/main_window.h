@@ -2,8 +2,10 @@
 // The main window: one SelectionState shared by every dock, one CoreWorker for all work that
 // could block, menus whose actions all carry shortcuts, persisted layout and recent files.
 #include <QElapsedTimer>
+#include <QInputDialog>
 #include <QMainWindow>
 #include <QPointer>
+#include <functional>
 
 #include "app/core_worker.h"
 #include "models/selection_state.h"
@@ -46,6 +48,17 @@ class MainWindow : public QMainWindow {
     QStringList recentFiles() const;
     /// Brings the dock holding `view` to the front (tabbed docks hide each other).
     void showView(QWidget* view);
+    /// Ctrl+G: asks (without blocking) for a node ("#12") or a group ("g5") of the current
+    /// stage and selects it (SelectionState::goTo).
+    void askGoTo();
+    /// The open "go to" dialog, null when none is open.
+    QInputDialog* goToDialog() const { return go_to_; }
+    /// For --screenshots: the default size and layout (the user's saved layout is neither
+    /// shown nor overwritten on quit), a forced barrier selected so the inspector and the
+    /// memory map have something to show, and a run of `serial` with one repeat for the
+    /// timing view. `ready` is
+    /// called when the run is over (or could not be made).
+    void prepareScreenshots(const std::function<void()>& ready);
 
   public slots:
     void openFile(const QString& path);
@@ -93,7 +106,9 @@ class MainWindow : public QMainWindow {
     QElapsedTimer open_timer_;  ///< since the open request: the "Opened ... in N ms" log line
     QString last_error_;
     QPointer<QMessageBox> error_box_;
+    QPointer<QInputDialog> go_to_;
     QByteArray default_state_;
+    bool saves_layout_ = true;  ///< closing saves geometry and dock layout to QSettings
 };
 
 }  // namespace graphlens::gui

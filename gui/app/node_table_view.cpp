@@ -10,6 +10,7 @@
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "models/presentation.h"
 
@@ -62,17 +63,28 @@ NodeTableView::NodeTableView(SelectionState* state, QWidget* parent)
     });
     connect(state_, &SelectionState::filterChanged, this, [this](const QString& text) {
         if (filter_->text() != text) filter_->setText(text);
+        // Filtering moves the table's current row (to a neighbour of a hidden one, or to
+        // none); that is no choice of the user's: the selection stays, and so does the view
+        // on it when it is still listed.
+        following_selection_ = true;
         proxy_.setText(text);
+        following_selection_ = false;
+        followSelection();
     });
     connect(barriers_, &QCheckBox::toggled, &proxy_, &NodeFilterProxy::setShowBarriers);
     connect(
         table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
         [this](const QModelIndex& current) {
-            if (current.isValid())
+            if (current.isValid() && !following_selection_)
                 state_->selectNodeIndex(current.data(NodeTableModel::NodeIndexRole).toULongLong());
         });
     auto reload = [this] {
         model_.setStage(state_->document(), state_->stage());
+        // The # column as wide as its largest number (185006 at 100k dispatches).
+        table_->setColumnWidth(NodeTableModel::Index,
+                               std::max(50, table_->fontMetrics().horizontalAdvance(QString::number(
+                                                std::max(0, model_.rowCount() - 1))) +
+                                                24));
         followSelection();
     };
     connect(state_, &SelectionState::documentChanged, this, reload);
@@ -94,9 +106,11 @@ void NodeTableView::followSelection() {
     if (!node) return;
     const QModelIndex i = proxy_.mapFromSource(model_.indexOfNode(*node));
     if (!i.isValid()) return;
-    const QSignalBlocker block(table_->selectionModel());
+    // A flag, not a QSignalBlocker: the table repaints its highlight on these signals.
+    following_selection_ = true;
     table_->selectionModel()->setCurrentIndex(
         i, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    following_selection_ = false;
     table_->scrollTo(i);
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // View 2: every node of the current stage; text filter shared with the other views;
 // Ctrl+C copies the selected rows as TSV. On large stages the filter applies once typing pauses
-// (filtering 185k rows takes a fifth of a second; per keystroke, typing would lag).
+// (filtering 185k rows at every keystroke would make typing lag).
 #include <QWidget>
 
 #include "models/node_table_model.h"
@@ -25,7 +25,7 @@ class NodeTableView : public QWidget {
     QString selectedRowsAsTsv() const;
     /// Rows above which the filter waits for a pause in typing (kFilterPauseMs).
     static constexpr int kImmediateFilterRows = 20000;
-    static constexpr int kFilterPauseMs = 250;
+    static constexpr int kFilterPauseMs = 120;
 
   protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -40,6 +40,7 @@ class NodeTableView : public QWidget {
     QCheckBox* barriers_;
     QTableView* table_;
     QTimer* filter_pause_;
+    bool following_selection_ = false;  ///< the table's row is moved, not by the user
 };
 
 }  // namespace graphlens::gui

@@ -8,6 +8,7 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "models/presentation.h"
 
@@ -24,7 +25,7 @@ PassStepperView::PassStepperView(SelectionState* state, CoreWorker* worker, QWid
     table_->horizontalHeader()->setStretchLastSection(true);
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
-                if (current.isValid()) state_->setStage(current.row());
+                if (current.isValid() && !following_stage_) state_->setStage(current.row());
             });
 
     left_combo_ = new QComboBox;
@@ -116,6 +117,11 @@ PassStepperView::PassStepperView(SelectionState* state, CoreWorker* worker, QWid
 
 void PassStepperView::onDocument() {
     stages_.setDocument(state_->document());
+    // Every stage's row in view (the last, "split", was below the fold).
+    const int rows = stages_.rowCount();
+    table_->setMinimumHeight(table_->horizontalHeader()->sizeHint().height() +
+                             rows * table_->verticalHeader()->defaultSectionSize() +
+                             2 * table_->frameWidth() + 2);
     const QSignalBlocker block(left_combo_);
     left_combo_->clear();
     if (const auto& doc = state_->document())
@@ -125,8 +131,12 @@ void PassStepperView::onDocument() {
 }
 
 void PassStepperView::onStage() {
-    const QSignalBlocker block(table_->selectionModel());
+    // Not a QSignalBlocker on the selection model: the table repaints and scrolls on its
+    // signals, so blocking them left the highlight on the stage before.
+    following_stage_ = true;
     table_->selectRow(state_->stage());
+    table_->scrollTo(table_->currentIndex());
+    following_stage_ = false;
     updateCompare();
 }
 
@@ -141,20 +151,22 @@ void PassStepperView::updateCompare() {
     const auto name = [&](int stage) {
         return QString::fromStdString(doc->stages[static_cast<size_t>(stage)].name);
     };
+    // The summary reads in pipeline order, whichever side the current stage is on.
+    const int earlier = std::min(cur, other), later = std::max(cur, other);
     right_label_->setText(tr("Current: %1").arg(name(cur)));
     const bool both = doc->ready(size_t(cur)) && doc->ready(size_t(other));
     // A stage compared with itself changes nothing: no comparison to wait for.
     left_model_.setStages(doc, other, cur, nullptr);
     right_model_.setStages(doc, cur, other, nullptr);
     if (!both) {
-        summary_->setText(tr("<b>%1</b> → <b>%2</b>: computing…").arg(name(other), name(cur)));
+        summary_->setText(tr("<b>%1</b> → <b>%2</b>: computing…").arg(name(earlier), name(later)));
         return;
     }
-    const StageAnalysis& a = doc->analysis(size_t(other));
-    const StageAnalysis& b = doc->analysis(size_t(cur));
+    const StageAnalysis& a = doc->analysis(size_t(earlier));
+    const StageAnalysis& b = doc->analysis(size_t(later));
     summary_->setText(tr("<b>%1</b> → <b>%2</b>: dispatches %3 → %4, barriers %5 → %6, "
                          "groups %7 → %8%9")
-                          .arg(name(other), name(cur))
+                          .arg(name(earlier), name(later))
                           .arg(a.dispatch_count)
                           .arg(b.dispatch_count)
                           .arg(a.barrier_count)

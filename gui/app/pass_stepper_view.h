@@ -50,7 +50,9 @@ class PassStepperView : public QWidget {
     QListView* left_list_;
     QListView* right_list_;
     QLabel* summary_;
-    QString summary_text_;  ///< the summary while the comparison is computed
+    QString summary_text_;
+    bool following_stage_ = false;  ///< the table's row is being moved to the shared stage  ///<
+                                    ///< the summary while the comparison is computed
 };
 
 }  // namespace graphlens::gui

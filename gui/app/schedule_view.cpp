@@ -19,7 +19,13 @@ ScheduleView::ScheduleView(SelectionState* state, QWidget* parent)
     viewport()->setBackgroundRole(QPalette::Base);
     viewport()->setAutoFillBackground(true);
     setMinimumSize(200, 120);
-    connect(state_, &SelectionState::documentChanged, this, &ScheduleView::rebuild);
+    connect(state_, &SelectionState::documentChanged, this, [this] {
+        // A document opens at its own start and zoom, not where the last one was left.
+        layout_.setScale(ScheduleLayout::kDefaultColumnWidth, layout_.boxHeight());
+        horizontalScrollBar()->setValue(0);
+        verticalScrollBar()->setValue(0);
+        rebuild();
+    });
     connect(state_, &SelectionState::stageChanged, this, &ScheduleView::rebuild);
     connect(state_, &SelectionState::stageArrived, this, [this](int stage) {
         if (stage == state_->stage()) rebuild();
@@ -102,6 +108,13 @@ void ScheduleView::zoom(double fx, double fy, double anchor_x) {
     viewport()->update();
 }
 
+void ScheduleView::fitAll() {
+    layout_.setScale(layout_.columnWidthToFit(viewport()->width()), layout_.boxHeight());
+    updateScrollBars();
+    horizontalScrollBar()->setValue(0);
+    viewport()->update();
+}
+
 void ScheduleView::wheelEvent(QWheelEvent* event) {
     if (event->modifiers() & Qt::ControlModifier) {
         const double f = std::pow(1.0015, event->angleDelta().y());
@@ -109,6 +122,16 @@ void ScheduleView::wheelEvent(QWheelEvent* event) {
             zoom(1, f, event->position().x());
         else
             zoom(f, 1, event->position().x());
+        event->accept();
+        return;
+    }
+    if (event->modifiers() & Qt::ShiftModifier) {
+        // Sideways: a schedule is long and low. (A mouse wheel turns y, a touchpad gives x.)
+        const QPoint d = event->angleDelta();
+        const int steps = d.x() != 0 ? d.x() : d.y();
+        // One notch (120) moves an eighth of the view.
+        horizontalScrollBar()->setValue(horizontalScrollBar()->value() -
+                                        steps * viewport()->width() / 960);
         event->accept();
         return;
     }
@@ -258,7 +281,7 @@ QString ScheduleView::tooltipAt(QPoint viewport) const {
         return tr("Race (click to inspect): %1")
             .arg(QString::fromStdString(a->races[*r].explanation));
     const auto n = nodeAt(viewport);
-    if (!n) return {};
+    if (!n) return usageHint();
     const Node& node = s->graph->nodes[*n];
     if (!node.is_barrier())
         return QStringLiteral("%1\n%2  group %3")
@@ -333,18 +356,46 @@ void ScheduleView::paintColumns(QPainter& p, size_t first, size_t last) const {
             if (layout_.columnWidth() < 40 || layout_.boxHeight() < 12) continue;
             p.setPen(fill.alpha() == 255 ? QColor(Qt::black) : QColor(0, 0, 0, 90));
             // The column header already places the box; the op inside the layer ("attn_q" of
-            // "blk.3.attn_q") is what tells boxes apart.
+            // "blk.3.attn_q") is what tells boxes apart, and its end (".mul") as much as its
+            // start, so a long one loses its middle.
             QString label = QString::fromStdString(s->graph->nodes[members[k]].label);
             if (label.startsWith(QLatin1String("blk."))) label = label.section(QLatin1Char('.'), 2);
             p.drawText(r.adjusted(2, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                       p.fontMetrics().elidedText(label, Qt::ElideRight, int(r.width()) - 4));
+                       p.fontMetrics().elidedText(label, Qt::ElideMiddle, int(r.width()) - 4));
         }
+    }
+}
+
+// Many groups share each pixel column: one bar per pixel, as tall as the tallest group in it,
+// in the op colour of the first dispatch the filter matches there (dimmed when none does).
+void ScheduleView::paintOverview(QPainter& p, size_t first, size_t last) const {
+    const Snapshot* s = state_->snapshot();
+    const StageAnalysis* a = state_->analysis();
+    const NodeFilter& filter = state_->nodeFilter();
+    size_t g = first;
+    while (g < last) {
+        const double px = std::floor(layout_.columnX(g));
+        size_t tallest = 0;
+        std::optional<size_t> shown;
+        for (; g < last && layout_.columnX(g) < px + 1; ++g) {
+            const auto& members = a->group_nodes[g];
+            tallest = std::max(tallest, members.size());
+            if (!shown)
+                for (size_t m : members)
+                    if (filter.matches(s->graph, m)) {
+                        shown = m;
+                        break;
+                    }
+        }
+        QColor c = opColor(s->graph->nodes[shown.value_or(a->group_nodes[g - 1].front())].op);
+        if (!shown) c.setAlpha(45);
+        p.fillRect(QRectF(px, 0, 1, layout_.boxHeight() * double(tallest)), c);
     }
 }
 
 // A gap's line: solid when a full barrier is there, dotted when only recorded barriers whose
 // scopes order less than a full one are; vermillion and dashed when none of them is needed.
-void ScheduleView::paintBarrierLine(QPainter& p, size_t g, int sy) const {
+void ScheduleView::paintBarrierLine(QPainter& p, size_t g, int sy, int height) const {
     const StageAnalysis* a = state_->analysis();
     const auto [begin, end] = gap_barriers_[g];
     if (begin == end) return;
@@ -363,7 +414,7 @@ void ScheduleView::paintBarrierLine(QPainter& p, size_t g, int sy) const {
     p.setPen(pen);
     const double bx = layout_.barrierX(g);
     p.drawLine(QPointF(bx, -kHeader + sy + 2),
-               QPointF(bx, std::max(layout_.height(), double(viewport()->height() + sy))));
+               QPointF(bx, std::max(layout_.height(), double(height + sy))));
 }
 
 // Each race whose span reaches the visible columns, over a white halo so that it stands out
@@ -431,19 +482,52 @@ void ScheduleView::paintEvent(QPaintEvent*) {
     const int sx = horizontalScrollBar()->value(), sy = verticalScrollBar()->value();
     const auto [first, last] = layout_.visibleGroups(sx, sx + viewport()->width());
     p.translate(-sx, kHeader - sy);
-    paintColumns(p, first, last);
-    for (size_t g = std::max<size_t>(first, 1); g < last; ++g) paintBarrierLine(p, g, sy);
-    paintRaces(p, first, last);
-    paintSelection(p, first, last);
+    paintContent(p, first, last, sy, viewport()->height());
     p.resetTransform();
-    paintHeader(p, first, last);
+    paintHeader(p, first, last, sx, viewport()->width());
 }
 
-void ScheduleView::paintHeader(QPainter& p, size_t first, size_t last) const {
+void ScheduleView::paintContent(QPainter& p, size_t first, size_t last, int sy, int height) {
+    if (layout_.overview()) {
+        paintOverview(p, first, last);
+    } else {
+        paintColumns(p, first, last);
+        // Lines closer than 3 px would paint the schedule black.
+        if (layout_.columnWidth() + layout_.gap() >= 3)
+            for (size_t g = std::max<size_t>(first, 1); g < last; ++g)
+                paintBarrierLine(p, g, sy, height);
+    }
+    paintRaces(p, first, last);
+    paintSelection(p, first, last);
+}
+
+QSize ScheduleView::wholeSize(int max_width) const {
+    ScheduleLayout fitted = layout_;
+    if (fitted.width() > max_width)
+        fitted.setScale(fitted.columnWidthToFit(max_width), fitted.boxHeight());
+    return QSize(std::max(viewport()->width(), int(std::ceil(fitted.width()))),
+                 kHeader + int(std::ceil(fitted.height())) + 4);
+}
+
+void ScheduleView::paintWhole(QPainter& p, int max_width) {
+    if (!state_->analysis()) return;
+    const ScheduleLayout shown = layout_;
+    if (layout_.width() > max_width)
+        layout_.setScale(layout_.columnWidthToFit(max_width), layout_.boxHeight());
+    const QSize size = wholeSize(max_width);
+    p.fillRect(QRect(QPoint(0, 0), size), palette().color(QPalette::Base));
+    p.save();
+    p.translate(0, kHeader);
+    paintContent(p, 0, layout_.groupCount(), 0, size.height() - kHeader);
+    p.restore();
+    paintHeader(p, 0, layout_.groupCount(), 0, size.width());
+    layout_ = shown;
+}
+
+void ScheduleView::paintHeader(QPainter& p, size_t first, size_t last, int sx, int width) const {
     const Snapshot* s = state_->snapshot();
     const StageAnalysis* a = state_->analysis();
-    const int sx = horizontalScrollBar()->value();
-    p.fillRect(QRect(0, 0, viewport()->width(), kHeader), palette().color(QPalette::Window));
+    p.fillRect(QRect(0, 0, width, kHeader), palette().color(QPalette::Window));
     const QColor text = palette().color(QPalette::Text);
     p.setPen(text);
     // Group numbers where they fit.
@@ -466,11 +550,10 @@ void ScheduleView::paintHeader(QPainter& p, size_t first, size_t last) const {
     }
     paintLegend(p);
     const NodeFilter& filter = state_->nodeFilter();
-    p.drawText(
-        QRect(4, 0, viewport()->width() - 8, 16), Qt::AlignLeft | Qt::AlignVCenter,
-        tr("Stage \"%1\": %2 groups (columns), %3 barriers (lines; %4 redundant, dashed%5), "
-           "%6 race(s)%7 — click a box, a line or a group's number to inspect, drag to pan, "
-           "Ctrl+wheel to zoom")
+    // The facts first; how to use the view only where it fits (it is also the tooltip of
+    // the empty background), so a narrow window never cuts a number off.
+    const QString facts =
+        tr("Stage \"%1\": %2 groups, %3 barriers (%4 redundant, dashed%5), %6 race(s)%7")
             .arg(QString::fromStdString(s->stage))
             .arg(a->group_nodes.size())
             .arg(a->barriers.size())
@@ -478,8 +561,19 @@ void ScheduleView::paintHeader(QPainter& p, size_t first, size_t last) const {
             .arg(partial_barriers_ ? tr("; %1 partial scope, dotted").arg(partial_barriers_)
                                    : QString())
             .arg(a->races.size())
-            .arg(filter.empty() ? QString()
-                                : tr(", filter \"%1\" (others dimmed)").arg(state_->filter())));
+            .arg(filter.empty() ? QString() : tr(", filter \"%1\"").arg(state_->filter()));
+    const QString full = facts + QStringLiteral(" — ") + usageHint();
+    const int room = width - 8;
+    const QFontMetrics fm = p.fontMetrics();
+    header_text_ =
+        fm.horizontalAdvance(full) <= room ? full : fm.elidedText(facts, Qt::ElideMiddle, room);
+    p.drawText(QRect(4, 0, room, 16), Qt::AlignLeft | Qt::AlignVCenter, header_text_);
+}
+
+QString ScheduleView::usageHint() {
+    return tr(
+        "click a box, a line or a group's number to inspect, drag or Shift+wheel to pan, "
+        "Ctrl+wheel to zoom, Ctrl+Shift+F to see it all");
 }
 
 // The op families, then the marks that are not boxes: a race and a partial barrier.

@@ -20,6 +20,14 @@ class ScheduleView : public QAbstractScrollArea {
     const ScheduleLayout& layout() const { return layout_; }
     /// Zoom by a factor around a viewport x position.
     void zoom(double factor_x, double factor_y, double anchor_x = 0);
+    /// Zooms out until the whole schedule fits the view's width (the overview of a large
+    /// one: a bar per pixel, the tallest group under it, in the colour of its first box).
+    void fitAll();
+    /// The whole schedule (every column, the header above), not the viewport: for export.
+    /// At the current zoom when that is at most `max_width` pixels wide, otherwise zoomed out
+    /// to that width for the drawing.
+    QSize wholeSize(int max_width) const;
+    void paintWhole(QPainter& p, int max_width);
     /// Viewport position of a dispatch's box / of the barrier line before a group (for tests).
     QPoint boxCenter(size_t node_index) const;
     QPoint barrierPoint(size_t barrier_node_index) const;
@@ -31,6 +39,9 @@ class ScheduleView : public QAbstractScrollArea {
     QPoint groupHeaderPoint(size_t group) const;
     /// Whether a node is drawn dimmed because the shared filter does not match it.
     bool dimmed(size_t node_index) const;
+    /// The summary line the last paint drew above the columns.
+    const QString& headerText() const { return header_text_; }
+    static QString usageHint();
 
   protected:
     void paintEvent(QPaintEvent* event) override;
@@ -55,10 +66,14 @@ class ScheduleView : public QAbstractScrollArea {
     QString tooltipAt(QPoint viewport) const;
     void scrollToSelection();
     void paintColumns(QPainter& p, size_t first, size_t last) const;
-    void paintBarrierLine(QPainter& p, size_t group, int sy) const;
+    void paintOverview(QPainter& p, size_t first, size_t last) const;
+    void paintBarrierLine(QPainter& p, size_t group, int sy, int height) const;
     void paintRaces(QPainter& p, size_t first, size_t last);
     void paintSelection(QPainter& p, size_t first, size_t last) const;
-    void paintHeader(QPainter& p, size_t first, size_t last) const;
+    /// The header over `width` pixels of the view starting at content x `sx`.
+    void paintHeader(QPainter& p, size_t first, size_t last, int sx, int width) const;
+    /// Columns [first, last) with their lines, races and selection; `sy` the vertical scroll.
+    void paintContent(QPainter& p, size_t first, size_t last, int sy, int height);
     void paintLegend(QPainter& p) const;
 
     SelectionState* state_;
@@ -75,6 +90,7 @@ class ScheduleView : public QAbstractScrollArea {
     QPoint drag_scroll_;
     bool dragging_ = false;
     bool dragged_ = false;
+    mutable QString header_text_;
 };
 
 }  // namespace graphlens::gui

@@ -228,12 +228,15 @@ TimingView::TimingView(SelectionState* state, CoreWorker* worker, QWidget* paren
     layout->addWidget(right, 1);
 
     connect(worker_, &CoreWorker::runProgress, this, [this](int done, int total, QString what) {
+        // What the cancelled run sent before it saw the cancel arrives after "Cancelled.".
+        if (!running() && run_id_ != 0 && run_id_ == cancelled_run_) return;
         progress_->setRange(0, std::max(1, total));
         progress_->setValue(done);
         status_->setText(what);
     });
     connect(worker_, &CoreWorker::runFinished, this, &TimingView::showRun);
-    connect(worker_, &CoreWorker::runCancelled, this, [this] { finishRun(tr("Cancelled.")); });
+    // cancel() ended the run here already (the worker stops at its next check).
+    connect(worker_, &CoreWorker::runCancelled, this, [] {});
     connect(worker_, &CoreWorker::secondRunReady, this,
             [this](const RunResult& run, QString source) {
                 state_->setSecondRun(run, source);
@@ -332,13 +335,17 @@ void TimingView::runSelected() {
     progress_->setRange(0, int(r.modes.size()));
     progress_->setValue(0);
     status_->setText(tr("Running %1 mode(s)…").arg(r.modes.size()));
-    worker_->runModes(state_->document(), r);
+    run_id_ = worker_->runModes(state_->document(), r);
 }
 
 void TimingView::cancel() {
     if (!running()) return;
+    // Done here and now: the worker stops at the runner's next check (between executions,
+    // modes and allocations), and what it still sends of this run is not shown. A run
+    // started meanwhile waits for it.
     worker_->cancelRun();
-    status_->setText(tr("Cancelling…"));
+    cancelled_run_ = run_id_;
+    finishRun(tr("Cancelled."));
 }
 
 bool TimingView::running() const {
@@ -377,7 +384,9 @@ void TimingView::finishRun(const QString& status) {
     status_->setText(status);
 }
 
-void TimingView::showRun(const RunResult& run, quint64 document_id) {
+void TimingView::showRun(const RunResult& run, quint64 document_id, quint64 run_id) {
+    // The worker sends nothing of a cancelled run but when the cancel came after its check.
+    if (run_id == cancelled_run_) return;
     // A run of a document that has been replaced meanwhile belongs to no view any more.
     if (!state_->document() || state_->document()->id != document_id) {
         finishRun(tr("The run finished after another document was opened; not shown."));
@@ -427,13 +436,13 @@ void TimingView::rebuildChart() {
         chart_view_->setWhiskers({}, 1);
         return;
     }
-    // Milliseconds once the slowest bar passes 5 ms, so the axis reads "12.5", not "12500".
+    // The unit in which the slowest bar is under 5000, so the axis reads "12.5", not "12500"
+    // or "1.2e+04" (a decode step on a CPU device takes seconds).
     double slowest = 0;
     for (const ModeResult& m : run->modes)
         slowest = std::max({slowest, m.gpu_ns.max, m.encode_ns.max, m.wall_ns.max});
-    const bool ms = slowest > 5e6;
-    const double scale = ms ? 1e6 : 1e3;
-    unit_ = ms ? tr("ms") : tr("µs");
+    const double scale = slowest > 5e9 ? 1e9 : slowest > 5e6 ? 1e6 : 1e3;
+    unit_ = scale == 1e9 ? tr("s") : scale == 1e6 ? tr("ms") : tr("µs");
     c->setTitle(tr("Median time per mode, min–max whiskers (%1) — %2")
                     .arg(unit_, QString::fromStdString(run->workload)));
     auto* series = new QBarSeries;
@@ -496,7 +505,7 @@ void TimingView::rebuildChart() {
     auto* y = new QValueAxis;
     y->setRange(0, top * 1.1 + 1e-9);
     y->applyNiceNumbers();
-    y->setLabelFormat(QStringLiteral("%.3g"));
+    y->setLabelFormat(QStringLiteral("%.4g"));  // under 5000 (above): never an exponent
     y->setTitleText(unit_);
     c->addAxis(x, Qt::AlignBottom);
     c->addAxis(y, Qt::AlignLeft);

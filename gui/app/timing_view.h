@@ -102,7 +102,7 @@ class TimingView : public QWidget {
     void selectMismatchWriter();
 
   private:
-    void showRun(const RunResult& run, quint64 document_id);
+    void showRun(const RunResult& run, quint64 document_id, quint64 run_id);
     void finishRun(const QString& status);
     void refresh();
     void rebuildChart();
@@ -119,6 +119,8 @@ class TimingView : public QWidget {
     QCheckBox* profile_;
     QPushButton* run_button_;
     QPushButton* cancel_button_;
+    quint64 run_id_ = 0;         ///< the run this view started last
+    quint64 cancelled_run_ = 0;  ///< the run its Cancel ended
     QProgressBar* progress_;
     QLabel* status_;
     SpreadChartView* chart_view_;

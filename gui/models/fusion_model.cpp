@@ -45,9 +45,9 @@ QVariant FusionModel::data(const QModelIndex& index, int role) const {
             case Applied:
                 return d.applied ? tr("fused") : tr("near miss");
             case Nodes: {
-                QStringList ids;
-                for (NodeId id : d.nodes) ids << QString::number(id);
-                return ids.join(QStringLiteral(", "));
+                QStringList names;  // as the captured stage's table numbers them
+                for (NodeId id : d.nodes) names << capturedDispatchName(*document_, id);
+                return names.join(QStringLiteral(", "));
             }
             case Reason:
                 return QString::fromStdString(d.reason);
@@ -64,7 +64,7 @@ QVariant FusionModel::headerData(int section, Qt::Orientation o, int role) const
         case Applied:
             return tr("Result");
         case Nodes:
-            return tr("Dispatch ids");
+            return tr("Dispatches (captured #)");
         case Reason:
             return tr("Reason");
     }

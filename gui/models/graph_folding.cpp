@@ -22,6 +22,26 @@ std::pair<int, std::string_view> layer_of(const std::string& label) {
     return {n, std::string_view(p + 1, static_cast<size_t>(s.data() + s.size() - p - 1))};
 }
 
+// The label suffix with every layer number in it replaced: a fused dispatch is labelled
+// "blk.3.ffn_gate+blk.3.ffn_up", and its layer's signature must equal layer 4's.
+std::string without_layer_numbers(std::string_view suffix) {
+    std::string out;
+    out.reserve(suffix.size());
+    for (size_t i = 0; i < suffix.size();) {
+        if (suffix.substr(i).starts_with("blk.")) {
+            size_t j = i + 4;
+            while (j < suffix.size() && suffix[j] >= '0' && suffix[j] <= '9') ++j;
+            if (j > i + 4) {
+                out += "blk.#";
+                i = j;
+                continue;
+            }
+        }
+        out += suffix[i++];
+    }
+    return out;
+}
+
 }  // namespace
 
 std::vector<std::pair<int, int>> repeated_layer_runs(const ComputeGraph& graph) {
@@ -30,7 +50,7 @@ std::vector<std::pair<int, int>> repeated_layer_runs(const ComputeGraph& graph) 
     for (const Node& n : graph.nodes) {
         if (!n.is_dispatch()) continue;
         auto [layer, suffix] = layer_of(n.label);
-        if (layer >= 0) layers[layer].emplace_back(std::string(suffix), n.op);
+        if (layer >= 0) layers[layer].emplace_back(without_layer_numbers(suffix), n.op);
     }
     std::vector<std::pair<int, int>> runs;
     for (auto it = layers.begin(); it != layers.end();) {

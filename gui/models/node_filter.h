@@ -5,6 +5,8 @@
 // graph and the pass stepper's lists dim it. Barriers match only the empty filter.
 #include <QString>
 #include <QStringList>
+#include <string>
+#include <vector>
 
 #include "graphlens/graph/compute_graph.h"
 
@@ -24,6 +26,10 @@ class NodeFilter {
 
   private:
     QStringList words_;
+    /// The words in lower case as bytes (labels and names are ASCII): matches() looks them
+    /// up in each name without building the node's search text, so filtering 185k nodes
+    /// allocates nothing.
+    std::vector<std::string> lower_words_;
 };
 
 }  // namespace graphlens::gui

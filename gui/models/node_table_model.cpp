@@ -24,6 +24,16 @@ const ComputeGraph* NodeTableModel::graph() const {
     return &*document_->snapshot(static_cast<size_t>(stage_)).graph;
 }
 
+bool NodeTableModel::isBarrierRow(int row) const {
+    const ComputeGraph* g = graph();
+    return g && g->nodes[static_cast<size_t>(row)].is_barrier();
+}
+
+bool NodeTableModel::rowMatches(int row, const NodeFilter& filter) const {
+    const ComputeGraph* g = graph();
+    return g && filter.matches(*g, static_cast<size_t>(row));
+}
+
 int NodeTableModel::rowCount(const QModelIndex& parent) const {
     const ComputeGraph* g = graph();
     return parent.isValid() || !g ? 0 : static_cast<int>(g->nodes.size());
@@ -231,6 +241,10 @@ bool NodeFilterProxy::lessThan(const QModelIndex& left, const QModelIndex& right
 
 bool NodeFilterProxy::filterAcceptsRow(int row, const QModelIndex& parent) const {
     if (text_.isEmpty() && show_barriers_) return true;  // every row: no per-row lookups
+    if (nodes_) {
+        if (nodes_->isBarrierRow(row)) return show_barriers_ && text_.isEmpty();
+        return text_.isEmpty() || nodes_->rowMatches(row, filter_);
+    }
     const QModelIndex i = sourceModel()->index(row, 0, parent);
     const bool barrier = i.data(NodeTableModel::IsBarrierRole).toBool();
     if (barrier) return show_barriers_ && text_.isEmpty();

@@ -45,6 +45,10 @@ class NodeTableModel : public QAbstractTableModel {
     /// same order as SortRole gives; barriers before dispatches except by index. Empty for
     /// the columns it does not know (reads, writes).
     std::optional<bool> lessThan(int left_row, int right_row, int column) const;
+    /// Whether a row is a barrier / matches a filter, straight from the graph (what the
+    /// proxy filters 185k rows with: no QVariant or QString per row).
+    bool isBarrierRow(int row) const;
+    bool rowMatches(int row, const NodeFilter& filter) const;
 
   private:
     const ComputeGraph* graph() const;

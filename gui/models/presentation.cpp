@@ -7,6 +7,7 @@
 
 #include "graphlens/graph/op_family.h"
 #include "graphlens/graph/palette.h"
+#include "models/document.h"
 
 namespace graphlens::gui {
 
@@ -40,6 +41,7 @@ QString formatRanges(const ComputeGraph& graph, const std::vector<ByteRange>& ra
 }
 
 QString formatDuration(double ns) {
+    if (ns >= 1e10) return QStringLiteral("%1 s").arg(ns / 1e9, 0, 'f', 2);
     if (ns >= 1e6) return QStringLiteral("%1 ms").arg(ns / 1e6, 0, 'f', 2);
     if (ns >= 1e3) return QStringLiteral("%1 µs").arg(ns / 1e3, 0, 'f', 1);
     return QStringLiteral("%1 ns").arg(ns, 0, 'f', 0);
@@ -50,6 +52,15 @@ QString nodeTitle(const ComputeGraph& graph, size_t index) {
     const Node& n = graph.nodes[index];
     if (n.is_barrier()) return QStringLiteral("#%1 barrier").arg(index);
     return QStringLiteral("#%1 %2").arg(index).arg(QString::fromStdString(n.label));
+}
+
+QString capturedDispatchName(const Document& document, NodeId id) {
+    if (document.ready(0)) {
+        const auto& index_of_id = document.analysis(0).index_of_id;
+        if (auto it = index_of_id.find(id); it != index_of_id.end())
+            return nodeTitle(document.snapshot(0).graph, it->second);
+    }
+    return QObject::tr("dispatch id %1").arg(id);
 }
 
 QString opName(OpKind op) {

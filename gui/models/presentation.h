@@ -12,14 +12,21 @@ class QAbstractItemModel;
 
 namespace graphlens::gui {
 
+struct Document;
+
 QString formatBytes(uint64_t bytes);
 /// "kv_cache [0x1000, 0x2000) 4 KiB" (allocation name, hex offsets, size).
 QString formatRange(const ComputeGraph& graph, const ByteRange& range);
 QString formatRanges(const ComputeGraph& graph, const std::vector<ByteRange>& ranges);
-/// "12.3 µs", "4.56 ms", "870 ns".
+/// "12.3 µs", "4.56 ms", "870 ns", "12.29 s" (from ten seconds).
 QString formatDuration(double ns);
 /// "#12 blk.3.attn_q" for a dispatch, "#13 barrier" for a barrier.
 QString nodeTitle(const ComputeGraph& graph, size_t index);
+/// A dispatch of the captured stage by its id, named as that stage's node table numbers it:
+/// "#2 blk.0.attn_norm.mul" (fusions, mismatches and the core's diagnostics carry ids,
+/// which count dispatches only; the table's # counts barriers too). "dispatch id 7" when
+/// the captured stage is not there or has no such dispatch.
+QString capturedDispatchName(const Document& document, NodeId id);
 QString opName(OpKind op);
 QString hazardName(HazardKind kind);
 

@@ -15,9 +15,23 @@ void ScheduleLayout::setScale(double column_width, double box_height) {
     box_height_ = std::clamp(box_height, kMinBoxHeight, kMaxBoxHeight);
 }
 
-// The barrier gap scales with the columns but never vanishes, so barriers stay visible.
+// The barrier gap scales with the columns but never goes under a pixel, so barriers stay
+// visible, until the overview, where nothing is drawn per group any more.
 double ScheduleLayout::gap() const {
+    if (column_width_ < kMinDetailColumnWidth) return column_width_ * 4;
     return std::max(1.0, column_width_ * 0.35);
+}
+
+double ScheduleLayout::columnWidthToFit(double pixels) const {
+    const double n = static_cast<double>(std::max<size_t>(1, sizes_.size()));
+    // width = n * (w + gap) + gap; in the overview gap = 4w: w = pixels / (5n + 4).
+    double w = pixels / (5 * n + 4);
+    if (w >= kMinDetailColumnWidth) {
+        // Above it the gap is max(1, 0.35w): solve for the larger branch that fits.
+        w = std::max(kMinDetailColumnWidth, (pixels - (n + 1)) / n);
+        if (w * 0.35 > 1) w = pixels / (1.35 * n + 0.35);
+    }
+    return std::clamp(w, kMinColumnWidth, kMaxColumnWidth);
 }
 
 double ScheduleLayout::width() const {

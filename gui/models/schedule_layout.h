@@ -40,6 +40,12 @@ class ScheduleLayout {
     /// Boxes are drawn one by one only when they are big enough to see; otherwise each column
     /// is one bar whose height shows the group size (level of detail).
     bool detailed() const { return column_width_ >= 4 && box_height_ >= 3; }
+    /// Columns narrower than a pixel with their gaps (the overview: zoomed out below
+    /// kMinDetailColumnWidth, gaps shrink with the columns, so a whole 85k-group schedule fits
+    /// a window; the view then draws one bar per pixel and no barrier lines).
+    bool overview() const { return column_width_ + gap() < 1.0; }
+    /// The column width at which the whole schedule is `pixels` wide (clamped).
+    double columnWidthToFit(double pixels) const;
     Hit hitTest(QPointF p) const;
     /// A race between the box (group_a, slot_a) and the later box (group_b, slot_b): a curve
     /// from the right edge of the first to the left edge of the second, or, inside one column,
@@ -49,13 +55,17 @@ class ScheduleLayout {
     /// or a tooltip finds the race.
     QPointF raceHandle(size_t group_a, size_t slot_a, size_t group_b, size_t slot_b) const;
 
-    static constexpr double kMinColumnWidth = 0.25, kMaxColumnWidth = 400;
+    /// Below kMinDetailColumnWidth the gap is 4 columns wide (continuous with the 1 px gap
+    /// above it), down to kMinColumnWidth: 240k groups in 1200 pixels.
+    static constexpr double kMinColumnWidth = 0.001, kMaxColumnWidth = 400;
+    static constexpr double kMinDetailColumnWidth = 0.25;
+    static constexpr double kDefaultColumnWidth = 64;
     static constexpr double kMinBoxHeight = 0.5, kMaxBoxHeight = 200;
 
   private:
     std::vector<size_t> sizes_;
     size_t max_size_ = 0;
-    double column_width_ = 64, box_height_ = 14;
+    double column_width_ = kDefaultColumnWidth, box_height_ = 14;
 };
 
 }  // namespace graphlens::gui

@@ -18,7 +18,8 @@ void SelectionState::setDocument(DocumentPtr document, int stage) {
     const int count = stageCount();
     current_ = Selection{};
     current_.stage = std::clamp(stage, 0, std::max(0, count - 1));
-    compare_stage_ = std::max(0, current_.stage - 1);
+    compare_offset_ = -1;
+    compare_stage_ = followingCompareStage(current_.stage);
     history_ = {current_};
     position_ = 0;
     run_ = document_ ? document_->run : std::nullopt;
@@ -122,9 +123,19 @@ void SelectionState::previousStage() {
 }
 
 void SelectionState::setCompareStage(int stage) {
-    if (stage < 0 || stage >= stageCount() || stage == compare_stage_) return;
+    if (stage < 0 || stage >= stageCount()) return;
+    compare_offset_ = stage - current_.stage;
+    if (stage == compare_stage_) return;
     compare_stage_ = stage;
     emit compareStageChanged(stage);
+}
+
+int SelectionState::followingCompareStage(int stage) const {
+    const int count = stageCount();
+    if (count < 2) return 0;
+    int other = stage + compare_offset_;
+    if (compare_offset_ != 0 && (other < 0 || other >= count)) other = stage - compare_offset_;
+    return std::clamp(other, 0, count - 1);
 }
 
 void SelectionState::selectNodeIndex(size_t index) {
@@ -158,6 +169,47 @@ void SelectionState::selectRace(size_t race) {
 
 void SelectionState::clearSelection() {
     go(Selection{.stage = current_.stage});
+}
+
+bool SelectionState::selectNextMatch(bool forward) {
+    const Snapshot* s = snapshot();
+    if (!s || s->graph->nodes.empty()) return false;
+    const ComputeGraph& g = *s->graph;
+    const size_t n = g.nodes.size();
+    // From the selection's first node; with nothing selected the first step lands on node 0
+    // (forward) or the last node (backward).
+    const std::vector<size_t> selected = selectedNodeIndices();
+    size_t at =
+        selected.empty() ? (forward ? n - 1 : 0) : (forward ? selected.back() : selected.front());
+    if (auto b = selectedBarrierIndex()) at = *b;
+    for (size_t step = 0; step < n; ++step) {
+        at = forward ? (at + 1) % n : (at + n - 1) % n;
+        if (g.nodes[at].is_dispatch() && node_filter_.matches(g, at)) {
+            selectNode(g.nodes[at].id);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool SelectionState::goTo(const QString& where) {
+    const Snapshot* s = snapshot();
+    if (!s) return false;
+    QString text = where.trimmed().toLower();
+    const bool group = text.startsWith(QLatin1Char('g'));
+    if (group) text = text.mid(text.startsWith(QStringLiteral("group")) ? 5 : 1).trimmed();
+    if (text.startsWith(QLatin1Char('#'))) text = text.mid(1);
+    bool ok = false;
+    const qulonglong index = text.toULongLong(&ok);
+    if (!ok) return false;
+    if (group) {
+        if (index >= analysis()->group_nodes.size()) return false;
+        selectGroup(size_t(index));
+        return true;
+    }
+    if (index >= s->graph->nodes.size()) return false;
+    selectNodeIndex(size_t(index));
+    return true;
 }
 
 void SelectionState::setFilter(const QString& text) {
@@ -205,7 +257,11 @@ void SelectionState::go(const Selection& next) {
 void SelectionState::apply(const Selection& next) {
     const bool stage_changed = next.stage != current_.stage;
     current_ = next;
+    const int compare = followingCompareStage(current_.stage);
+    const bool compare_changed = compare != compare_stage_;
+    compare_stage_ = compare;
     if (stage_changed) emit stageChanged(current_.stage);
+    if (compare_changed) emit compareStageChanged(compare_stage_);
     emit selectionChanged();
 }
 

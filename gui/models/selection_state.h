@@ -44,6 +44,9 @@ class SelectionState : public QObject {
     const StageAnalysis* analysis() const;
     /// The current stage exists but has not arrived from the worker yet.
     bool stagePending() const;
+    /// The stage the pass stepper compares the current one with. It follows the stepping at
+    /// the distance last chosen (the previous stage unless setCompareStage chose another); on
+    /// a stage with no stage at that distance, the one as far the other way.
     int compareStage() const { return compare_stage_; }
 
     const Selection& selection() const { return current_; }
@@ -86,6 +89,13 @@ class SelectionState : public QObject {
     /// Selects a race of the current stage (its two commands, as one).
     void selectRace(size_t race);
     void clearSelection();
+    /// Selects the next (or previous) dispatch of the current stage after the selection that
+    /// the filter matches, wrapping around the stage's end; false when none matches.
+    bool selectNextMatch(bool forward = true);
+    /// "Go to": "#12" or "12" selects node index 12 of the current stage (a dispatch or a
+    /// barrier, as the node table's # column numbers them), "g5" or "group 5" concurrency
+    /// group 5. False, selecting nothing, for text that names no such node or group.
+    bool goTo(const QString& where);
     void setFilter(const QString& text);
     void setRun(std::optional<graphlens::RunResult> run);
     void setSecondRun(std::optional<graphlens::RunResult> run, const QString& source = {});
@@ -107,10 +117,13 @@ class SelectionState : public QObject {
   private:
     void go(const Selection& next);
     void apply(const Selection& next);
+    /// The compare stage for `stage` at distance compare_offset_ (see compareStage()).
+    int followingCompareStage(int stage) const;
 
     DocumentPtr document_;
     Selection current_;
     int compare_stage_ = 0;
+    int compare_offset_ = -1;  ///< compare stage minus current stage, as last chosen
     QString filter_;
     NodeFilter node_filter_;
     std::optional<RunResult> run_, second_run_;

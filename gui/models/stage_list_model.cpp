@@ -71,8 +71,8 @@ QVariant StageListModel::data(const QModelIndex& index, int role) const {
                 return qulonglong(a.races.size());
             case Reordered:
                 return qulonglong(s.reordered);
-            case PassTime:
-                return QStringLiteral("%1 ms").arg(s.pass_ms, 0, 'f', 2);
+            case PassTime:  // the unit is in the header: the column stays narrow
+                return QString::number(s.pass_ms, 'f', 2);
         }
     } else if (role == Qt::ToolTipRole) {
         QStringList lines;
@@ -98,28 +98,35 @@ QString StageListModel::raceDefinition() {
 
 QVariant StageListModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o == Qt::Horizontal && role == Qt::ToolTipRole && section == Races) return raceDefinition();
+    if (o == Qt::Horizontal && role == Qt::ToolTipRole && section == PassTime)
+        return tr("Time the pass took to make this stage, in milliseconds");
+    if (o == Qt::Horizontal && role == Qt::ToolTipRole)  // the header without its line breaks
+        return headerData(section, o, Qt::DisplayRole)
+            .toString()
+            .remove(QStringLiteral("-\n"))
+            .replace(QLatin1Char('\n'), QLatin1Char(' '));
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
     switch (section) {
         case Stage:
             return tr("Stage");
         case Dispatches:
-            return tr("Dispatches");
+            return tr("Dis-\npatches");
         case Barriers:
             return tr("Barriers");
         case Redundant:
-            return tr("Redundant");
+            return tr("Redun-\ndant");
         case Groups:
             return tr("Groups");
         case LowerBound:
-            return tr("Lower bound");
+            return tr("Lower\nbound");
         case Hazards:
             return tr("Hazards");
         case Races:
             return tr("Races");
         case Reordered:
-            return tr("Reordered");
+            return tr("Re-\nordered");
         case PassTime:
-            return tr("Pass time");
+            return tr("Pass\nms");
     }
     return {};
 }

@@ -152,6 +152,34 @@ class TestModels : public QObject {
         QVERIFY(changed.count() >= 6);
     }
 
+    // The pass stepper compares with the previous stage by default and keeps doing so while
+    // the user steps; a stage chosen to compare with sets the distance that is kept.
+    void theCompareStageFollowsTheStepping() {
+        SelectionState s;
+        QSignalSpy compare_changed(&s, &SelectionState::compareStageChanged);
+        s.setDocument(sampleDocument());
+        QVERIFY(s.stageCount() >= 3);
+        // On the first stage there is no previous one: the next one, not the stage itself.
+        QCOMPARE(s.stage(), 0);
+        QCOMPARE(s.compareStage(), 1);
+        s.nextStage();
+        QCOMPARE(s.compareStage(), 0);
+        s.nextStage();
+        QCOMPARE(s.compareStage(), 1);
+        QCOMPARE(compare_changed.last().at(0).toInt(), 1);
+        s.previousStage();
+        QCOMPARE(s.compareStage(), 0);
+        // Two stages apart, chosen by the user: kept while stepping.
+        s.setStage(2);
+        s.setCompareStage(0);
+        s.previousStage();
+        QCOMPARE(s.stage(), 1);
+        QCOMPARE(s.compareStage(), 2);  // 1 - 2 is no stage: the other way, up to the last
+        // A new document starts over with the previous stage.
+        s.setDocument(sampleDocument(), 2);
+        QCOMPARE(s.compareStage(), 1);
+    }
+
     // A concurrency group as a selection: its dispatches, the hazards across its edges, and
     // (like a barrier) nothing once the stage changes.
     void selectingAGroupCoversItsDispatches() {
@@ -415,7 +443,7 @@ class TestModels : public QObject {
     void fusionModelListsNearMissesWithReasons() {
         Snapshot fused = stage("fused", twoChains());
         fused.fusions.push_back(
-            {"rms_norm→mul", {3, 4}, false, 0, "intermediate z read by node 9"});
+            {"rms_norm→mul", {2, 3}, false, 0, "intermediate z read by node 9"});
         fused.fusions.push_back({"add chain", {0, 1}, true, 7, ""});
         const DocumentPtr doc = document({stage("captured", twoChains()), fused});
         FusionModel model;
@@ -424,10 +452,14 @@ class TestModels : public QObject {
         QCOMPARE(model.rowCount(), 0);
         model.setStage(doc, 1);
         QCOMPARE(model.rowCount(), 2);
-        model.setStage(doc, 1, NodeId(4));
+        model.setStage(doc, 1, NodeId(3));
         QCOMPARE(model.rowCount(), 1);
         QCOMPARE(model.index(0, FusionModel::Reason).data().toString(),
                  QStringLiteral("intermediate z read by node 9"));
+        // Its dispatches (ids 2 and 3) as the captured stage's table numbers them: barriers
+        // count there, so c is #3 and d is #5.
+        QCOMPARE(model.index(0, FusionModel::Nodes).data().toString(),
+                 QStringLiteral("#3 c, #5 d"));
         QCOMPARE(model.index(0, FusionModel::Applied).data().toString(),
                  QStringLiteral("near miss"));
         // A near miss has no fused dispatch (its fused_id is 0): dispatch 0 is not in it.
@@ -549,6 +581,24 @@ class TestModels : public QObject {
         QCOMPARE(all.levels, 13);  // a chain: norm → mm → norm → ... → output
     }
 
+    // A fused dispatch's label names its layer in every part ("blk.3.norm+blk.3.mul"): the
+    // layers still fold as one run.
+    void foldingFoldsLayersOfFusedDispatches() {
+        GraphBuilder b;
+        const auto act = b.alloc("act", 1024), scratch = b.alloc("scratch", 1024);
+        for (int l = 0; l < 4; ++l) {
+            const std::string blk = "blk." + std::to_string(l) + ".";
+            b.dispatch(blk + "norm+" + blk + "norm.mul", OpKind::rms_norm, {{act, 0, 256}},
+                       {{scratch, 0, 256}});
+            b.barrier();
+            b.dispatch(blk + "mm", OpKind::matmul, {{scratch, 0, 256}}, {{act, 0, 256}});
+            b.barrier();
+        }
+        const auto runs = repeated_layer_runs(b.graph());
+        QCOMPARE(runs.size(), size_t(1));
+        QCOMPARE(runs[0], (std::pair<int, int>{0, 4}));
+    }
+
     void requestQueueReplacesOlderRequestsWithTheSameTag() {
         RequestQueue q;
         std::vector<int> ran;
@@ -659,6 +709,8 @@ class TestModels : public QObject {
         QCOMPARE(formatDuration(870), QStringLiteral("870 ns"));
         QCOMPARE(formatDuration(12345), QStringLiteral("12.3 µs"));
         QCOMPARE(formatDuration(4.56e6), QStringLiteral("4.56 ms"));
+        QCOMPARE(formatDuration(9.5e9), QStringLiteral("9500.00 ms"));
+        QCOMPARE(formatDuration(12.29e9), QStringLiteral("12.29 s"));
         QVERIFY(opColor(OpKind::matmul) != opColor(OpKind::rms_norm));
         QCOMPARE(opColor(OpKind::matmul), opColor(OpKind::quantized_matmul));
     }

@@ -11,6 +11,7 @@
 #include <QGraphicsPathItem>
 #include <QGraphicsScene>
 #include <QImage>
+#include <QInputDialog>
 #include <QLineEdit>
 #include <QListView>
 #include <QMenu>
@@ -209,6 +210,12 @@ class TestWidgets : public QObject {
         QCOMPARE(w().passStepper()->stageTable()->model()->rowCount(), int(doc->stage_count()));
         QVERIFY(!w().dependencyGraph()->folded().items.empty());
         QVERIFY(w().windowTitle().contains(QStringLiteral("captured")));
+        // The dependency graph folds the repeated layers in every stage, fused ones too.
+        for (size_t stage = 0; stage < doc->stage_count(); ++stage) {
+            const auto runs = repeated_layer_runs(doc->snapshot(stage).graph);
+            QVERIFY2(!runs.empty() && runs.front().second >= 2,
+                     qPrintable(QString::fromStdString(doc->stages[stage].name)));
+        }
     }
 
     // The large case, untimed (docs/user-guide.md has the open time and memory that
@@ -281,6 +288,29 @@ class TestWidgets : public QObject {
         const qint64 paint_ms = paint.elapsed();
         qInfo("100k schedule: two repaints zoomed out %lld ms", paint_ms);
         QVERIFY2(paint_ms < 500, qPrintable(QString::number(paint_ms)));
+        // The overview: the whole schedule in the view's width, a bar per pixel in op colours
+        // (not a wall of barrier lines), Shift+wheel scrolls sideways once zoomed in again.
+        QTest::keyClick(&w(), Qt::Key_F, Qt::ControlModifier | Qt::ShiftModifier);
+        QVERIFY(schedule->layout().overview());
+        QVERIFY(schedule->layout().width() <= schedule->viewport()->width());
+        QCOMPARE(schedule->horizontalScrollBar()->maximum(), 0);
+        paint.restart();
+        const QImage overview = schedule->viewport()->grab().toImage();
+        qInfo("100k schedule: overview repaint %lld ms", paint.elapsed());
+        QVERIFY(colourCount(overview) >= 4);
+        const QColor dark = QColor(Qt::black);
+        int black_columns = 0;
+        for (int x = 0; x < overview.width(); ++x)
+            black_columns += overview.pixelColor(x, overview.height() / 2) == dark;
+        QVERIFY2(black_columns < overview.width() / 10, qPrintable(QString::number(black_columns)));
+        schedule->zoom(1000, 1);
+        QVERIFY(schedule->horizontalScrollBar()->maximum() > 0);
+        const int before_wheel = schedule->horizontalScrollBar()->value();
+        QWheelEvent wheel(QPointF(50, 100), schedule->viewport()->mapToGlobal(QPointF(50, 100)),
+                          QPoint(), QPoint(0, -120), Qt::NoButton, Qt::ShiftModifier,
+                          Qt::NoScrollPhase, false);
+        QApplication::sendEvent(schedule->viewport(), &wheel);
+        QVERIFY(schedule->horizontalScrollBar()->value() > before_wheel);
         // Typing into the shared filter of 185k rows: the keystrokes do not wait for the
         // filtering (a fifth of a second each here), which runs once typing pauses.
         QLineEdit* filter = w().nodeTable()->filterEdit();
@@ -325,12 +355,26 @@ class TestWidgets : public QObject {
     }
 
     void stepsThroughPassesWithKeys() {
+        // The stepper's table is told of every step (it repaints and scrolls on these
+        // signals), so its highlighted row is the current stage; the comparison is with the
+        // stage before and steps along.
+        QTableView* stages = w().passStepper()->stageTable();
+        QSignalSpy row_moved(stages->selectionModel(), &QItemSelectionModel::currentRowChanged);
+        QCOMPARE(w().state()->compareStage(), 1);  // the first stage has none before it
         QTest::keyClick(&w(), Qt::Key_F8);
         QCOMPARE(w().state()->stage(), 1);
-        QCOMPARE(w().passStepper()->stageTable()->currentIndex().row(), 1);
+        QCOMPARE(stages->currentIndex().row(), 1);
+        QCOMPARE(row_moved.count(), 1);
+        QCOMPARE(stages->selectionModel()->selectedRows().value(0).row(), 1);
+        QCOMPARE(w().state()->compareStage(), 0);
         QTest::keyClick(&w(), Qt::Key_F8);
+        QCOMPARE(row_moved.count(), 2);
+        QCOMPARE(w().state()->compareStage(), 1);
+        waitForComparison();
         QTest::keyClick(&w(), Qt::Key_F8, Qt::ShiftModifier);
         QCOMPARE(w().state()->stage(), 1);
+        QCOMPARE(stages->selectionModel()->selectedRows().value(0).row(), 1);
+        QCOMPARE(w().state()->compareStage(), 0);
         // Both reorders are stages of their own, each with the barriers its order needs, so a
         // user can compare greedy against levels.
         const int greedy = stageNamed(QStringLiteral("reordered (greedy)"));
@@ -704,6 +748,29 @@ class TestWidgets : public QObject {
         waitForDocument([this] { w().openSample(); });
         exp->startExport(QStringLiteral("trace"), dir_.filePath(QStringLiteral("none.trace")));
         QTRY_VERIFY_WITH_TIMEOUT(w().lastError().contains(QStringLiteral("no run")), 10000);
+        // A view's export is the whole view: every column of the schedule (here three times
+        // as wide as the window shows), without scroll bars.
+        ScheduleView* schedule = w().scheduleView();
+        w().showView(schedule);
+        while (schedule->layout().width() > 12000) schedule->zoom(1 / 1.5, 1);
+        while (schedule->layout().width() < 3 * schedule->viewport()->width())
+            schedule->zoom(1.5, 1);
+        QVERIFY(schedule->layout().width() < 16000);  // drawn at the zoom it is shown with
+        const QString whole = dir_.filePath(QStringLiteral("whole-schedule.png"));
+        exportWidget(schedule, whole);
+        const QImage image(whole);
+        QCOMPARE(image.width(), int(std::ceil(schedule->layout().width())));
+        // The last column is drawn: op colours in the image's last tenth.
+        const QImage tail = image.copy(image.width() * 9 / 10, 60, image.width() / 10, 100);
+        QVERIFY(colourCount(tail) > 2);
+        // The dependency graph: the scene's every item, not the widget's size.
+        DependencyGraphView* graph = w().dependencyGraph();
+        w().showView(graph);
+        graph->openRun(0);
+        const QString all_items = dir_.filePath(QStringLiteral("whole-graph.png"));
+        exportWidget(graph, all_items);
+        const QRectF items = graph->view()->scene()->itemsBoundingRect();
+        QCOMPARE(QImage(all_items).height(), int(std::ceil(items.height() + 20)));
     }
 
     // One filter for every view: typed into the node table, the schedule dims the boxes it
@@ -743,6 +810,68 @@ class TestWidgets : public QObject {
         // Clearing it brings everything back.
         w().nodeTable()->filterEdit()->clear();
         QVERIFY(!schedule->dimmed(other) && !graph->itemDimmed(size_t(folded.item_of_node[other])));
+    }
+
+    // Typing in the filter leaves the selection where it is; when the selected dispatch is
+    // still listed, the table keeps it in view. F3 / Shift+F3 step through the matches,
+    // Ctrl+G goes to a node or group by number.
+    void theFilterKeepsTheSelectionAndStepsThroughMatches() {
+        const ComputeGraph& g = w().state()->snapshot()->graph;
+        w().showView(w().nodeTable());
+        QTableView* table = w().nodeTable()->table();
+        size_t chosen = g.nodes.size() - 1;  // a dispatch far down the table
+        while (!g.nodes[chosen].is_dispatch()) --chosen;
+        w().state()->selectNodeIndex(chosen);
+        const QString label = QString::fromStdString(g.nodes[chosen].label);
+        const NodeId id = g.nodes[chosen].id;
+        QSignalSpy selection(w().state(), &SelectionState::selectionChanged);
+        // Letter by letter, a filter that hides it, then one that keeps it.
+        w().nodeTable()->filterEdit()->setFocus();
+        QTest::keyClicks(w().nodeTable()->filterEdit(), QStringLiteral("attn_q"));
+        QCOMPARE(w().state()->filter(), QStringLiteral("attn_q"));
+        QVERIFY(!label.contains(QStringLiteral("attn_q")));
+        QCOMPARE(selection.count(), 0);
+        QCOMPARE(w().state()->selection().node, id);
+        w().nodeTable()->filterEdit()->clear();
+        QTest::keyClicks(w().nodeTable()->filterEdit(), label.left(label.size() - 1));
+        QCOMPARE(selection.count(), 0);
+        QCOMPARE(*w().state()->selectedNodeIndex(), chosen);
+        const QModelIndex row = table->currentIndex();
+        QCOMPARE(row.data(NodeTableModel::NodeIndexRole).toULongLong(), qulonglong(chosen));
+        QVERIFY(table->viewport()->rect().intersects(table->visualRect(row)));
+
+        // F3 walks the matches of "attn_q" in order and wraps; Shift+F3 walks back.
+        w().nodeTable()->filterEdit()->setText(QStringLiteral("attn_q"));
+        const NodeFilter& filter = w().state()->nodeFilter();
+        std::vector<size_t> matches;
+        for (size_t n = 0; n < g.nodes.size(); ++n)
+            if (g.nodes[n].is_dispatch() && filter.matches(g, n)) matches.push_back(n);
+        QVERIFY(matches.size() >= 2);
+        w().state()->clearSelection();
+        QTest::keyClick(&w(), Qt::Key_F3);
+        QCOMPARE(*w().state()->selectedNodeIndex(), matches[0]);
+        QTest::keyClick(&w(), Qt::Key_F3);
+        QCOMPARE(*w().state()->selectedNodeIndex(), matches[1]);
+        QTest::keyClick(&w(), Qt::Key_F3, Qt::ShiftModifier);
+        QCOMPARE(*w().state()->selectedNodeIndex(), matches[0]);
+        QTest::keyClick(&w(), Qt::Key_F3, Qt::ShiftModifier);
+        QCOMPARE(*w().state()->selectedNodeIndex(), matches.back());
+        QCOMPARE(table->currentIndex().data(NodeTableModel::NodeIndexRole).toULongLong(),
+                 qulonglong(matches.back()));
+
+        // Ctrl+G: "#d" is the table's row #d, "g3" the fourth concurrency group.
+        size_t d = 5;
+        while (!g.nodes[d].is_dispatch()) ++d;
+        QTest::keyClick(&w(), Qt::Key_G, Qt::ControlModifier);
+        QVERIFY(w().goToDialog());
+        w().goToDialog()->setTextValue(QStringLiteral("#%1").arg(d));
+        w().goToDialog()->accept();
+        QCOMPARE(*w().state()->selectedNodeIndex(), d);
+        QVERIFY(w().state()->goTo(QStringLiteral("g3")));
+        QCOMPARE(*w().state()->selectedGroup(), size_t(3));
+        QVERIFY(!w().state()->goTo(QStringLiteral("#%1").arg(g.nodes.size())));
+        QVERIFY(!w().state()->goTo(QStringLiteral("attn")));
+        QCOMPARE(*w().state()->selectedGroup(), size_t(3));
     }
 
     // The memory map draws each allocation's row over the bytes the selection touches (not
@@ -858,13 +987,32 @@ class TestWidgets : public QObject {
         timing->runSelected();
         QVERIFY(timing->running());
         QVERIFY(progress.wait(20000));
+        // The view is done at once (the GPU may be inside a long submission); the worker
+        // stops at its next check and says nothing more of the run.
+        QElapsedTimer since_cancel;
+        since_cancel.start();
         QTest::keyClick(&w(), Qt::Key_R, Qt::ControlModifier | Qt::ShiftModifier);
-        QVERIFY(cancelled.wait(60000));
-        QCOMPARE(finished.count(), 0);
-        QVERIFY2(w().lastError().isEmpty(), qPrintable(w().lastError()));
         QVERIFY(!timing->running());
         QCOMPARE(timing->statusText(), QStringLiteral("Cancelled."));
+        const qint64 view_ms = since_cancel.elapsed();
+        const int progress_at_cancel = int(progress.count());
+        QVERIFY(cancelled.wait(60000));
+        qInfo("cancel: the view done after %lld ms, the worker stopped after %lld ms", view_ms,
+              since_cancel.elapsed());
+        QCOMPARE(finished.count(), 0);
+        QCOMPARE(int(progress.count()), progress_at_cancel);
+        QCOMPARE(timing->statusText(), QStringLiteral("Cancelled."));
+        QVERIFY2(w().lastError().isEmpty(), qPrintable(w().lastError()));
         QVERIFY(!w().state()->run());
+        // A run started right after a cancel is its own: not cancelled with the other, shown.
+        timing->setCheckedModes({QStringLiteral("serial")});
+        timing->setRepeats(1);
+        timing->runSelected();
+        timing->cancel();
+        timing->runSelected();
+        QVERIFY(finished.wait(60000));
+        QTRY_VERIFY(w().state()->run().has_value());
+        QVERIFY(!timing->running());
     }
 
     // A run that finishes after another document was opened is not shown with it.

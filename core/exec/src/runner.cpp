@@ -120,7 +120,8 @@ std::string utc_now() {
 
 }  // namespace
 
-void fill_random(DeviceMemory& memory, const ComputeGraph& graph, uint64_t seed) {
+void fill_random(DeviceMemory& memory, const ComputeGraph& graph, uint64_t seed,
+                 const std::function<bool()>& cancelled) {
     // The dtype of each distinct bound view decides its values; bytes no view covers stay 0,
     // and so do views bound read-write: a kernel's state across runs (flash_attn_vec's
     // arrival counters, which must start at zero), zeroed after the random views.
@@ -139,6 +140,7 @@ void fill_random(DeviceMemory& memory, const ComputeGraph& graph, uint64_t seed)
         }
     }
     for (const auto& a : graph.allocations) {
+        if (cancelled && cancelled()) throw RunCancelled();
         std::vector<uint8_t> bytes(a.size, 0);
         for (const auto& [r, dtype] : views[a.id]) {
             if (r.end > a.size) continue;  // validate_for_replay reports it
@@ -235,12 +237,11 @@ RunResult Runner::run(const ComputeGraph& captured, const RunnerOptions& options
 
     validate_for_replay(captured, memory_);
 
-    // The initial state every comparison run starts from.
     // The initial state every comparison run starts from: random (or kept) data once, then
     // only the allocations the graph writes are saved and restored (weights stay put).
     if (options.initial == InitialData::random) {
         progress("filling allocations with seeded random data");
-        fill_random(memory_, captured, options.seed);
+        fill_random(memory_, captured, options.seed, options.cancelled);
     }
     std::vector<std::pair<AllocationId, std::vector<uint8_t>>> saved;
     {
@@ -270,6 +271,7 @@ RunResult Runner::run(const ComputeGraph& captured, const RunnerOptions& options
         mr.mode = name;
         try {
             progress(fmt::format("{}: planning", name));
+            stop_if_cancelled();
             ModePlan p = mode == ExecutionMode::serial ? serial : plan(captured, mode, options);
             if (options.adjust_plan && mode != ExecutionMode::serial) options.adjust_plan(p);
             restore();
@@ -342,6 +344,7 @@ RunResult Runner::run(const ComputeGraph& captured, const RunnerOptions& options
 
     if (options.profile_dispatches) {
         progress("per-dispatch profile (serialised)");
+        stop_if_cancelled();
         restore();
         ExecuteOptions o;
         o.barriers = BarrierSource::every_dispatch;
@@ -351,6 +354,7 @@ RunResult Runner::run(const ComputeGraph& captured, const RunnerOptions& options
     if (options.profile_groups) {
         const std::string name(execution_mode_name(options.group_profile_mode));
         progress(fmt::format("per-group profile of {}", name));
+        stop_if_cancelled();
         ModePlan p = plan(captured, options.group_profile_mode, options);
         p.execute.submit = SubmitMode::single;
         if (p.execute.barriers == BarrierSource::none)

@@ -34,6 +34,16 @@ grep -q '^digraph dependencies {' "$out/graph.dot" || fail "dot output is not a 
 "$cli" diff "$data/minimal.json" "$data/minimal.json" > "$out/diff.md" || fail "diff failed"
 grep -q 'only in A: 0; only in B: 0' "$out/diff.md" || fail "a capture diffed with itself has unmatched labels"
 
+# A synthetic capture made without a device (the GUI benchmark's 100k-dispatch file is made
+# this way): 20 dispatches a layer + 4, and it loads like any capture.
+made="$("$cli" capture --synthetic transformer --layers 3 -o "$out/synthetic.json" 2>&1)" ||
+  fail "capture --synthetic failed: $made"
+[[ "$made" == *": 64 dispatches,"* ]] || fail "capture --synthetic --layers 3: $made"
+"$cli" report "$out/synthetic.json" -o "$out/synthetic.md" 2>/dev/null ||
+  fail "the synthetic capture does not load"
+err="$("$cli" capture --synthetic transformer --preset llama-3.2-1b -o "$out/x.json" 2>&1)" &&
+  fail "--synthetic with --preset was accepted"
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)" >&2
   exit 1

@@ -92,14 +92,35 @@ TEST_F(RunnerTest, EveryModeAgreesWithSerialAndIsTimed) {
 }
 
 TEST_F(RunnerTest, ACancelStopsTheRunBeforeTheNextExecution) {
-    // Cancelled after the serial reference and two more executions: the run ends there, in
-    // the first mode's warm-up, not after its 1000 repeats or a mode later.
+    // Cancelled once the first mode's warm-up begins: the run ends there, not after its 1000
+    // repeats or a mode later.
     options.modes = parse_execution_modes("serial,elided");
     options.repeats = 1000;
-    size_t asked = 0;
-    options.cancelled = [&] { return ++asked > 3; };
+    bool cancel = false;
+    std::vector<std::string> lines;
+    options.progress = [&](std::string_view line) {
+        lines.emplace_back(line);
+        if (line == "serial: warm-up") cancel = true;
+    };
+    options.cancelled = [&] { return cancel; };
     EXPECT_THROW(runner->run(graph, options), RunCancelled);
-    EXPECT_EQ(asked, 4u);
+    ASSERT_FALSE(lines.empty());
+    EXPECT_EQ(lines.back(), "serial: warm-up");
+}
+
+TEST_F(RunnerTest, ACancelWhileTheInitialDataIsGeneratedStopsBeforeAnyExecution) {
+    // A model's random weights take seconds on a CPU device: a cancel then ends the run
+    // before the reference execution.
+    bool cancel = false;
+    std::vector<std::string> lines;
+    options.progress = [&](std::string_view line) {
+        lines.emplace_back(line);
+        if (line.starts_with("filling")) cancel = true;
+    };
+    options.cancelled = [&] { return cancel; };
+    EXPECT_THROW(runner->run(graph, options), RunCancelled);
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_TRUE(lines[0].starts_with("filling")) << lines[0];
 }
 
 TEST_F(RunnerTest, RequestedModesOnlyInCanonicalOrder) {

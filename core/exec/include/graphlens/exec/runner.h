@@ -76,8 +76,9 @@ struct RunnerOptions {
     std::function<void(ModePlan&)> adjust_plan;
     /// Progress lines ("serial: timing 5/20"); may be empty.
     std::function<void(std::string_view)> progress;
-    /// Asked before every execution of a graph (reference, check, warm-up and timed runs)
-    /// and before every mode; true ends the run with RunCancelled, so a UI stops a long run
+    /// Asked before every execution of a graph (reference, check, warm-up and timed runs),
+    /// before every mode and its planning, before each allocation the random initial data
+    /// fills and each profile; true ends the run with RunCancelled, so a UI stops a long run
     /// within one execution instead of after a mode. May be empty.
     std::function<bool()> cancelled;
 };
@@ -113,6 +114,9 @@ class Runner {
 /// with (see InitialData::random). Deterministic for a (graph, seed) pair. Views some
 /// dispatch binds read-write stay zero: they are a kernel's own state across runs
 /// (flash_attn_vec's arrival counters must start at zero; its partials are rewritten).
-void fill_random(DeviceMemory& memory, const ComputeGraph& graph, uint64_t seed);
+/// `cancelled` is asked before each allocation (a model's weights take seconds to generate
+/// on a CPU): true ends it with RunCancelled.
+void fill_random(DeviceMemory& memory, const ComputeGraph& graph, uint64_t seed,
+                 const std::function<bool()>& cancelled = {});
 
 }  // namespace graphlens
