@@ -220,8 +220,9 @@ const RegisterCommand reg{
             ->required()
             ->check(CLI::ExistingFile);
         app.add_option("--modes", o->modes,
-                       "all, or a comma list of per-op-submit,serial,elided,fused,greedy,levels,"
-                       "levels+split,levels+stream,levels+parallel,levels+ahead (levels+ahead: "
+                       "all, or a comma list of per-op-submit, serial, elided, fused, greedy, "
+                       "levels, levels+split, levels+stream, levels+parallel, levels+ahead "
+                       "(e.g. serial,levels; levels+ahead: "
                        "a loop of --repeat steps, each recorded while the one before executes; "
                        "its wall is the time per step); a recorded program's capture: "
                        "as-recorded,one-submission,per-op-submit,serial,elided,greedy,levels,"

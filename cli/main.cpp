@@ -7,6 +7,7 @@
 #include <map>
 
 #include "command.h"
+#include "graphlens_version.h"
 
 namespace graphlens::cli {
 std::vector<CommandRegistration>& command_registry() {
@@ -19,6 +20,8 @@ int main(int argc, char** argv) {
     using namespace graphlens::cli;
     CLI::App app{"GraphLens: capture, analyse, optimise and time GPU compute graphs on Vulkan",
                  "graphlens-cli"};
+    app.set_version_flag("--version", "graphlens-cli " GRAPHLENS_VERSION
+                                      " (git revision " GRAPHLENS_GIT_REVISION ")");
     app.require_subcommand(1);
     auto& registry = command_registry();
     std::sort(registry.begin(), registry.end(),

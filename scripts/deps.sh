@@ -10,6 +10,7 @@ GRAPHLENS_PACKAGES=(
   clang libclang-rt-14-dev
   xvfb xauth
   python3-jsonschema
+  help2man librsvg2-bin dpkg-dev file man-db desktop-file-utils shared-mime-info libglib2.0-bin
 )
 missing=()
 # npm fetches llama.cpp's prebuilt Vulkan libraries (scripts/fetch-llama-vulkan.sh); a machine

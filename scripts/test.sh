@@ -3,7 +3,9 @@
 # device (lavapipe) with validation + synchronization validation. Then the pure-CPU,
 # capture-file, SPIR-V reflection and capture-layer tests again under ASan+UBSan, and the
 # libFuzzer harnesses for a bounded time
-# (GRAPHLENS_FUZZ_SECONDS each, default 60). GRAPHLENS_SKIP_SANITIZE=1 / GRAPHLENS_SKIP_FUZZ=1
+# (GRAPHLENS_FUZZ_SECONDS each, default 60). The main run includes the Debian package's test
+# (packaging/test-installed-package.sh: pack, unpack into a scratch root, run the installed
+# CLI, layer and GUI from there; label package). GRAPHLENS_SKIP_SANITIZE=1 / GRAPHLENS_SKIP_FUZZ=1
 # skip those steps when iterating locally.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

@@ -9,12 +9,14 @@
 
 #include "app/main_window.h"
 #include "app/view_export.h"
+#include "graphlens_version.h"
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("GraphLens"));
     QApplication::setApplicationName(QStringLiteral("graphlens"));
-    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    QApplication::setApplicationVersion(
+        QStringLiteral(GRAPHLENS_VERSION " (git revision " GRAPHLENS_GIT_REVISION ")"));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(

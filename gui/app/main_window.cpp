@@ -269,7 +269,9 @@ void MainWindow::createMenus() {
         QMessageBox::about(this, tr("About GraphLens"),
                            tr("<b>GraphLens</b> — a visual debugger for GPU compute graphs.<br>"
                               "Step through passes, see groups, barriers and the byte ranges "
-                              "behind every hazard. See docs/user-guide.md."));
+                              "behind every hazard. See docs/user-guide.md.<br><br>"
+                              "Version %1")
+                               .arg(QApplication::applicationVersion()));
     });
 }
 

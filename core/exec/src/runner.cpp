@@ -161,6 +161,7 @@ ModePlan Runner::plan(const ComputeGraph& captured, ExecutionMode mode,
                       const RunnerOptions& options) {
     ModePlan p;
     p.mode = mode;
+    p.execute.name = std::string(execution_mode_name(mode));
     switch (mode) {
         case ExecutionMode::per_op_submit:
             p.graph = captured;

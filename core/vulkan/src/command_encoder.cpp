@@ -93,6 +93,10 @@ CommandRecorder::CommandRecorder(Device& device, DeviceMemory& memory, CommandLe
     }
 }
 
+void CommandRecorder::set_name(const std::string& name) {
+    device_.name_object(VK_OBJECT_TYPE_COMMAND_BUFFER, cmd_, name);
+}
+
 CommandRecorder::~CommandRecorder() {
     VkDevice dev = device_.handle();
     if (in_flight_) vkWaitForFences(dev, 1, &fence_, VK_TRUE, UINT64_MAX);

@@ -690,7 +690,21 @@ void Device::pick_and_create_device(const Options& options) {
             vkGetInstanceProcAddr(instance_, "vkCmdEndDebugUtilsLabelEXT"));
         if (!fn_.begin_label || !fn_.end_label) fn_.begin_label = nullptr, fn_.end_label = nullptr;
     }
+    // Names cost nothing per dispatch, so they are on wherever the extension is, labels or not.
+    if (instance_debug_utils_)
+        fn_.set_object_name = reinterpret_cast<PFN_vkSetDebugUtilsObjectNameEXT>(
+            vkGetDeviceProcAddr(device_, "vkSetDebugUtilsObjectNameEXT"));
     kernels_ = std::make_unique<KernelRegistry>(*this);
+}
+
+void Device::name_object(VkObjectType type, uint64_t handle, const std::string& name) const {
+    if (!fn_.set_object_name || handle == 0) return;
+    VkDebugUtilsObjectNameInfoEXT info = vk_struct<VkDebugUtilsObjectNameInfoEXT>(
+        VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT);
+    info.objectType = type;
+    info.objectHandle = handle;
+    info.pObjectName = name.c_str();
+    fn_.set_object_name(device_, &info);
 }
 
 Device::~Device() {

@@ -209,6 +209,7 @@ AllocationId DeviceMemory::allocate(std::string name, uint64_t size, AllocationU
         vkDestroyBuffer(dev, buf.buffer, nullptr);
         throw;
     }
+    device_->name_object(VK_OBJECT_TYPE_BUFFER, buf.buffer, name);
     AllocationInfo info;
     info.id = static_cast<AllocationId>(infos_.size());
     info.size = size;

@@ -35,6 +35,13 @@ ReplayCounts encode_graph(const ComputeGraph& graph, BarrierSource barriers, Com
     }
     return {};
 }
+// The debug-utils name of one of an execution's command buffers: the execution's name and,
+// where it has several, which buffer this is.
+std::string buffer_name(const ExecuteOptions& o, size_t index = 0, size_t count = 1,
+                        const char* kind = "buffer") {
+    const std::string base = o.name.empty() ? "graphlens" : o.name;
+    return count == 1 ? base : fmt::format("{}: {} {} of {}", base, kind, index + 1, count);
+}
 }  // namespace
 
 GraphExecutor::GraphExecutor(Device& device, DeviceMemory& memory)
@@ -48,16 +55,18 @@ GraphSession GraphExecutor::begin_recorded(const SessionOptions& options) {
     return GraphSession(*this, true, options);
 }
 
-std::unique_ptr<CommandRecorder> GraphExecutor::acquire() {
+std::unique_ptr<CommandRecorder> GraphExecutor::acquire(const std::string& name) {
+    std::unique_ptr<CommandRecorder> r;
     {
         std::lock_guard lock(mutex_);
         if (!free_.empty()) {
-            auto r = std::move(free_.back());
+            r = std::move(free_.back());
             free_.pop_back();
-            return r;
         }
     }
-    return std::make_unique<CommandRecorder>(device_, memory_);
+    if (!r) r = std::make_unique<CommandRecorder>(device_, memory_);
+    if (!name.empty()) r->set_name(name);
+    return r;
 }
 
 void GraphExecutor::release(std::unique_ptr<CommandRecorder> recorder) {
@@ -77,7 +86,7 @@ ExecutionTiming GraphExecutor::execute(const ComputeGraph& graph, const ExecuteO
     };
 
     if (options.submit == SubmitMode::single) {
-        auto rec = acquire();
+        auto rec = acquire(buffer_name(options));
         ConflictTracker tracker;
         const auto t0 = Clock::now();
         rec->begin(options.timestamps, options.profile_dispatches, graph.dispatch_count(),
@@ -128,8 +137,8 @@ ExecutionTiming GraphExecutor::execute(const ComputeGraph& graph, const ExecuteO
         if (options.barriers == BarrierSource::every_dispatch ||
             options.barriers == BarrierSource::none)
             throw std::invalid_argument("dual buffer encodes recorded or recomputed barriers only");
-        auto first = acquire();
-        auto second = acquire();
+        auto first = acquire(buffer_name(options, 0, 2));
+        auto second = acquire(buffer_name(options, 1, 2));
         DualBufferOptions d;
         d.first_dispatches = options.first_dispatches;
         d.recompute_barriers = options.barriers == BarrierSource::recompute;
@@ -170,7 +179,7 @@ ExecutionTiming GraphExecutor::execute(const ComputeGraph& graph, const ExecuteO
         std::vector<std::unique_ptr<CommandRecorder>> owned;
         std::vector<CommandRecorder*> recs;
         for (size_t i = 0; i < so.chunk_dispatches.size(); ++i) {
-            owned.push_back(acquire());
+            owned.push_back(acquire(buffer_name(options, i, so.chunk_dispatches.size())));
             recs.push_back(owned.back().get());
         }
         const auto t0 = Clock::now();
@@ -195,7 +204,7 @@ ExecutionTiming GraphExecutor::execute(const ComputeGraph& graph, const ExecuteO
 
     // per_dispatch: one command buffer, submit and wait per dispatch; the submission boundary
     // orders everything, so no barriers are recorded.
-    auto rec = acquire();
+    auto rec = acquire(buffer_name(options));
     const auto t0 = Clock::now();
     for (const Node& n : graph.nodes) {
         if (!n.is_dispatch()) continue;
@@ -237,8 +246,9 @@ ExecutionTiming GraphExecutor::execute_parallel(const ComputeGraph& graph,
     const std::vector<size_t> bounds = parallel_slice_bounds(graph, threads, head_nodes);
     const size_t slices = bounds.size() - 1;
 
-    auto head = head_nodes > 0 ? acquire() : nullptr;
-    auto primary = slices > 0 ? acquire() : nullptr;
+    auto head = head_nodes > 0 ? acquire(buffer_name(options, 0, 2, "primary")) : nullptr;
+    auto primary =
+        slices > 0 ? acquire(buffer_name(options, head ? 1 : 0, head ? 2 : 1, "primary")) : nullptr;
     std::vector<std::unique_ptr<CommandRecorder>> secondaries;
     {
         std::lock_guard lock(mutex_);
@@ -250,6 +260,8 @@ ExecutionTiming GraphExecutor::execute_parallel(const ComputeGraph& graph,
     while (secondaries.size() < slices)
         secondaries.push_back(
             std::make_unique<CommandRecorder>(device_, memory_, CommandLevel::secondary));
+    for (size_t i = 0; i < slices; ++i)
+        secondaries[i]->set_name(buffer_name(options, i, slices, "secondary"));
     auto give_back = [&] {
         for (auto* r : {head.get(), primary.get()})
             if (r) r->wait();
@@ -332,7 +344,8 @@ std::vector<ExecutionTiming> GraphExecutor::execute_steps(const ComputeGraph& gr
     if (steps == 0) return out;
     // Two buffers: one executing, the other being recorded for the next step. A buffer is
     // recorded again only after its fence has signalled (the step before the last one).
-    std::unique_ptr<CommandRecorder> recs[2] = {acquire(), acquire()};
+    std::unique_ptr<CommandRecorder> recs[2] = {acquire(buffer_name(options, 0, 2)),
+                                                acquire(buffer_name(options, 1, 2))};
     auto give_back = [&] {
         for (auto& r : recs) release(std::move(r));
     };

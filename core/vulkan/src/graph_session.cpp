@@ -68,7 +68,7 @@ GraphSession::GraphSession(GraphExecutor& executor, bool recording, const Sessio
         graph_->metadata["device"] = executor.device().facts().name;
         encoder_ = std::make_unique<CommandEncoder>(*graph_);
     } else {
-        recorder_ = executor.acquire();
+        recorder_ = executor.acquire("direct session");
         recorder_->begin(options.timestamps);
         encoder_ = std::make_unique<CommandEncoder>(*recorder_);
     }
@@ -237,7 +237,7 @@ PendingWork GraphSession::commit() {
     }
     ComputeGraph g = finish_recording();
     validate_for_replay(g, executor_->memory());
-    auto rec = executor_->acquire();
+    auto rec = executor_->acquire("recorded session");
     rec->begin(options_.timestamps);
     encode_sequential(g, *rec);
     rec->end();

@@ -58,6 +58,7 @@ const KernelPipeline& KernelRegistry::get(std::string_view name) {
         mi.codeSize = spirv.size() * sizeof(uint32_t);
         mi.pCode = spirv.data();
         vk_check(vkCreateShaderModule(dev, &mi, nullptr, &p->module), "vkCreateShaderModule");
+        device_.name_object(VK_OBJECT_TYPE_SHADER_MODULE, p->module, p->module_name);
 
         std::vector<VkDescriptorSetLayoutBinding> bindings;
         for (const auto& b : info.bindings) {
@@ -98,6 +99,7 @@ const KernelPipeline& KernelRegistry::get(std::string_view name) {
             ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
         vk_check(vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &ci, nullptr, &p->pipeline),
                  "vkCreateComputePipelines");
+        device_.name_object(VK_OBJECT_TYPE_PIPELINE, p->pipeline, std::string(name));
     } catch (const std::exception& e) {
         vkDestroyPipeline(dev, p->pipeline, nullptr);
         vkDestroyPipelineLayout(dev, p->layout, nullptr);

@@ -118,6 +118,8 @@ class CommandRecorder {
     size_t dispatch_count() const { return dispatches_; }
     size_t barrier_count() const { return barriers_; }
     VkCommandBuffer handle() const { return cmd_; }
+    /// Names the command buffer for debug tools (Device::name_object).
+    void set_name(const std::string& name);
     Device& device() const { return device_; }
     DeviceMemory& memory() const { return memory_; }
 

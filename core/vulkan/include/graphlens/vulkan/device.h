@@ -41,6 +41,9 @@ struct DeviceFunctions {
     /// VK_KHR_pipeline_executable_properties, when Options::pipeline_statistics enabled it.
     PFN_vkGetPipelineExecutablePropertiesKHR executable_properties = nullptr;
     PFN_vkGetPipelineExecutableStatisticsKHR executable_statistics = nullptr;
+    /// VK_EXT_debug_utils object names, so RenderDoc, Nsight and the validation layer's
+    /// messages show GraphLens's names for its buffers, pipelines and command buffers.
+    PFN_vkSetDebugUtilsObjectNameEXT set_object_name = nullptr;
 };
 
 class Device {
@@ -106,6 +109,16 @@ class Device {
     bool pipeline_statistics() const { return fn_.executable_statistics != nullptr; }
     /// How long a fence wait polls before it blocks (Options::fence_spin_us).
     uint32_t fence_spin_us() const { return fence_spin_us_; }
+
+    /// True when objects get debug-utils names (name_object does something).
+    bool names_objects() const { return fn_.set_object_name != nullptr; }
+    /// Gives a Vulkan object of this device a debug-utils name; does nothing without
+    /// VK_EXT_debug_utils.
+    void name_object(VkObjectType type, uint64_t handle, const std::string& name) const;
+    template <typename Handle>
+    void name_object(VkObjectType type, Handle handle, const std::string& name) const {
+        name_object(type, reinterpret_cast<uint64_t>(handle), name);
+    }
 
     /// Pipelines of this device, created on first use.
     KernelRegistry& kernels();

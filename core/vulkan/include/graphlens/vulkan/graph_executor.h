@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "graphlens/vulkan/command_encoder.h"
@@ -60,6 +61,10 @@ struct ExecuteOptions {
     bool profile_dispatches = false;
     /// A timestamp before every barrier: GPU time per concurrency group (single buffer only).
     bool profile_groups = false;
+    /// What the execution is, e.g. the execution mode "levels_split": its command buffers carry
+    /// it as their debug-utils name ("levels_split: buffer 2 of 2") for RenderDoc and Nsight.
+    /// Empty = "graphlens".
+    std::string name = {};
 };
 
 struct ExecutionTiming {
@@ -115,8 +120,9 @@ class GraphExecutor {
     Device& device() const { return device_; }
     DeviceMemory& memory() const { return memory_; }
 
-    /// A reset recorder from the free list (or a new one); return it with release().
-    std::unique_ptr<CommandRecorder> acquire();
+    /// A reset recorder from the free list (or a new one); return it with release(). A
+    /// non-empty `name` becomes its command buffer's debug-utils name.
+    std::unique_ptr<CommandRecorder> acquire(const std::string& name = {});
     void release(std::unique_ptr<CommandRecorder> recorder);
 
   private:
