@@ -6,5 +6,5 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"
-"$build/core/graphlens-cli" capture --preset llama-3.2-1b --phase decode --ctx 512 \
+"$build/cli/graphlens-cli" capture --preset llama-3.2-1b --phase decode --ctx 512 \
   -o "$root/resources/sample-llama-3.2-1b-decode.json"

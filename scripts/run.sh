@@ -17,4 +17,4 @@ else
   echo "No display found: running the headless demo (graphlens-cli demo)." >&2
 fi
 cmake --build "$build" -j"$(nproc)" --target graphlens-cli
-exec "$build/core/graphlens-cli" demo "$@"
+exec "$build/cli/graphlens-cli" demo "$@"

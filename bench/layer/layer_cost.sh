@@ -10,7 +10,7 @@
 # recorded in a minute on lavapipe; the encode column is the CPU work the layer adds to.
 set -euo pipefail
 build="$(cd "$1" && pwd)" repeats="${2:-2000}"
-cli="$build/core/graphlens-cli"
+cli="$build/cli/graphlens-cli"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 "$cli" gguf --tiny llama --weights q4_0 -o "$tmp/tiny.gguf" > /dev/null

@@ -21,7 +21,7 @@ out="${2:-bench-out/llama-replay}"
 shift $(( $# > 2 ? 2 : $# ))
 shapes=("$@")
 [ ${#shapes[@]} -gt 0 ] || shapes=(tiny llama-3.2-1b llama-3.1-8b)
-cli="$build/core/graphlens-cli"
+cli="$build/cli/graphlens-cli"
 driver="$build/tests/llama/llama_decode"
 backends="${GRAPHLENS_LLAMA_VULKAN_DIR:-$HOME/.cache/graphlens/llama-vulkan-3.22.1}/lib"
 steps="${STEPS:-64}"
