@@ -210,6 +210,12 @@ class TestWidgets : public QObject {
         QCOMPARE(w().passStepper()->stageTable()->model()->rowCount(), int(doc->stage_count()));
         QVERIFY(!w().dependencyGraph()->folded().items.empty());
         QVERIFY(w().windowTitle().contains(QStringLiteral("captured")));
+        // At the default window size the schedule's header says every number uncut.
+        w().scheduleView()->viewport()->grab();
+        const QString header = w().scheduleView()->headerText();
+        QVERIFY2(!header.contains(QChar(0x2026)), qPrintable(header));
+        QVERIFY2(header.contains(QStringLiteral("%1 barriers").arg(analysis().barriers.size())),
+                 qPrintable(header));
         // The dependency graph folds the repeated layers in every stage, fused ones too.
         for (size_t stage = 0; stage < doc->stage_count(); ++stage) {
             const auto runs = repeated_layer_runs(doc->snapshot(stage).graph);
