@@ -1111,6 +1111,19 @@ class TestWidgets : public QObject {
             QVERIFY2(seen.contains(QLatin1String(keys)), keys);
     }
 
+    // A newly opened document starts at its own beginning and the default zoom, not where
+    // the schedule of the last one was scrolled and zoomed to.
+    void aNewDocumentStartsAtItsOwnScrollAndZoom() {
+        ScheduleView* schedule = w().scheduleView();
+        w().showView(schedule);
+        schedule->zoom(3, 1);
+        schedule->horizontalScrollBar()->setValue(schedule->horizontalScrollBar()->maximum());
+        QVERIFY(schedule->horizontalScrollBar()->value() > 0);
+        waitForDocument([&] { w().openFile(tinyLlamaPath()); });
+        QCOMPARE(schedule->layout().columnWidth(), ScheduleLayout::kDefaultColumnWidth);
+        QCOMPARE(schedule->horizontalScrollBar()->value(), 0);
+    }
+
     // Opening by drag and drop, then again from File > Open recent.
     void opensADroppedCaptureAndRecentFiles() {
         const QString path = writeCapture("dropped.json", std::nullopt);
