@@ -47,7 +47,7 @@ ConflictInspectorView::ConflictInspectorView(SelectionState* state, QWidget* par
     }
     // Every column in the dock's width, the bytes included: short ones fit their contents,
     // the nodes and the range share the rest and lose their middle when it is too little
-    // (the tooltip has the whole text).
+    // (a row's tooltip says the whole hazard in words).
     QHeaderView* hazard_header = hazard_table_->horizontalHeader();
     hazard_header->setStretchLastSection(false);
     for (int c : {HazardModel::Relation, HazardModel::Kind, HazardModel::Bytes})

@@ -144,7 +144,7 @@ void MainWindow::createDocks() {
     stepper->raise();
     splitDockWidget(inspector, memory, Qt::Vertical);
     // The stepper's ten columns and the inspector's byte ranges fit without scrolling.
-    resizeDocks({stepper, inspector}, {540, 450}, Qt::Horizontal);
+    resizeDocks({stepper, inspector}, {570, 410}, Qt::Horizontal);
     resizeDocks({nodes}, {330}, Qt::Vertical);
     for (const auto& [name, w] : views()) export_->addView(name, w);
 }

@@ -5,6 +5,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QListView>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -21,6 +22,7 @@ PassStepperView::PassStepperView(SelectionState* state, CoreWorker* worker, QWid
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->verticalHeader()->hide();
+    table_->verticalHeader()->setDefaultSectionSize(22);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setStretchLastSection(true);
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -121,6 +123,7 @@ void PassStepperView::onDocument() {
     const int rows = stages_.rowCount();
     table_->setMinimumHeight(table_->horizontalHeader()->sizeHint().height() +
                              rows * table_->verticalHeader()->defaultSectionSize() +
+                             table_->horizontalScrollBar()->sizeHint().height() +
                              2 * table_->frameWidth() + 2);
     const QSignalBlocker block(left_combo_);
     left_combo_->clear();

@@ -553,7 +553,7 @@ void ScheduleView::paintHeader(QPainter& p, size_t first, size_t last, int sx, i
     // The facts first; how to use the view only where it fits (it is also the tooltip of
     // the empty background), so a narrow window never cuts a number off.
     const QString facts =
-        tr("Stage \"%1\": %2 groups, %3 barriers (%4 redundant, dashed%5), %6 race(s)%7")
+        tr("%1: %2 groups, %3 barriers (%4 redundant, dashed%5), %6 race(s)%7")
             .arg(QString::fromStdString(s->stage))
             .arg(a->group_nodes.size())
             .arg(a->barriers.size())
@@ -588,13 +588,13 @@ void ScheduleView::paintLegend(QPainter& p) const {
         const QString name = opFamily(op);
         p.fillRect(QRectF(x, 20, 10, 10), opColor(op));
         p.drawText(QPointF(x + 13, 30), name);
-        x += p.fontMetrics().horizontalAdvance(name) + 24;
+        x += p.fontMetrics().horizontalAdvance(name) + 18;
     }
     p.setPen(QPen(raceColor(), 2));
     p.drawLine(QPointF(x, 25), QPointF(x + 14, 25));
     p.setPen(text);
     p.drawText(QPointF(x + 17, 30), tr("race"));
-    x += p.fontMetrics().horizontalAdvance(tr("race")) + 28;
+    x += p.fontMetrics().horizontalAdvance(tr("race")) + 24;
     p.setPen(QPen(text, 1.5, Qt::DotLine));
     p.drawLine(QPointF(x + 5, 19), QPointF(x + 5, 31));
     p.setPen(text);

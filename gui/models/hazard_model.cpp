@@ -80,8 +80,6 @@ QVariant HazardModel::data(const QModelIndex& index, int role) const {
         return qulonglong(row.direction == Direction::in ? h.earlier : h.later);
     if (role == HazardIndexRole) return qulonglong(row.hazard);
     if (role == IsRaceRole) return race.has_value();
-    // The whole text of a cell the view elides.
-    if (role == Qt::ToolTipRole) return data(index, Qt::DisplayRole).toString();
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
             case Relation:

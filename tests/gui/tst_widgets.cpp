@@ -210,6 +210,12 @@ class TestWidgets : public QObject {
         QCOMPARE(w().passStepper()->stageTable()->model()->rowCount(), int(doc->stage_count()));
         QVERIFY(!w().dependencyGraph()->folded().items.empty());
         QVERIFY(w().windowTitle().contains(QStringLiteral("captured")));
+        // At the default window size the schedule's header says every number uncut.
+        w().scheduleView()->viewport()->grab();
+        const QString header = w().scheduleView()->headerText();
+        QVERIFY2(!header.contains(QChar(0x2026)), qPrintable(header));
+        QVERIFY2(header.contains(QStringLiteral("%1 barriers").arg(analysis().barriers.size())),
+                 qPrintable(header));
         // The dependency graph folds the repeated layers in every stage, fused ones too.
         for (size_t stage = 0; stage < doc->stage_count(); ++stage) {
             const auto runs = repeated_layer_runs(doc->snapshot(stage).graph);
@@ -1103,6 +1109,19 @@ class TestWidgets : public QObject {
         QVERIFY(seen.size() > 30);
         for (const char* keys : {"Ctrl+O", "F8", "Alt+Left", "Ctrl+R", "Ctrl+E", "Ctrl+Alt+P"})
             QVERIFY2(seen.contains(QLatin1String(keys)), keys);
+    }
+
+    // A newly opened document starts at its own beginning and the default zoom, not where
+    // the schedule of the last one was scrolled and zoomed to.
+    void aNewDocumentStartsAtItsOwnScrollAndZoom() {
+        ScheduleView* schedule = w().scheduleView();
+        w().showView(schedule);
+        schedule->zoom(3, 1);
+        schedule->horizontalScrollBar()->setValue(schedule->horizontalScrollBar()->maximum());
+        QVERIFY(schedule->horizontalScrollBar()->value() > 0);
+        waitForDocument([&] { w().openFile(tinyLlamaPath()); });
+        QCOMPARE(schedule->layout().columnWidth(), ScheduleLayout::kDefaultColumnWidth);
+        QCOMPARE(schedule->horizontalScrollBar()->value(), 0);
     }
 
     // Opening by drag and drop, then again from File > Open recent.
