@@ -1,6 +1,7 @@
 #include "app/core_worker.h"
 
 #include "app/document_export.h"
+#include "app/recorded_program_run.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -20,6 +21,7 @@
 #include "graphlens/ops/op_fusion_recipes.h"
 #include "graphlens/vulkan/device.h"
 #include "graphlens/vulkan/device_memory.h"
+#include "graphlens/vulkan/foreign_program.h"
 
 namespace graphlens::gui {
 
@@ -268,7 +270,24 @@ void CoreWorker::captureWorkload(const WorkloadRequest& request) {
 }
 
 RunResult CoreWorker::runGraph(const ComputeGraph& graph, const RunRequest& request,
-                               const std::string& workload) {
+                               const std::string& workload, const std::string& capture_path) {
+    if (is_foreign_graph(graph)) {
+        gui::RecordedProgramRun run;
+        run.capture_path = capture_path;
+        for (const QString& m : request.modes) run.modes.push_back(m.toStdString());
+        run.warmup = request.warmup;
+        run.repeats = request.repeats;
+        run.device_selector = request.device.toStdString();
+        run.workload = workload;
+        run.cancelled = [this] { return cancel_.load(); };
+        run.progress = [this](std::string_view line) {
+            emit runProgress(0, 0, QString::fromUtf8(line.data(), qsizetype(line.size())));
+        };
+        RunResult result = gui::run_recorded_program(graph, run);
+        if (cancel_) throw RunCancelled();
+        emit runProgress(1, 1, tr("done"));
+        return result;
+    }
     RunnerOptions options;
     options.modes.clear();
     for (const QString& m : request.modes)
@@ -312,7 +331,8 @@ void CoreWorker::runModes(DocumentPtr document, const RunRequest& request) {
          [this, document, request](uint64_t g) {
              if (!document || !document->ready(0)) throw std::runtime_error("no document is open");
              try {
-                 RunResult result = runGraph(document->snapshot(0).graph, request, document->title);
+                 RunResult result = runGraph(document->snapshot(0).graph, request, document->title,
+                                             document->source);
                  if (!stale("run", g)) emit runFinished(result, document->id);
              } catch (const RunCancelled&) {
                  emit runCancelled();  // what the user asked for: no error
@@ -333,7 +353,7 @@ void CoreWorker::loadSecondRun(const QString& path, const RunRequest& request) {
             const std::string title =
                 workload_title(capture.graph, QFileInfo(path).fileName().toStdString());
             try {
-                capture.run = runGraph(capture.graph, request, title);
+                capture.run = runGraph(capture.graph, request, title, path.toStdString());
             } catch (const RunCancelled&) {
                 emit runCancelled();
                 return;
