@@ -1,6 +1,7 @@
 #include "app/core_worker.h"
 
 #include "app/document_export.h"
+#include "app/recorded_program_run.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -20,6 +21,7 @@
 #include "graphlens/ops/fusion_recipes.h"
 #include "graphlens/vulkan/device.h"
 #include "graphlens/vulkan/device_memory.h"
+#include "graphlens/vulkan/foreign_program.h"
 
 namespace graphlens::gui {
 
@@ -277,7 +279,25 @@ CoreWorker::CancelFlag CoreWorker::newRunFlag() {
 }
 
 RunResult CoreWorker::runGraph(const ComputeGraph& graph, const RunRequest& request,
-                               const std::string& workload, const std::atomic<bool>& cancelled) {
+                               const std::string& workload, const std::atomic<bool>& cancelled,
+                               const std::string& capture_path) {
+    if (is_foreign_graph(graph)) {
+        gui::RecordedProgramRun run;
+        run.capture_path = capture_path;
+        for (const QString& m : request.modes) run.modes.push_back(m.toStdString());
+        run.warmup = request.warmup;
+        run.repeats = request.repeats;
+        run.device_selector = request.device.toStdString();
+        run.workload = workload;
+        run.cancelled = [&cancelled] { return cancelled.load(); };
+        run.progress = [this](std::string_view line) {
+            emit runProgress(0, 0, QString::fromUtf8(line.data(), qsizetype(line.size())));
+        };
+        RunResult result = gui::run_recorded_program(graph, run);
+        if (cancelled) throw RunCancelled();
+        emit runProgress(1, 1, tr("done"));
+        return result;
+    }
     RunnerOptions options;
     options.modes.clear();
     for (const QString& m : request.modes)
@@ -323,7 +343,8 @@ quint64 CoreWorker::runModes(DocumentPtr document, const RunRequest& request) {
              if (!document || !document->ready(0)) throw std::runtime_error("no document is open");
              try {
                  RunResult result =
-                     runGraph(document->snapshot(0).graph, request, document->title, *cancelled);
+                     runGraph(document->snapshot(0).graph, request, document->title, *cancelled,
+                                document->source);
                  if (!stale("run", g) && !*cancelled) emit runFinished(result, document->id, id);
              } catch (const RunCancelled&) {
                  emit runCancelled();  // what the user asked for: no error
@@ -345,7 +366,7 @@ void CoreWorker::loadSecondRun(const QString& path, const RunRequest& request) {
                  const std::string title =
                      workload_title(capture.graph, QFileInfo(path).fileName().toStdString());
                  try {
-                     capture.run = runGraph(capture.graph, request, title, *cancelled);
+                     capture.run = runGraph(capture.graph, request, title, *cancelled, path.toStdString());
                  } catch (const RunCancelled&) {
                      emit runCancelled();
                      return;

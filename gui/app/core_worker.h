@@ -130,8 +130,11 @@ class CoreWorker : public QObject {
     Device& device(const QString& selector);
     /// Runs the request's modes on a graph on the worker's device, with progress and cancel.
     /// A lost device or validation errors throw, with the device dropped when it was lost.
+    /// A recorded program's graph runs its own kernels (recorded_program_run.h) on a device of
+    /// its own; `capture_path` is where its capture (and buffer contents) were loaded from.
     RunResult runGraph(const ComputeGraph& graph, const RunRequest& request,
-                       const std::string& workload, const std::atomic<bool>& cancelled);
+                       const std::string& workload, const std::atomic<bool>& cancelled,
+                       const std::string& capture_path = {});
     using CancelFlag = std::shared_ptr<std::atomic<bool>>;
     /// A fresh flag for a run about to be queued; the one cancelRun() sets.
     CancelFlag newRunFlag();

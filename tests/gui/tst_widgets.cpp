@@ -1042,6 +1042,32 @@ class TestWidgets : public QObject {
         QVERIFY(w().timingView()->statusText().contains(QStringLiteral("not shown")));
     }
 
+    // A recorded program's capture (the format page's foreign example) runs its own kernels
+    // from the Timing view's worker: the program's own plan first, each checked mode compared
+    // bitwise with it, a mode without a counterpart for a recorded program refused with the
+    // reason.
+    void aRecordedProgramRunsItsOwnKernelsAgainstItsOwnPlan() {
+        waitForDocument([&] {
+            w().openFile(QStringLiteral(GRAPHLENS_TEST_CAPTURES_DIR "/foreign_minimal.json"));
+        });
+        RunRequest request;
+        request.modes = {QStringLiteral("serial"), QStringLiteral("levels"),
+                         QStringLiteral("fused")};
+        request.warmup = 0;
+        request.repeats = 1;
+        const std::optional<RunResult> run = runThroughWorker(request);
+        QVERIFY2(run, qPrintable(w().lastError()));
+        QStringList names;
+        for (const ModeResult& m : run->modes) names << QString::fromStdString(m.mode);
+        QCOMPARE(names, QStringList({QStringLiteral("as-recorded"), QStringLiteral("serial"),
+                                     QStringLiteral("levels"), QStringLiteral("fused")}));
+        for (size_t i = 0; i < 3; ++i) {
+            QVERIFY2(run->modes[i].error.empty(), run->modes[i].error.c_str());
+            QCOMPARE(QString::fromStdString(run->modes[i].comparison), QStringLiteral("bitwise"));
+        }
+        QVERIFY(QString::fromStdString(run->modes[3].error).contains(QStringLiteral("no fusion")));
+    }
+
     // A device lost in the middle of a run: a message that says so, the document stays, and
     // the next run works on a device created afresh.
     void aLostDeviceIsReportedAndTheNextRunWorks() {
