@@ -192,7 +192,13 @@ int run_command(const RunOptions& o) {
     print_table(result, device.validation_enabled() ? &validation : nullptr);
     print_profiles(result, o.top);
     if (!o.trace.empty()) {
-        write_chrome_trace(result, o.trace);
+        TraceGraph traced{&doc.graph, doc.generator};
+        if (doc.source) {
+            traced.source = doc.source->program;
+            for (const auto& a : doc.source->arguments) traced.source += " " + a;
+            traced.source += " (" + doc.source->range + ")";
+        }
+        write_chrome_trace(result, traced, o.trace);
         fmt::print("\nchrome trace written to {} (open in ui.perfetto.dev)\n", o.trace);
     }
     if (!o.save.empty()) {
@@ -250,7 +256,10 @@ const RegisterCommand reg{
                        "boost clock (default 200; 0 = count only)")
             ->check(CLI::NonNegativeNumber);
         app.add_option("--seed", o->seed, "seed of the random initial data");
-        app.add_option("--trace", o->trace, "write a Chrome trace (Perfetto) of the run");
+        app.add_option(
+            "--trace", o->trace,
+            "write a Chrome trace (Perfetto) of the run; with --profile, its per-dispatch "
+            "track shows hazards as arrows and barriers with their reasons");
         app.add_option("--save", o->save, "write the capture with the run results");
         app.add_flag("--profile", o->profile,
                      "also time every dispatch alone (serialises the GPU; per-dispatch profile)");

@@ -3,6 +3,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <unordered_map>
+
+#include "graphlens/graph/hazard_index.h"
+#include "graphlens/graph/schedule_analysis.h"
 
 namespace graphlens {
 namespace {
@@ -28,9 +32,103 @@ std::string fmt_group(size_t i, const GroupTiming& g) {
     return "group " + std::to_string(i) + " (" + std::to_string(g.dispatches) + ": " +
            g.first_label + (g.dispatches > 1 ? " …" : "") + ")";
 }
+
+// The trace's events and metadata, before serialising (chrome_trace_json adds the graph's).
+Json trace_document(const RunResult& run);
+
+// The tid of the per-dispatch track (where the hazards and barriers go), 0 when there is none.
+int per_dispatch_tid(const RunResult& run) {
+    return run.per_dispatch.empty() ? 0 : static_cast<int>(run.modes.size()) + 1;
+}
+
+std::string hazard_text(const ComputeGraph& g, const Hazard& h) {
+    const ByteRange r = h.overlap();
+    const std::string alloc = r.allocation < g.allocations.size()
+                                  ? g.allocations[r.allocation].name
+                                  : "allocation " + std::to_string(r.allocation);
+    return std::string(hazard_kind_name(h.kind)) + " " + g.nodes[h.earlier].label + " -> " +
+           g.nodes[h.later].label + " on " + alloc + " [" + std::to_string(r.begin) + ", " +
+           std::to_string(r.end) + ")";
+}
+
+// Flow events from each hazard's earlier dispatch slice to its later one, and an instant
+// event at each barrier, on the per-dispatch track.
+void add_graph_events(Json& events, const RunResult& run, const ComputeGraph& g, int tid) {
+    std::unordered_map<NodeId, size_t> timing_of_id;
+    for (size_t i = 0; i < run.per_dispatch.size(); ++i) timing_of_id[run.per_dispatch[i].node] = i;
+    std::vector<const DispatchTiming*> slice_of(g.nodes.size(), nullptr);
+    for (size_t n = 0; n < g.nodes.size(); ++n)
+        if (g.nodes[n].is_dispatch())
+            if (auto it = timing_of_id.find(g.nodes[n].id); it != timing_of_id.end())
+                slice_of[n] = &run.per_dispatch[it->second];
+    const HazardIndex hazards(g);
+    uint64_t flow_id = 0;
+    for (const Hazard& h : hazards.hazards()) {
+        const DispatchTiming* from = slice_of[h.earlier];
+        const DispatchTiming* to = slice_of[h.later];
+        if (!from || !to) continue;
+        ++flow_id;
+        const std::string name(hazard_kind_name(h.kind));
+        const Json args{{"hazard", hazard_text(g, h)}};
+        events.push_back(Json{{"name", name},
+                              {"cat", "hazard"},
+                              {"ph", "s"},
+                              {"id", flow_id},
+                              {"pid", 1},
+                              {"tid", tid},
+                              {"ts", from->start_ns / 1000.0},
+                              {"args", args}});
+        events.push_back(Json{{"name", name},
+                              {"cat", "hazard"},
+                              {"ph", "f"},
+                              {"bp", "e"},
+                              {"id", flow_id},
+                              {"pid", 1},
+                              {"tid", tid},
+                              {"ts", to->start_ns / 1000.0},
+                              {"args", args}});
+    }
+    for (const BarrierExplanation& b : explain_barriers(g, hazards)) {
+        // The marker stands where the next timed dispatch starts.
+        const DispatchTiming* next = nullptr;
+        for (size_t n = b.barrier + 1; n < g.nodes.size() && !next; ++n) next = slice_of[n];
+        if (!next) continue;
+        std::string reason;
+        if (b.redundant && b.fences.empty()) reason = "redundant: no hazard crosses only it";
+        for (const Hazard& h : b.hazards)
+            reason += (reason.empty() ? "" : "; ") + hazard_text(g, h);
+        if (!b.fences.empty())
+            reason += std::string(reason.empty() ? "" : "; ") + "a fence in an adjacent group";
+        events.push_back(Json{{"name", "barrier"},
+                              {"cat", "barrier"},
+                              {"ph", "i"},
+                              {"s", "t"},
+                              {"pid", 1},
+                              {"tid", tid},
+                              {"ts", next->start_ns / 1000.0},
+                              {"args",
+                               {{"node", b.barrier},
+                                {"redundant", b.redundant},
+                                {"hazards", b.hazards.size()},
+                                {"reason", reason}}}});
+    }
+}
 }  // namespace
 
 std::string chrome_trace_json(const RunResult& run) {
+    return trace_document(run).dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+std::string chrome_trace_json(const RunResult& run, const TraceGraph& graph) {
+    Json root = trace_document(run);
+    if (graph.graph && per_dispatch_tid(run) != 0)
+        add_graph_events(root["traceEvents"], run, *graph.graph, per_dispatch_tid(run));
+    root["otherData"]["source"] = graph.source;
+    return root.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+namespace {
+Json trace_document(const RunResult& run) {
     Json events = Json::array();
     events.push_back(Json{{"name", "process_name"},
                           {"ph", "M"},
@@ -101,15 +199,27 @@ std::string chrome_trace_json(const RunResult& run) {
                              {"date", run.date},
                              {"warmup", run.warmup},
                              {"repeats", run.repeats}};
-    return root.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
+    return root;
 }
+}  // namespace
 
-void write_chrome_trace(const RunResult& run, const std::filesystem::path& path) {
-    const std::string text = chrome_trace_json(run);
+namespace {
+void write_text(const std::string& text, const std::filesystem::path& path) {
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
     if (!f) throw std::runtime_error("cannot open " + path.string() + " for writing");
     f.write(text.data(), static_cast<std::streamsize>(text.size()));
     if (!f) throw std::runtime_error("cannot write " + path.string());
+}
+
+}  // namespace
+
+void write_chrome_trace(const RunResult& run, const std::filesystem::path& path) {
+    write_text(chrome_trace_json(run), path);
+}
+
+void write_chrome_trace(const RunResult& run, const TraceGraph& graph,
+                        const std::filesystem::path& path) {
+    write_text(chrome_trace_json(run, graph), path);
 }
 
 }  // namespace graphlens

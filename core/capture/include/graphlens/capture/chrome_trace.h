@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "graphlens/graph/compute_graph.h"
 #include "graphlens/graph/run_result.h"
 
 namespace graphlens {
@@ -15,8 +16,28 @@ namespace graphlens {
 /// Deterministic; times in microseconds as the format requires. Every mode track starts at
 /// 0 so modes line up for comparison.
 std::string chrome_trace_json(const RunResult& run);
-/// Writes chrome_trace_json(run) to `path`; throws std::runtime_error naming the path on
-/// an I/O error.
+
+/// The graph behind a run's per-dispatch profile and where it comes from.
+struct TraceGraph {
+    /// The graph the per-dispatch profile ran (the captured one); its node ids are the
+    /// profile's DispatchTiming::node.
+    const ComputeGraph* graph = nullptr;
+    /// Where the capture comes from: the recorded program and range, or its generator.
+    std::string source;
+};
+
+/// chrome_trace_json(run) plus, on the per-dispatch track, what orders its dispatches: one flow
+/// (an arrow in Perfetto, "ph" "s" → "f", category "hazard") per hazard of the graph
+/// (HazardIndex: RAW, WAR, WAW) from the earlier dispatch's slice to the later one's, and one
+/// instant event ("ph" "i", category "barrier") per barrier of the graph, at the start of the
+/// dispatch after it, naming the hazards that need it or saying it is redundant. otherData
+/// gains "source".
+std::string chrome_trace_json(const RunResult& run, const TraceGraph& graph);
+
+/// Writes chrome_trace_json(run[, graph]) to `path`; throws std::runtime_error naming the path
+/// on an I/O error.
 void write_chrome_trace(const RunResult& run, const std::filesystem::path& path);
+void write_chrome_trace(const RunResult& run, const TraceGraph& graph,
+                        const std::filesystem::path& path);
 
 }  // namespace graphlens
