@@ -9,12 +9,13 @@
 #include <optional>
 
 #include "command.h"
-#include "graphlens/exec/replay.h"
-#include "graphlens/exec/runner.h"
-#include "graphlens/vulkan/device.h"
-#include "graphlens/vulkan/device_memory.h"
 #include "graphlens/capture/capture_file.h"
 #include "graphlens/capture/chrome_trace.h"
+#include "graphlens/exec/replay.h"
+#include "graphlens/exec/runner.h"
+#include "graphlens/ops/fusion_recipes.h"
+#include "graphlens/vulkan/device.h"
+#include "graphlens/vulkan/device_memory.h"
 
 namespace graphlens::cli {
 namespace {
@@ -125,6 +126,7 @@ int run_command(const RunOptions& o) {
     CaptureDocument doc = load_capture(o.capture);
     Device device;
     RunnerOptions ro;
+    ro.fusion_recipes = ops::fusion_recipes();
     ro.modes = parse_execution_modes(o.modes);
     ro.repeats = o.repeat;
     ro.warmup = o.warmup;

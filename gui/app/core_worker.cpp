@@ -270,6 +270,7 @@ void CoreWorker::captureWorkload(const WorkloadRequest& request) {
 RunResult CoreWorker::runGraph(const ComputeGraph& graph, const RunRequest& request,
                                const std::string& workload) {
     RunnerOptions options;
+    options.fusion_recipes = ops::fusion_recipes();
     options.modes.clear();
     for (const QString& m : request.modes)
         options.modes.push_back(parse_execution_modes(m.toStdString()).front());
