@@ -19,6 +19,7 @@
 #include "graphlens/graph/reorder_levels.h"
 #include "graphlens/graph/synthetic_graphs.h"
 #include "graphlens/graph/verifier.h"
+#include "graphlens/ops/fusion_recipes.h"
 
 namespace {
 using namespace graphlens;
@@ -50,6 +51,7 @@ void run_pipeline(benchmark::State& state, const std::shared_ptr<const ComputeGr
                   ReorderMode mode) {
     const ComputeGraph& g = *shared;
     PassOptions o;
+    o.recipes = ops::fusion_recipes();
     o.reorder = mode;
     o.verify = true;
     size_t peak_growth = 0;
@@ -141,7 +143,7 @@ void BM_Piece(benchmark::State& state) {
                 benchmark::DoNotOptimize(DependencyDag(g, hazards));
                 break;
             case 3:
-                benchmark::DoNotOptimize(fuse(g, default_fusion_recipes()));
+                benchmark::DoNotOptimize(fuse(g, ops::fusion_recipes()));
                 break;
             case 4:
                 benchmark::DoNotOptimize(reorder_greedy(g));

@@ -11,11 +11,13 @@
 
 #include "command.h"
 #include "graphlens/exec/runner.h"
+#include "graphlens/model/model_config.h"
+#include "graphlens/model/transformer_builder.h"
+#include "graphlens/ops/fusion_recipes.h"
+#include "graphlens/ops/ops.h"
 #include "graphlens/vulkan/device.h"
 #include "graphlens/vulkan/device_memory.h"
 #include "graphlens/vulkan/graph_executor.h"
-#include "graphlens/model/model_config.h"
-#include "graphlens/model/transformer_builder.h"
 
 namespace graphlens::cli {
 namespace {
@@ -52,13 +54,13 @@ ComputeGraph record_chain(GraphExecutor& exec, const DemoOptions& o, AllocationI
     for (int l = 0; l < o.layers; ++l) {
         auto w = [&](int i) { return mem.view(weights, DType::f32, {o.n}, bytes * (4 * l + i)); };
         const std::string p = fmt::format("blk.{}.", l);
-        s.mul(xv, w(0), tmp(0), p + "norm_mul");
-        s.mul(tmp(0), w(1), tmp(1), p + "q");
-        s.mul(tmp(0), w(2), tmp(2), p + "k");
-        s.add(tmp(0), w(3), tmp(3), p + "v");
-        s.add(tmp(1), tmp(2), tmp(4), p + "qk");
-        s.mul(tmp(4), tmp(3), tmp(5), p + "o");
-        s.add(xv, tmp(5), xv, p + "residual");
+        ops::mul(s, xv, w(0), tmp(0), p + "norm_mul");
+        ops::mul(s, tmp(0), w(1), tmp(1), p + "q");
+        ops::mul(s, tmp(0), w(2), tmp(2), p + "k");
+        ops::add(s, tmp(0), w(3), tmp(3), p + "v");
+        ops::add(s, tmp(1), tmp(2), tmp(4), p + "qk");
+        ops::mul(s, tmp(4), tmp(3), tmp(5), p + "o");
+        ops::add(s, xv, tmp(5), xv, p + "residual");
     }
     *out = x;
     return s.finish_recording();
@@ -153,6 +155,7 @@ int run_sample(const DemoOptions& o) {
         graph.barrier_count());
     Runner runner(device, memory);
     RunnerOptions ro;
+    ro.fusion_recipes = ops::fusion_recipes();
     ro.warmup = 1;
     ro.repeats = static_cast<uint32_t>(o.repeat);
     ro.progress = [](std::string_view line) { fmt::print(stderr, "{}\n", line); };

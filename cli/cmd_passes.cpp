@@ -103,7 +103,9 @@ int run_passes(const PassesArgs& a) {
     const ComputeGraph& graph = doc.graph;
     PassOptions o;
     o.fuse = !a.no_fuse;
-    if (!a.match_only) o.recipes = ops::fusion_recipes();
+    o.recipes = ops::fusion_recipes();
+    if (a.match_only)  // the same patterns, each reported as matched and none applied
+        for (FusionRecipe& r : o.recipes) r.build = nullptr;
     const auto mode = reorder_mode_from_name(a.reorder);
     if (!mode) throw std::invalid_argument("--reorder must be none, greedy or levels");
     o.reorder = *mode;

@@ -13,6 +13,7 @@
 #include "graphlens/capture/chrome_trace.h"
 #include "graphlens/exec/replay.h"
 #include "graphlens/exec/runner.h"
+#include "graphlens/ops/fusion_recipes.h"
 #include "graphlens/vulkan/device.h"
 #include "graphlens/vulkan/device_memory.h"
 #include "graphlens/vulkan/foreign_program.h"
@@ -161,6 +162,7 @@ int run_command(const RunOptions& o) {
     if (is_foreign_graph(doc.graph)) return run_recorded_program(doc, o);
     Device device;
     RunnerOptions ro;
+    ro.fusion_recipes = ops::fusion_recipes();
     ro.modes = parse_execution_modes(o.modes);
     ro.repeats = o.repeat;
     ro.warmup = o.warmup;

@@ -19,14 +19,15 @@
 #include <string>
 #include <vector>
 
+#include "graphlens/ops/dispatch_helpers.h"
+#include "graphlens/ops/ggml_blocks.h"
+#include "graphlens/ops/ops.h"
 #include "graphlens/vulkan/command_encoder.h"
 #include "graphlens/vulkan/device.h"
 #include "graphlens/vulkan/device_memory.h"
 #include "graphlens/vulkan/graph_executor.h"
 #include "graphlens/vulkan/graph_session.h"
 #include "graphlens/vulkan/kernel_catalog.h"
-#include "graphlens/vulkan/op_support.h"
-#include "graphlens/ops/ggml_blocks.h"
 
 namespace graphlens::bench {
 namespace {
@@ -154,14 +155,14 @@ MatvecResult time_matvec(GraphExecutor& exec, const MatvecSetup& m, const Kernel
 /// What the ops dispatch: matmul for f16/f32 weights, quantized_matmul_ggml for blocks.
 void record_op(GraphSession& s, const MatvecSetup& m, uint32_t i) {
     if (m.type == DType::f16 || m.type == DType::f32)
-        s.matmul(m.w[i], m.x, m.y[i], "bench");
+        ops::matmul(s, m.w[i], m.x, m.y[i], "bench");
     else
-        s.quantized_matmul_ggml(m.x, m.w[i], m.y[i], "bench");
+        ops::quantized_matmul_ggml(s, m.x, m.w[i], m.y[i], "bench");
 }
 
 /// What a decode step's mat-vecs over Q4_0 / Q8_0 dispatch: the op with x as q8x.
 void record_op_q8x(GraphSession& s, const MatvecSetup& m, uint32_t i) {
-    s.quantized_matmul_ggml(m.x_q8, m.w[i], m.y[i], "bench");
+    ops::quantized_matmul_ggml(s, m.x_q8, m.w[i], m.y[i], "bench");
 }
 
 // matmul_params.glsl
@@ -216,7 +217,7 @@ class GpuWarmer {
         while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                    .count() < ms) {
             auto s = exec_.begin();
-            for (int i = 0; i < 8; ++i) s.copy(src_, dst_, "warm");
+            for (int i = 0; i < 8; ++i) ops::copy(s, src_, dst_, "warm");
             s.finish_with_timing();
         }
     }
@@ -268,7 +269,7 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
         const TensorView src = mem.view(a, DType::f32, {int64_t(bytes / 4)});
         const TensorView dst = mem.view(b, DType::f32, {int64_t(bytes / 4)});
         const double kernel_ns =
-            time_session(exec, o, [&](GraphSession& s) { s.copy(src, dst, "copy"); });
+            time_session(exec, o, [&](GraphSession& s) { ops::copy(s, src, dst, "copy"); });
         const double vec4_ns = time_session(exec, o, [&](GraphSession& s) {
             DispatchDesc d;
             d.kernel = "copy_f32_vec4";
@@ -295,7 +296,7 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
         const AllocationId a = mem.allocate("tiny", 1024);
         const TensorView v = mem.view(a, DType::f32, {256});
         const double ns =
-            time_session(exec, o, [&](GraphSession& s) { s.scale(v, v, 1.0f, "tiny"); });
+            time_session(exec, o, [&](GraphSession& s) { ops::scale(s, v, v, 1.0f, "tiny"); });
         out(
             fmt::format("one tiny dispatch alone in a command buffer: {:.2f} us (the fixed cost in "
                         "every 'single' figure)\n",
@@ -337,8 +338,8 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
                 const TensorView q =
                     mem.view(mem.allocate("x_q8", dtype_bytes_for(DType::q8x, k)), DType::q8x, {k});
                 warmer.warm(100.0);
-                const double ns =
-                    time_session(exec, o, [&](GraphSession& s) { s.quantize_q8(x, q, "q8"); });
+                const double ns = time_session(
+                    exec, o, [&](GraphSession& s) { ops::quantize_q8(s, x, q, "q8"); });
                 out(fmt::format("quantize_q8 of {} values alone in a command buffer: {:.2f} us", k,
                                 ns / 1000.0));
             }
@@ -527,7 +528,7 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
                     mem.upload(ctr, std::vector<uint32_t>(p.n_heads, 0));  // zero; runs keep it
                     warmer.warm(100.0);
                     const double ns = time_session(exec, o, [&](GraphSession& s) {
-                        s.flash_attn_vec(q, k, v, ov, tmp, ctr, p, "bench");
+                        ops::flash_attn_vec(s, q, k, v, ov, tmp, ctr, p, "bench");
                     });
                     const std::string split_text =
                         split ? std::to_string(split)
@@ -557,8 +558,8 @@ int run_kernel_benchmarks(const KernelBenchOptions& o) {
         const AllocationId tiny_a = mem.allocate("tiny", 1024);
         const TensorView tiny = mem.view(tiny_a, DType::f32, {256});
         warmer.warm(100.0);
-        const double fixed_ns =
-            time_session(exec, o, [&](GraphSession& s) { s.scale(tiny, tiny, 1.0f, "tiny"); });
+        const double fixed_ns = time_session(
+            exec, o, [&](GraphSession& s) { ops::scale(s, tiny, tiny, 1.0f, "tiny"); });
         for (uint32_t groups : {1u, 132u, 528u, 2112u}) {
             const uint64_t vec4s = uint64_t(groups) * 256, bytes = vec4s * 16;
             std::vector<TensorView> bufs;

@@ -18,15 +18,16 @@
 #include <vector>
 
 #include "bench_command.h"
+#include "graphlens/ops/dispatch_helpers.h"
+#include "graphlens/ops/ggml_blocks.h"
+#include "graphlens/ops/ops.h"
+#include "graphlens/ops/reference.h"
 #include "graphlens/vulkan/device.h"
 #include "graphlens/vulkan/device_memory.h"
 #include "graphlens/vulkan/graph_executor.h"
 #include "graphlens/vulkan/graph_session.h"
 #include "graphlens/vulkan/kernel_catalog.h"
 #include "graphlens/vulkan/kernel_registry.h"
-#include "graphlens/vulkan/op_support.h"
-#include "graphlens/ops/ggml_blocks.h"
-#include "graphlens/ops/op_reference.h"
 
 namespace graphlens::bench {
 namespace {
@@ -99,9 +100,9 @@ Matmat setup_matmat(DeviceMemory& mem, DType t, uint32_t n, uint32_t k, uint32_t
 
 void record_matmat(GraphSession& s, const Matmat& mm) {
     if (dtype_is_quantized(mm.w.dtype))
-        s.quantized_matmul_ggml(mm.x, mm.w, mm.y, "bench");
+        ops::quantized_matmul_ggml(s, mm.x, mm.w, mm.y, "bench");
     else
-        s.matmul(mm.w, mm.x, mm.y, "bench");
+        ops::matmul(s, mm.w, mm.x, mm.y, "bench");
 }
 
 std::vector<float> random_floats(size_t n, uint32_t seed) {
@@ -343,8 +344,8 @@ int run_prefill_benchmarks(const PrefillBenchOptions& o) {
             mem.upload(q, random_floats(q_elems, 3));
             mem.upload(k, ggml::quantize(sh.kv, random_floats(kv_elems, 4)));
             mem.upload(v, ggml::quantize(sh.kv, random_floats(kv_elems, 5)));
-            const double ns =
-                time_session(exec, o, [&](GraphSession& s) { s.sdpa(q, k, v, ov, p, "bench"); });
+            const double ns = time_session(
+                exec, o, [&](GraphSession& s) { ops::sdpa(s, q, k, v, ov, p, "bench"); });
             out(fmt::format("| {} | {} | {} | {} | {:.1f} |", p.head_dim, dtype_name(sh.kv),
                             sh.softcap, sh.window, ns / 1000.0));
         }
@@ -430,7 +431,7 @@ int run_prefill_benchmarks(const PrefillBenchOptions& o) {
             mem.upload(ka, kq);
             mem.upload(va, vq);
             auto s = exec.begin();
-            s.sdpa(q, k, v, ov, p, "check");
+            ops::sdpa(s, q, k, v, ov, p, "check");
             s.finish();
             const auto got = ggml::dequantize(DType::f32, mem.download(ov), q_elems);
             const auto want = reference::sdpa(qv, ggml::dequantize(sh.kv, kq, kv_elems),

@@ -12,13 +12,14 @@
 
 #include "bench_command.h"
 #include "bench_kernels.h"
+#include "graphlens/capture/capture_file.h"
 #include "graphlens/exec/replay.h"
 #include "graphlens/exec/runner.h"
+#include "graphlens/ops/dispatch_helpers.h"
+#include "graphlens/ops/fusion_recipes.h"
 #include "graphlens/vulkan/device.h"
 #include "graphlens/vulkan/device_memory.h"
 #include "graphlens/vulkan/graph_executor.h"
-#include "graphlens/vulkan/op_support.h"
-#include "graphlens/capture/capture_file.h"
 
 namespace graphlens::bench {
 
@@ -162,6 +163,7 @@ struct ModesOptions {
 int bench_modes(const ModesOptions& o) {
     Device device;
     RunnerOptions ro;
+    ro.fusion_recipes = ops::fusion_recipes();
     ro.modes = parse_execution_modes(o.modes);
     ro.repeats = o.repeat;
     ro.warmup = o.warmup;

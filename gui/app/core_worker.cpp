@@ -299,6 +299,7 @@ RunResult CoreWorker::runGraph(const ComputeGraph& graph, const RunRequest& requ
         return result;
     }
     RunnerOptions options;
+    options.fusion_recipes = ops::fusion_recipes();
     options.modes.clear();
     for (const QString& m : request.modes)
         options.modes.push_back(parse_execution_modes(m.toStdString()).front());

@@ -8,8 +8,8 @@
 #include <map>
 #include <set>
 
+#include "graphlens/graph/half_float.h"
 #include "graphlens/vulkan/device_memory.h"
-#include "graphlens/ops/ggml_blocks.h"
 
 namespace graphlens {
 namespace {
@@ -74,7 +74,7 @@ double element(const uint8_t* p, DType t) {
     }
     uint16_t h;
     std::memcpy(&h, p, 2);
-    return ggml::half_to_float(h);
+    return half_to_float(h);
 }
 
 size_t dtype_width(DType t) {

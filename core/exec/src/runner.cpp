@@ -15,11 +15,10 @@
 #include <stdexcept>
 
 #include "exec/src/output_comparison.h"
+#include "graphlens/graph/half_float.h"
+#include "graphlens/graph/pass_pipeline.h"
 #include "graphlens/vulkan/device.h"
 #include "graphlens/vulkan/device_memory.h"
-#include "graphlens/graph/pass_pipeline.h"
-#include "graphlens/ops/ggml_blocks.h"
-#include "graphlens/ops/fusion_recipes.h"
 
 namespace graphlens {
 namespace {
@@ -27,7 +26,7 @@ namespace {
 // --- seeded initial data -----------------------------------------------------------------
 
 void put_half(uint8_t* p, float f) {
-    const uint16_t h = ggml::float_to_half(f);
+    const uint16_t h = float_to_half(f);
     std::memcpy(p, &h, 2);
 }
 
@@ -180,7 +179,7 @@ ModePlan Runner::plan(const ComputeGraph& captured, ExecutionMode mode,
     }
     PassOptions po;
     po.fuse = true;
-    po.recipes = ops::fusion_recipes();
+    po.recipes = options.fusion_recipes;
     po.reorder = mode == ExecutionMode::fused    ? ReorderMode::none
                  : mode == ExecutionMode::greedy ? ReorderMode::greedy
                                                  : ReorderMode::levels;

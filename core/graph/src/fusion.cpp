@@ -15,56 +15,6 @@
 
 namespace graphlens {
 
-std::vector<FusionRecipe> default_fusion_recipes() {
-    std::vector<FusionRecipe> r;
-    auto add = [&r](std::string pattern, std::vector<OpKind> chain, OpKind op,
-                    std::string kernel) -> FusionRecipe& {
-        FusionRecipe recipe;
-        recipe.pattern = std::move(pattern);
-        recipe.chain = std::move(chain);
-        recipe.fused_op = op;
-        recipe.fused_kernel = std::move(kernel);
-        return r.emplace_back(std::move(recipe));
-    };
-    // The residual sum stays live (the next residual add reads it): a kept output.
-    add("rms_norm→mul→add→rms_norm→mul",
-        {OpKind::rms_norm, OpKind::mul, OpKind::add, OpKind::rms_norm, OpKind::mul},
-        OpKind::add_rms_norm_mul, "rms_norm_mul_add_rms_norm_mul_f32")
-        .kept_outputs = {2};
-    add("rms_norm→mul→add", {OpKind::rms_norm, OpKind::mul, OpKind::add}, OpKind::rms_norm_mul_add,
-        "rms_norm_mul_add_f32");
-    add("add→rms_norm→mul", {OpKind::add, OpKind::rms_norm, OpKind::mul}, OpKind::add_rms_norm_mul,
-        "add_rms_norm_mul_f32")
-        .kept_outputs = {0};
-    // q/k norms (qwen3, gemma3): each head normalised, weighted and rotated in one dispatch,
-    // k also written straight into the cache. The q and k chains interleave: gaps allowed.
-    for (OpKind rope : {OpKind::rope, OpKind::rope_neox}) {
-        const std::string name(op_kind_name(rope));
-        FusionRecipe& with_copy = add("rms_norm→mul→" + name + "→copy",
-                                      {OpKind::rms_norm, OpKind::mul, rope, OpKind::copy},
-                                      OpKind::rms_norm_mul_rope, "rms_norm_mul_rope_f32_f16");
-        with_copy.converting = {3};
-        with_copy.gaps = true;
-        add("rms_norm→mul→" + name, {OpKind::rms_norm, OpKind::mul, rope},
-            OpKind::rms_norm_mul_rope, "rms_norm_mul_rope_f32")
-            .gaps = true;
-    }
-    add("rms_norm→mul", {OpKind::rms_norm, OpKind::mul}, OpKind::rms_norm_mul, "rms_norm_mul_f32");
-    for (size_t n = 8; n >= 2; --n) {
-        std::string pattern = "add";
-        for (size_t i = 1; i < n; ++i) pattern += "→add";
-        add(pattern, std::vector<OpKind>(n, OpKind::add), OpKind::multi_add, "multi_add_f32");
-    }
-    add("gelu→mul", {OpKind::gelu, OpKind::mul}, OpKind::gelu_mul, "gelu_mul_f32");
-    add("silu→mul", {OpKind::silu, OpKind::mul}, OpKind::silu_mul, "silu_mul_f32");
-    // The KV-cache append: rope writes its rotated keys straight into the cache slot.
-    for (OpKind rope : {OpKind::rope, OpKind::rope_neox})
-        add(std::string(op_kind_name(rope)) + "→copy", {rope, OpKind::copy}, OpKind::rope_copy,
-            "rope_f32_f16")
-            .converting = {1};
-    return r;
-}
-
 namespace {
 
 std::string name_of(const ComputeGraph& g, size_t i) {

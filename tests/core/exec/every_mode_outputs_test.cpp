@@ -9,14 +9,15 @@
 #include <ostream>
 #include <string>
 
-#include "vulkan/gpu_fixture.h"
+#include "graphlens/capture/capture_file.h"
 #include "graphlens/exec/replay.h"
 #include "graphlens/exec/runner.h"
-#include "graphlens/vulkan/command_encoder.h"
-#include "graphlens/vulkan/kernel_catalog.h"
-#include "graphlens/capture/capture_file.h"
 #include "graphlens/model/model_config.h"
 #include "graphlens/model/transformer_builder.h"
+#include "graphlens/ops/fusion_recipes.h"
+#include "graphlens/vulkan/command_encoder.h"
+#include "graphlens/vulkan/kernel_catalog.h"
+#include "vulkan/gpu_fixture.h"
 
 namespace graphlens::test {
 namespace {
@@ -26,6 +27,7 @@ const char* const kSample = GRAPHLENS_RESOURCES_DIR "/sample-llama-3.2-1b-decode
 // One check run and one timed run per mode: this is about outputs, not speed.
 RunnerOptions check_every_mode() {
     RunnerOptions o;
+    o.fusion_recipes = ops::fusion_recipes();
     o.warmup = 0;
     o.warmup_ms = 0;
     o.repeats = 1;

@@ -1,12 +1,14 @@
 // Runner on lavapipe: every execution mode runs the same graph, agrees with serial and is
 // timed; comparisons catch changed results; modes parse with clear errors.
 #include "graphlens/exec/runner.h"
+#include "graphlens/ops/fusion_recipes.h"
+#include "graphlens/ops/ops.h"
 
 #include <gtest/gtest.h>
 
 #include "exec/src/output_comparison.h"
-#include "vulkan/gpu_fixture.h"
 #include "graphlens/vulkan/graph_session.h"
+#include "vulkan/gpu_fixture.h"
 
 namespace graphlens::test {
 namespace {
@@ -25,17 +27,24 @@ ComputeGraph record_block(GraphExecutor& exec, int layers = 2, int64_t n = 512) 
     auto s = exec.begin_recorded();
     for (int l = 0; l < layers; ++l) {
         const std::string p = "blk." + std::to_string(l) + ".";
-        s.mul(x(l), w(0), t(0), p + "norm_mul");
-        s.add(t(0), w(1), t(1), p + "bias1");
-        s.add(t(1), w(2), t(2), p + "bias2");
-        s.mul(t(0), w(3), t(3), p + "q");
-        s.mul(t(0), w(4), t(4), p + "k");
-        s.add(t(3), t(4), t(5), p + "qk");
-        s.add(t(2), t(5), x(l + 1), p + "residual");
+        ops::mul(s, x(l), w(0), t(0), p + "norm_mul");
+        ops::add(s, t(0), w(1), t(1), p + "bias1");
+        ops::add(s, t(1), w(2), t(2), p + "bias2");
+        ops::mul(s, t(0), w(3), t(3), p + "q");
+        ops::mul(s, t(0), w(4), t(4), p + "k");
+        ops::add(s, t(3), t(4), t(5), p + "qk");
+        ops::add(s, t(2), t(5), x(l + 1), p + "residual");
     }
     ComputeGraph g = s.finish_recording();
     g.metadata["workload"] = "test block";
     return g;
+}
+
+/// The fused modes fuse with the LLM workload's table, as the CLI's do.
+RunnerOptions with_fusion_recipes() {
+    RunnerOptions o;
+    o.fusion_recipes = ops::fusion_recipes();
+    return o;
 }
 
 class RunnerTest : public GpuTest {
@@ -54,7 +63,7 @@ class RunnerTest : public GpuTest {
     }
     std::unique_ptr<Runner> runner;
     ComputeGraph graph;
-    RunnerOptions options;
+    RunnerOptions options = with_fusion_recipes();
 };
 
 TEST_F(RunnerTest, EveryModeAgreesWithSerialAndIsTimed) {

@@ -94,7 +94,7 @@ TEST_F(FusionTest, WithoutABuilderTheMatchIsReportedNotApplied) {
     op(OpKind::silu, "blk.0.ffn_silu", {v(0)}, v(1));
     op(OpKind::mul, "blk.0.ffn_silu_mul", {v(1), v(2)}, v(3));
     const ComputeGraph c = captured();
-    const auto recipes = default_fusion_recipes();
+    const auto recipes = testing::pattern_recipes();
     const FusionResult r = fuse(c, recipes);
     EXPECT_EQ(r.applied, 0u);
     ASSERT_EQ(r.diagnostics.size(), 1u);
@@ -169,7 +169,7 @@ TEST_F(FusionTest, TheVerifierCatchesABuilderThatDropsTheChainOutput) {
     op(OpKind::mul, "norm_mul", {v(1), v(2)}, v(3));
     op(OpKind::matmul, "consumer", {v(3)}, v(4));
     const ComputeGraph c = captured();
-    auto recipes = default_fusion_recipes();
+    auto recipes = testing::pattern_recipes();
     for (auto& r : recipes)
         r.build = [](const ComputeGraph& g, std::span<const size_t> chain) {
             FusionBuildResult built = testing::concatenating_builder(g, chain);
@@ -311,7 +311,7 @@ std::string schedule_shape(const ComputeGraph& g) {
     return s;
 }
 
-/// The default recipes with the stand-in builder, without those whose members may have gaps.
+/// The test recipes with the stand-in builder, without those whose members may have gaps.
 std::vector<FusionRecipe> consecutive_recipes() {
     auto recipes = testing::recipes_with_test_builders();
     std::erase_if(recipes, [](const FusionRecipe& r) { return r.gaps; });
@@ -436,7 +436,7 @@ TEST(FusionOnModels, TransformerNormsResidualsGatesAndRopesFuseWithBuildersAndVe
     o.vocab = 1000;
     const ComputeGraph c = transformer_graph(o);
     const auto expected = testing::transformer_fusions(o.layers);
-    const auto without = fuse(c, default_fusion_recipes());
+    const auto without = fuse(c, testing::pattern_recipes());
     EXPECT_EQ(without.applied, 0u);
     EXPECT_EQ(without.diagnostics.size(), expected.reported);
 

@@ -39,13 +39,14 @@ std::vector<std::string> stage_names(const std::vector<Snapshot>& s) {
 TEST(PassPipelineTest, StagesInOrderWithStatsAndDiffs) {
     const ComputeGraph g = transformer_graph(small_model(8));
     PassOptions o;
+    o.recipes = testing::pattern_recipes();
     o.reorder = ReorderMode::levels;
     const auto s = PassPipeline::run(g, o);
     ASSERT_EQ(stage_names(s), (std::vector<std::string>{"captured", "fused", "reordered (levels)",
                                                         "barriers planned", "split"}));
     EXPECT_EQ(s[0].stats.dispatches, g.dispatch_count());
     EXPECT_EQ(s[0].stats.barriers, g.barrier_count());
-    // No builders by default: matched, reported, not applied.
+    // No builders: matched, reported, not applied.
     EXPECT_EQ(s[1].fusions.size(), testing::transformer_fusions(8).reported);
     EXPECT_TRUE(s[1].diff.fused.empty());
     EXPECT_EQ(s[2].stats.barriers, s[0].stats.barrier_lower_bound);
@@ -240,7 +241,7 @@ TEST(PassPipelineProperty, EachStageIsTheGraphItsPassMakesAlone) {
         r.fence_probability = seed % 6 == 0 ? 0.1 : 0.0;
         r.barrier_probability = seed % 4 == 0 ? 0.2 : 0.0;
         const ComputeGraph g = random_graph(r);
-        o.recipes = seed % 3 ? testing::recipes_with_test_builders() : default_fusion_recipes();
+        o.recipes = seed % 3 ? testing::recipes_with_test_builders() : testing::pattern_recipes();
         o.reorder = static_cast<ReorderMode>(seed % 3);  // none, greedy, levels
         const std::vector<Snapshot> s = PassPipeline::run(g, o);
         const std::string at = "seed " + std::to_string(seed);
@@ -297,7 +298,7 @@ TEST(PassPipelineTest, ASharedCaptureIsTheCapturedStageAndGivesTheSameStages) {
     PassOptions o;
     o.reorder = ReorderMode::greedy;
     for (const bool builders : {false, true}) {
-        o.recipes = builders ? testing::recipes_with_test_builders() : default_fusion_recipes();
+        o.recipes = builders ? testing::recipes_with_test_builders() : testing::pattern_recipes();
         const auto shared = std::make_shared<const ComputeGraph>(transformer_graph(small_model(4)));
         const std::vector<Snapshot> s = PassPipeline::run(shared, o);
         const std::vector<Snapshot> copied = PassPipeline::run(*shared, o);

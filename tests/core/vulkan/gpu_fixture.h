@@ -14,7 +14,6 @@
 #include "graphlens/vulkan/device.h"
 #include "graphlens/vulkan/device_memory.h"
 #include "graphlens/vulkan/graph_executor.h"
-#include "graphlens/vulkan/op_support.h"
 
 namespace graphlens::test {
 
@@ -79,8 +78,9 @@ inline DispatchDesc binary_dispatch(const char* kernel, const TensorView& a, con
     DispatchDesc d;
     d.kernel = kernel;
     d.bindings = {{0, a}, {1, b}, {2, out}};
-    d.push_constants = push_constant_bytes(p);
-    d.workgroups = grid_1d(p.n, 256);
+    d.push_constants.resize(sizeof p);
+    std::memcpy(d.push_constants.data(), &p, sizeof p);
+    d.workgroups = {(p.n + 255) / 256, 1, 1};  // 256 threads a workgroup, up to 2^24 elements
     d.op = std::string_view(kernel) == "add_f32" ? OpKind::add : OpKind::mul;
     d.label = std::move(label);
     return d;

@@ -16,21 +16,24 @@
 #include <filesystem>
 #include <random>
 
-#include "vulkan/gpu_fixture.h"
 #include "graphlens/exec/runner.h"
-#include "graphlens/vulkan/graph_session.h"
 #include "graphlens/model/cpu_reference_model.h"
 #include "graphlens/model/gguf_file.h"
 #include "graphlens/model/model_weights.h"
 #include "graphlens/model/transformer_builder.h"
+#include "graphlens/ops/fusion_recipes.h"
 #include "graphlens/ops/ggml_blocks.h"
+#include "graphlens/ops/ops.h"
+#include "graphlens/vulkan/graph_session.h"
+#include "vulkan/gpu_fixture.h"
 
 namespace graphlens {
 namespace {
 
 constexpr double kLogitTolerance = 1e-5;
 constexpr double kLogitToleranceTensorCores = 5e-3;
-constexpr uint32_t kMatvecMaxTokens = 8;  // workloads/llm/ops/src/matmul.cpp: more take the tiled mat-mat
+constexpr uint32_t kMatvecMaxTokens =
+    8;  // workloads/llm/ops/src/matmul.cpp: more take the tiled mat-mat
 
 double relative_error(const std::vector<float>& got, const std::vector<float>& want) {
     if (got.size() != want.size()) return INFINITY;
@@ -45,6 +48,13 @@ double relative_error(const std::vector<float>& got, const std::vector<float>& w
 
 /// A tiny model that went through a GGUF file: written with random weights, memory-mapped
 /// and loaded back, as a user's file would be.
+/// The Runner's options with the workload's fusion table (the fused modes' kernels).
+RunnerOptions runner_options() {
+    RunnerOptions o;
+    o.fusion_recipes = ops::fusion_recipes();
+    return o;
+}
+
 struct TinyModelFile {
     std::filesystem::path path;
     std::unique_ptr<GgufFile> file;
@@ -197,7 +207,7 @@ class TransformerEndToEndTest : public test::GpuTest {
                 const std::string name(execution_mode_name(mode));
                 ModePlan plan;
                 try {
-                    plan = Runner::plan(graph, mode);
+                    plan = Runner::plan(graph, mode, runner_options());
                 } catch (const std::exception& e) {
                     ADD_FAILURE() << name << ": " << e.what();
                     continue;
@@ -409,7 +419,7 @@ TEST_F(TransformerEndToEndTest, DecodeProjectionsTakeTheResidualAddAndTheNextNor
     model.upload_weights(*tiny.weights);
     ComputeGraph graph;
     const auto recorded = run_step(model, random_tokens(1, c.n_vocab), 2, &graph);
-    const ModePlan plan = Runner::plan(graph, ExecutionMode::levels);
+    const ModePlan plan = Runner::plan(graph, ExecutionMode::levels, runner_options());
     size_t folded = 0;
     for (const Node& n : plan.graph.nodes) {
         if (!n.is_dispatch()) continue;

@@ -1,7 +1,8 @@
 // sdpa (prefill) and flash_attn_vec (decode) against the reference attention.
 #include <algorithm>
 
-#include "graphlens/ops/op_reference.h"
+#include "graphlens/ops/ops.h"
+#include "graphlens/ops/reference.h"
 #include "ops_test_support.h"
 
 namespace graphlens::test {
@@ -25,7 +26,7 @@ TEST_F(OpsTest, SdpaCausalAndFullWithGroupedQueryHeads) {
     for (bool causal : {true, false}) {
         p.causal = causal;
         auto out = tensor(DType::f32, {p.head_dim, p.n_heads, p.seq_q}, "out");
-        run([&](GraphSession& s) { s.sdpa(tq, tk, tv, out, p); });
+        run([&](GraphSession& s) { ops::sdpa(s, tq, tk, tv, out, p); });
         expect_close(out, ref::sdpa(q, k, v, p), kTolF32, causal ? "causal" : "full");
     }
 }
@@ -122,7 +123,9 @@ TEST_P(FlashAttnVec, MatchesReferenceOverSplits) {
     p.window = GetParam().window;
     p.softcap = GetParam().softcap;
     const Operands o = operands(p, GetParam().cache, 48);
-    run([&](GraphSession& s) { s.flash_attn_vec(o.tq, o.tk, o.tv, o.out, o.tmp, o.counters, p); });
+    run([&](GraphSession& s) {
+        ops::flash_attn_vec(s, o.tq, o.tk, o.tv, o.out, o.tmp, o.counters, p);
+    });
     expect_close(o.out, ref::flash_attn_vec(o.q, o.k, o.v, p), kTolF32);
     expect_counters_zero(o.counters);
 }
@@ -172,7 +175,7 @@ TEST_P(FlashAttnVecGqa, ServesQueryHeadsOfAKvHeadTogetherOnLargeGrids) {
     const Operands o = operands(p, c.cache, p.kv_len + 3);
 
     auto recorded = executor->begin_recorded();
-    recorded.flash_attn_vec(o.tq, o.tk, o.tv, o.out, o.tmp, o.counters, p);
+    ops::flash_attn_vec(recorded, o.tq, o.tk, o.tv, o.out, o.tmp, o.counters, p);
     const ComputeGraph g = recorded.finish_recording();
     const auto split = std::find_if(g.nodes.begin(), g.nodes.end(), [](const Node& n) {
         return n.is_dispatch() && n.op == OpKind::flash_attn_vec;
@@ -181,7 +184,9 @@ TEST_P(FlashAttnVecGqa, ServesQueryHeadsOfAKvHeadTogetherOnLargeGrids) {
     EXPECT_EQ(g.kernels[split->kernel].name,
               "flash_attn_vec_gqa_" + std::string(dtype_name(c.cache)));
 
-    run([&](GraphSession& s) { s.flash_attn_vec(o.tq, o.tk, o.tv, o.out, o.tmp, o.counters, p); });
+    run([&](GraphSession& s) {
+        ops::flash_attn_vec(s, o.tq, o.tk, o.tv, o.out, o.tmp, o.counters, p);
+    });
     expect_close(o.out, ref::flash_attn_vec(o.q, o.k, o.v, p), kTolF32);
     expect_counters_zero(o.counters);
 }
@@ -213,7 +218,7 @@ TEST_P(FlashAttnVecRerun, SameRecordedGraphTwiceGivesTheSameBits) {
     const Operands o = operands(p, DType::f32, p.kv_len + 5);
 
     auto recorded = executor->begin_recorded();
-    recorded.flash_attn_vec(o.tq, o.tk, o.tv, o.out, o.tmp, o.counters, p, "attn");
+    ops::flash_attn_vec(recorded, o.tq, o.tk, o.tv, o.out, o.tmp, o.counters, p, "attn");
     const ComputeGraph g = recorded.finish_recording();
     ASSERT_EQ(g.dispatch_count(), 1u);
     const Node& n = *std::find_if(g.nodes.begin(), g.nodes.end(),

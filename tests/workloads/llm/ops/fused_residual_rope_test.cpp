@@ -7,10 +7,11 @@
 // run as well.
 #include <algorithm>
 
-#include "graphlens/vulkan/graph_executor.h"
 #include "graphlens/graph/fusion.h"
 #include "graphlens/ops/fusion_recipes.h"
-#include "graphlens/ops/op_reference.h"
+#include "graphlens/ops/ops.h"
+#include "graphlens/ops/reference.h"
+#include "graphlens/vulkan/graph_executor.h"
 #include "ops_test_support.h"
 
 namespace graphlens::test {
@@ -71,13 +72,13 @@ TEST_P(AddRmsNormMulTest, TheSumStaysWrittenForALaterReader) {
     auto normed2 = tensor(DType::f32, {dim, rows}, "normed2");
     auto later = tensor(DType::f32, {dim, rows}, "later");
     auto record = [&](GraphSession& s) {
-        s.add(tx, tr, sum, "blk.0.attn_residual");
-        s.rms_norm_no_scale_f32(sum, t0, eps, "blk.0.ffn_norm");
-        s.mul(t0, tw, normed, "blk.0.ffn_norm.mul");     // the weight as one broadcast row
-        s.add(normed, sum, sum2, "blk.0.ffn_residual");  // reads the sum again
-        s.rms_norm(sum2, tw1, t1, eps, "output_norm");   // a weighted norm
-        s.mul(tm, t1, normed2, "output_norm.mul");       // full shape, intermediate second
-        s.add(sum2, normed2, later, "later");
+        ops::add(s, tx, tr, sum, "blk.0.attn_residual");
+        ops::rms_norm_no_scale_f32(s, sum, t0, eps, "blk.0.ffn_norm");
+        ops::mul(s, t0, tw, normed, "blk.0.ffn_norm.mul");     // the weight as one broadcast row
+        ops::add(s, normed, sum, sum2, "blk.0.ffn_residual");  // reads the sum again
+        ops::rms_norm(s, sum2, tw1, t1, eps, "output_norm");   // a weighted norm
+        ops::mul(s, tm, t1, normed2, "output_norm.mul");       // full shape, intermediate second
+        ops::add(s, sum2, normed2, later, "later");
     };
     const auto applied = run_unfused_then_fused(record, {sum, sum2});
     EXPECT_EQ(applied, (std::vector<std::string>{"add→rms_norm_no_scale→mul", "add→rms_norm→mul"}));
@@ -110,12 +111,12 @@ TEST_P(NormAddNormTest, GemmasPostNormResidualAndNextNormAreOneDispatch) {
     auto normed = tensor(DType::f32, {dim, rows}, "normed");
     auto later = tensor(DType::f32, {dim, rows}, "later");
     auto record = [&](GraphSession& s) {
-        s.rms_norm_no_scale_f32(tx, t0, 1e-6f, "blk.0.post_ffw_norm");
-        s.mul(t0, tpw, t1, "blk.0.post_ffw_norm.mul");
-        s.add(t1, tr, sum, "blk.0.ffn_residual");
-        s.rms_norm_no_scale_f32(sum, t2, eps, "blk.1.attn_norm");
-        s.mul(t2, tw, normed, "blk.1.attn_norm.mul");
-        s.add(normed, sum, later, "blk.1.attn_residual");  // reads the sum again
+        ops::rms_norm_no_scale_f32(s, tx, t0, 1e-6f, "blk.0.post_ffw_norm");
+        ops::mul(s, t0, tpw, t1, "blk.0.post_ffw_norm.mul");
+        ops::add(s, t1, tr, sum, "blk.0.ffn_residual");
+        ops::rms_norm_no_scale_f32(s, sum, t2, eps, "blk.1.attn_norm");
+        ops::mul(s, t2, tw, normed, "blk.1.attn_norm.mul");
+        ops::add(s, normed, sum, later, "blk.1.attn_residual");  // reads the sum again
     };
     const auto applied = run_unfused_then_fused(record, {sum});
     EXPECT_EQ(applied,
@@ -136,12 +137,12 @@ TEST_F(FusedKeptOutputTest, BuildersDeclineSumsTheyCannotKeep) {
     auto t0 = tensor(DType::f32, {dim, rows}, "t0"), t1 = tensor(DType::f32, {dim, rows}, "t1");
     auto out = tensor(DType::f32, {dim, rows}, "out");
     auto s = executor->begin_recorded();
-    s.add(tx, tr, tx, "in_place");  // the sum overwrites an operand
-    s.rms_norm_no_scale_f32(tx, t0, eps, "in_place.norm");
-    s.mul(t0, row, out, "in_place.mul");
-    s.add(tr, row, t1, "broadcast");  // a row broadcast over the rows
-    s.rms_norm_no_scale_f32(t1, t0, eps, "broadcast.norm");
-    s.mul(t0, row, out, "broadcast.mul");
+    ops::add(s, tx, tr, tx, "in_place");  // the sum overwrites an operand
+    ops::rms_norm_no_scale_f32(s, tx, t0, eps, "in_place.norm");
+    ops::mul(s, t0, row, out, "in_place.mul");
+    ops::add(s, tr, row, t1, "broadcast");  // a row broadcast over the rows
+    ops::rms_norm_no_scale_f32(s, t1, t0, eps, "broadcast.norm");
+    ops::mul(s, t0, row, out, "broadcast.mul");
     const FusionResult fused = fuse(s.finish_recording(), ops::fusion_recipes());
     std::vector<std::string> reasons;
     for (const auto& d : fused.diagnostics)
@@ -179,10 +180,10 @@ TEST_P(RopeCopyTest, RopeWritesTheCacheSlotItself) {
                             slot_offset);
     };
     auto record = [&](GraphSession& s) {
-        s.rope(tx, tpos, rotated, p, tff, "blk.0.rope_k");
-        s.copy(rotated, slot(cache), "blk.0.k_cache");
-        s.rope_neox_f32(tx, tpos, rotated_neox, p, std::nullopt, "blk.1.rope_k");
-        s.copy(rotated_neox, slot(neox_cache), "blk.1.k_cache");
+        ops::rope(s, tx, tpos, rotated, p, tff, "blk.0.rope_k");
+        ops::copy(s, rotated, slot(cache), "blk.0.k_cache");
+        ops::rope_neox_f32(s, tx, tpos, rotated_neox, p, std::nullopt, "blk.1.rope_k");
+        ops::copy(s, rotated_neox, slot(neox_cache), "blk.1.k_cache");
     };
     run(record);
     const auto unfused_cache = memory->download(cache);
@@ -236,16 +237,16 @@ TEST_P(NormRopeTest, InterleavedQkNormRopeChainsFuseAcrossTheirGaps) {
         return memory->view(v.allocation, v.dtype, shape, v.offset);
     };
     auto record = [&](GraphSession& s) {
-        s.rms_norm_no_scale_f32(tq, qn, eps, "blk.0.attn_q_norm");
-        s.mul(qn, tqw, qm, "blk.0.attn_q_norm.mul");
-        s.rms_norm_no_scale_f32(tk, kn, eps, "blk.0.attn_k_norm");
-        s.mul(kn, tkw, km, "blk.0.attn_k_norm.mul");
+        ops::rms_norm_no_scale_f32(s, tq, qn, eps, "blk.0.attn_q_norm");
+        ops::mul(s, qn, tqw, qm, "blk.0.attn_q_norm.mul");
+        ops::rms_norm_no_scale_f32(s, tk, kn, eps, "blk.0.attn_k_norm");
+        ops::mul(s, kn, tkw, km, "blk.0.attn_k_norm.mul");
         RopeParams pq = p, pk = p;
         pq.n_heads = uint32_t(q_heads);
         pk.n_heads = uint32_t(k_heads);
-        s.rope_neox_f32(reshape(qm, {hd, q_heads, T}), tpos, q_rope, pq, tff, "blk.0.rope_q");
-        s.rope(reshape(km, {hd, k_heads, T}), tpos, k_rope, pk, std::nullopt, "blk.0.rope_k");
-        s.copy(k_rope, slot, "blk.0.k_cache");
+        ops::rope_neox_f32(s, reshape(qm, {hd, q_heads, T}), tpos, q_rope, pq, tff, "blk.0.rope_q");
+        ops::rope(s, reshape(km, {hd, k_heads, T}), tpos, k_rope, pk, std::nullopt, "blk.0.rope_k");
+        ops::copy(s, k_rope, slot, "blk.0.k_cache");
     };
     run(record);
     const auto unfused_q = memory->download(q_rope);

@@ -6,9 +6,10 @@
 
 #include <fmt/format.h>
 
-#include "graphlens/vulkan/graph_executor.h"
 #include "graphlens/graph/fusion.h"
 #include "graphlens/ops/fusion_recipes.h"
+#include "graphlens/ops/ops.h"
+#include "graphlens/vulkan/graph_executor.h"
 #include "ops_test_support.h"
 
 namespace graphlens::test {
@@ -34,20 +35,20 @@ class FusionRecipesTest : public OpsTest {
 
     // One instance of every pattern, each on its own intermediates.
     void record(GraphSession& s) {
-        s.rms_norm_no_scale_f32(x, tmp[0], 1e-5f, "blk.0.attn_norm");
-        s.mul(tmp[0], w, tmp[1], "blk.0.attn_norm.mul");
-        s.add(tmp[1], resid, outs[0], "blk.0.attn_norm.add");
-        s.rms_norm_no_scale_f32(resid, tmp[2], 1e-5f, "blk.0.ffn_norm");
-        s.mul(tmp[2], w, outs[1], "blk.0.ffn_norm.mul");
-        s.rms_norm(x, w, tmp[3], 1e-5f, "output_norm");
-        s.mul(g, tmp[3], outs[2], "output_norm.mul");  // intermediate as the first operand
-        s.gelu(x, tmp[4], "gelu");
-        s.mul(tmp[4], g, outs[3], "gelu.mul");
-        s.silu(resid, tmp[5], "silu");
-        s.mul(tmp[5], g, outs[4], "silu.mul");
-        s.add(addend[0], addend[1], tmp[6], "sum.0");
-        s.add(tmp[6], addend[2], tmp[7], "sum.1");
-        s.add(addend[3], tmp[7], outs[5], "sum.2");  // intermediate as the second operand
+        ops::rms_norm_no_scale_f32(s, x, tmp[0], 1e-5f, "blk.0.attn_norm");
+        ops::mul(s, tmp[0], w, tmp[1], "blk.0.attn_norm.mul");
+        ops::add(s, tmp[1], resid, outs[0], "blk.0.attn_norm.add");
+        ops::rms_norm_no_scale_f32(s, resid, tmp[2], 1e-5f, "blk.0.ffn_norm");
+        ops::mul(s, tmp[2], w, outs[1], "blk.0.ffn_norm.mul");
+        ops::rms_norm(s, x, w, tmp[3], 1e-5f, "output_norm");
+        ops::mul(s, g, tmp[3], outs[2], "output_norm.mul");  // intermediate as the first operand
+        ops::gelu(s, x, tmp[4], "gelu");
+        ops::mul(s, tmp[4], g, outs[3], "gelu.mul");
+        ops::silu(s, resid, tmp[5], "silu");
+        ops::mul(s, tmp[5], g, outs[4], "silu.mul");
+        ops::add(s, addend[0], addend[1], tmp[6], "sum.0");
+        ops::add(s, tmp[6], addend[2], tmp[7], "sum.1");
+        ops::add(s, addend[3], tmp[7], outs[5], "sum.2");  // intermediate as the second operand
     }
 
     std::vector<std::vector<float>> read_outputs() {
@@ -95,14 +96,14 @@ TEST_F(FusionRecipesTest, EveryPatternFusesAndComputesTheSameOutputs) {
 TEST_F(FusionRecipesTest, BuildersDeclineWhatTheFusedKernelsCannotExpress) {
     auto s = executor->begin_recorded();
     // A gate broadcast over rows: gelu_mul needs it whole.
-    s.gelu(x, tmp[0], "gelu");
-    s.mul(tmp[0], w, outs[0], "gelu.mul.broadcast");
+    ops::gelu(s, x, tmp[0], "gelu");
+    ops::mul(s, tmp[0], w, outs[0], "gelu.mul.broadcast");
     // An f16 norm: the fused norm kernels are f32 only.
     auto x16 = input_as(DType::f16, random(n), {dim, rows}, "x16");
     auto y16 = tensor(DType::f16, {dim, rows}, "y16");
-    s.rms_norm(x16, w, y16, 1e-5f, "norm16");
+    ops::rms_norm(s, x16, w, y16, 1e-5f, "norm16");
     auto z16 = tensor(DType::f16, {dim, rows}, "z16");
-    s.mul_f16(y16, y16, z16, "norm16.mul");
+    ops::mul_f16(s, y16, y16, z16, "norm16.mul");
     const FusionResult fused = fuse(s.finish_recording(), ops::fusion_recipes());
     EXPECT_EQ(fused.applied, 0u);
     ASSERT_FALSE(fused.diagnostics.empty());
@@ -130,13 +131,13 @@ TEST_F(FusionRecipesTest, QkvProjectionsRotateAndFillTheCacheThemselves) {
     const auto k_cache = tensor(DType::f16, {nkv}, "k_cache");
     const auto v_cache = tensor(DType::f16, {nkv}, "v_cache");
     auto record = [&](GraphSession& s) {
-        s.quantized_matmul_ggml(xn, wq, q, "blk.0.attn_q");
-        s.quantized_matmul_ggml(xn, wk, kk, "blk.0.attn_k");
-        s.quantized_matmul_ggml(xn, wv, v, "blk.0.attn_v");
-        s.rope(q, pos, q_rot, rq, std::nullopt, "blk.0.rope_q");
-        s.rope(kk, pos, k_rot, rk, std::nullopt, "blk.0.rope_k");
-        s.copy(k_rot, k_cache, "blk.0.k_cache");
-        s.copy(v, v_cache, "blk.0.v_cache");
+        ops::quantized_matmul_ggml(s, xn, wq, q, "blk.0.attn_q");
+        ops::quantized_matmul_ggml(s, xn, wk, kk, "blk.0.attn_k");
+        ops::quantized_matmul_ggml(s, xn, wv, v, "blk.0.attn_v");
+        ops::rope(s, q, pos, q_rot, rq, std::nullopt, "blk.0.rope_q");
+        ops::rope(s, kk, pos, k_rot, rk, std::nullopt, "blk.0.rope_k");
+        ops::copy(s, k_rot, k_cache, "blk.0.k_cache");
+        ops::copy(s, v, v_cache, "blk.0.v_cache");
     };
     const std::vector<TensorView> results{q_rot, k_cache, v_cache};
     run([&](GraphSession& s) { record(s); });
@@ -197,14 +198,14 @@ class FusedGluTest : public FusionRecipesTest, public ::testing::WithParamInterf
     }
 
     void record(GraphSession& s) {
-        if (GetParam().up_first) s.quantized_matmul_ggml(xn, w_up, up, "blk.0.ffn_up");
-        s.quantized_matmul_ggml(xn, w_gate, gate, "blk.0.ffn_gate");
-        if (!GetParam().up_first) s.quantized_matmul_ggml(xn, w_up, up, "blk.0.ffn_up");
+        if (GetParam().up_first) ops::quantized_matmul_ggml(s, xn, w_up, up, "blk.0.ffn_up");
+        ops::quantized_matmul_ggml(s, xn, w_gate, gate, "blk.0.ffn_gate");
+        if (!GetParam().up_first) ops::quantized_matmul_ggml(s, xn, w_up, up, "blk.0.ffn_up");
         if (GetParam().gelu)
-            s.gelu(gate, act, "blk.0.ffn_act");
+            ops::gelu(s, gate, act, "blk.0.ffn_act");
         else
-            s.silu(gate, act, "blk.0.ffn_act");
-        s.mul(act, up, out, "blk.0.ffn_mul");
+            ops::silu(s, gate, act, "blk.0.ffn_act");
+        ops::mul(s, act, up, out, "blk.0.ffn_mul");
     }
 
     TensorView xn, w_gate, w_up, gate, up, act, out;
@@ -283,11 +284,11 @@ class MatvecAddNormTest : public FusionRecipesTest,
     }
 
     void record(GraphSession& s) {
-        s.quantized_matmul_ggml(xo, wo, proj, "blk.0.attn_output");
-        s.add(res, proj, sum, "blk.0.attn_residual");
-        s.rms_norm_no_scale_f32(sum, normed, 1e-5f, "blk.0.ffn_norm");
-        s.mul(normed, norm_w, mulled, "blk.0.ffn_norm.mul");
-        s.quantize_q8(mulled, q8, "blk.0.ffn_norm.q8");
+        ops::quantized_matmul_ggml(s, xo, wo, proj, "blk.0.attn_output");
+        ops::add(s, res, proj, sum, "blk.0.attn_residual");
+        ops::rms_norm_no_scale_f32(s, sum, normed, 1e-5f, "blk.0.ffn_norm");
+        ops::mul(s, normed, norm_w, mulled, "blk.0.ffn_norm.mul");
+        ops::quantize_q8(s, mulled, q8, "blk.0.ffn_norm.q8");
     }
 
     TensorView xo, wo, res, norm_w, proj, sum, normed, mulled, q8;
@@ -347,11 +348,11 @@ TEST_F(FusionRecipesTest, MatvecAddNormDeclinesLongRows) {
     const auto t0 = tensor(DType::f32, {n}, "t0"), t1 = tensor(DType::f32, {n}, "t1");
     const auto q = tensor(DType::q8x, {n}, "q");
     auto s = executor->begin_recorded();
-    s.quantized_matmul_ggml(xo, wo, proj, "blk.0.attn_output");
-    s.add(res, proj, sum, "blk.0.attn_residual");
-    s.rms_norm_no_scale_f32(sum, t0, 1e-5f, "blk.0.ffn_norm");
-    s.mul(t0, nw, t1, "blk.0.ffn_norm.mul");
-    s.quantize_q8(t1, q, "blk.0.ffn_norm.q8");
+    ops::quantized_matmul_ggml(s, xo, wo, proj, "blk.0.attn_output");
+    ops::add(s, res, proj, sum, "blk.0.attn_residual");
+    ops::rms_norm_no_scale_f32(s, sum, t0, 1e-5f, "blk.0.ffn_norm");
+    ops::mul(s, t0, nw, t1, "blk.0.ffn_norm.mul");
+    ops::quantize_q8(s, t1, q, "blk.0.ffn_norm.q8");
     const FusionResult fused = fuse(s.finish_recording(), ops::fusion_recipes());
     bool declined = false;
     for (const auto& d : fused.diagnostics) {
@@ -384,10 +385,10 @@ TEST_F(FusionRecipesTest, GluTwinFollowsThePickAndTheRowLength) {
         const auto act = tensor(DType::f32, {c.rows}, "act");
         const auto out = tensor(DType::f32, {c.rows}, "ffn_out");
         auto s = executor->begin_recorded();
-        s.quantized_matmul_ggml(xn, wg, gate, "blk.0.ffn_gate");
-        s.quantized_matmul_ggml(xn, wu, up, "blk.0.ffn_up");
-        s.silu(gate, act, "blk.0.ffn_act");
-        s.mul(act, up, out, "blk.0.ffn_mul");
+        ops::quantized_matmul_ggml(s, xn, wg, gate, "blk.0.ffn_gate");
+        ops::quantized_matmul_ggml(s, xn, wu, up, "blk.0.ffn_up");
+        ops::silu(s, gate, act, "blk.0.ffn_act");
+        ops::mul(s, act, up, out, "blk.0.ffn_mul");
         const FusionResult fused = fuse(s.finish_recording(), ops::fusion_recipes());
         const std::string what = fmt::format("{} rows of {}", c.rows, c.k);
         ASSERT_EQ(fused.applied, 1u) << what;
@@ -406,11 +407,11 @@ TEST_F(FusionRecipesTest, GluSiblingWithAnotherReaderIsANearMiss) {
     const auto act = tensor(DType::f32, {rows}, "act"), y = tensor(DType::f32, {rows}, "y");
     const auto probe = tensor(DType::f32, {rows}, "probe");
     auto s = executor->begin_recorded();
-    s.quantized_matmul_ggml(xn, wg, gate, "blk.0.ffn_gate");
-    s.quantized_matmul_ggml(xn, wu, up, "blk.0.ffn_up");
-    s.silu(gate, act, "blk.0.ffn_act");
-    s.mul(act, up, y, "blk.0.ffn_mul");
-    s.copy(up, probe, "probe");
+    ops::quantized_matmul_ggml(s, xn, wg, gate, "blk.0.ffn_gate");
+    ops::quantized_matmul_ggml(s, xn, wu, up, "blk.0.ffn_up");
+    ops::silu(s, gate, act, "blk.0.ffn_act");
+    ops::mul(s, act, up, y, "blk.0.ffn_mul");
+    ops::copy(s, up, probe, "probe");
     const FusionResult fused = fuse(s.finish_recording(), ops::fusion_recipes());
     ASSERT_FALSE(fused.diagnostics.empty());
     const FusionDiagnostic& d = fused.diagnostics[0];
@@ -431,11 +432,11 @@ TEST_F(FusionRecipesTest, GluSiblingThatWouldMovePastAConflictIsANearMiss) {
     const auto gate = tensor(DType::f32, {rows}, "gate"), up = tensor(DType::f32, {rows}, "up");
     const auto act = tensor(DType::f32, {rows}, "act"), y = tensor(DType::f32, {rows}, "y");
     auto s = executor->begin_recorded();
-    s.quantized_matmul_ggml(xn, wu, up, "blk.0.ffn_up");
-    s.copy(x2, xn, "overwrite");
-    s.quantized_matmul_ggml(xn, wg, gate, "blk.0.ffn_gate");
-    s.silu(gate, act, "blk.0.ffn_act");
-    s.mul(act, up, y, "blk.0.ffn_mul");
+    ops::quantized_matmul_ggml(s, xn, wu, up, "blk.0.ffn_up");
+    ops::copy(s, x2, xn, "overwrite");
+    ops::quantized_matmul_ggml(s, xn, wg, gate, "blk.0.ffn_gate");
+    ops::silu(s, gate, act, "blk.0.ffn_act");
+    ops::mul(s, act, up, y, "blk.0.ffn_mul");
     const FusionResult fused = fuse(s.finish_recording(), ops::fusion_recipes());
     const auto glu = std::find_if(fused.diagnostics.begin(), fused.diagnostics.end(),
                                   [](const FusionDiagnostic& d) {
@@ -462,22 +463,22 @@ TEST_F(FusionRecipesTest, NormsFollowedByQuantizeQ8WriteTheBlocksThemselves) {
         q.push_back(tensor(DType::q8x, {d}, name));
     const auto sum = tensor(DType::f32, {d}, "sum"), sum2 = tensor(DType::f32, {d}, "sum2");
     auto record = [&](GraphSession& s) {
-        s.rms_norm_no_scale_f32(xr, t[0], 1e-5f, "blk.0.attn_norm");
-        s.mul(t[0], wr, t[1], "blk.0.attn_norm.mul");
-        s.quantize_q8(t[1], q[0], "blk.0.attn_norm.q8");
-        s.rms_norm(xr, wr, t[2], 1e-5f, "output_norm");
-        s.mul(t[2], wr, t[3], "output_norm.mul");
-        s.quantize_q8(t[3], q[1], "output_norm.q8");
-        s.add(xr, br, sum, "blk.0.attn_residual");
-        s.rms_norm_no_scale_f32(sum, t[4], 1e-5f, "blk.0.ffn_norm");
-        s.mul(t[4], wr, t[5], "blk.0.ffn_norm.mul");
-        s.quantize_q8(t[5], q[2], "blk.0.ffn_norm.q8");
-        s.rms_norm_no_scale_f32(br, t[6], 1e-5f, "blk.0.post_ffw_norm");  // gemma's post-norm
-        s.mul(t[6], wr, t[7], "blk.0.post_ffw_norm.mul");
-        s.add(t[7], xr, sum2, "blk.0.ffn_residual");
-        s.rms_norm_no_scale_f32(sum2, t[8], 1e-5f, "blk.1.attn_norm");
-        s.mul(t[8], wr, t[0], "blk.1.attn_norm.mul");
-        s.quantize_q8(t[0], q[3], "blk.1.attn_norm.q8");
+        ops::rms_norm_no_scale_f32(s, xr, t[0], 1e-5f, "blk.0.attn_norm");
+        ops::mul(s, t[0], wr, t[1], "blk.0.attn_norm.mul");
+        ops::quantize_q8(s, t[1], q[0], "blk.0.attn_norm.q8");
+        ops::rms_norm(s, xr, wr, t[2], 1e-5f, "output_norm");
+        ops::mul(s, t[2], wr, t[3], "output_norm.mul");
+        ops::quantize_q8(s, t[3], q[1], "output_norm.q8");
+        ops::add(s, xr, br, sum, "blk.0.attn_residual");
+        ops::rms_norm_no_scale_f32(s, sum, t[4], 1e-5f, "blk.0.ffn_norm");
+        ops::mul(s, t[4], wr, t[5], "blk.0.ffn_norm.mul");
+        ops::quantize_q8(s, t[5], q[2], "blk.0.ffn_norm.q8");
+        ops::rms_norm_no_scale_f32(s, br, t[6], 1e-5f, "blk.0.post_ffw_norm");  // gemma's post-norm
+        ops::mul(s, t[6], wr, t[7], "blk.0.post_ffw_norm.mul");
+        ops::add(s, t[7], xr, sum2, "blk.0.ffn_residual");
+        ops::rms_norm_no_scale_f32(s, sum2, t[8], 1e-5f, "blk.1.attn_norm");
+        ops::mul(s, t[8], wr, t[0], "blk.1.attn_norm.mul");
+        ops::quantize_q8(s, t[0], q[3], "blk.1.attn_norm.q8");
     };
     auto words = [&] {
         std::vector<std::vector<uint32_t>> w;
@@ -524,9 +525,9 @@ TEST_F(FusionRecipesTest, QuantizeQ8AfterALongRowStaysADispatch) {
     const auto t0 = tensor(DType::f32, {d}, "t0"), t1 = tensor(DType::f32, {d}, "t1");
     const auto q = tensor(DType::q8x, {d}, "q");
     auto s = executor->begin_recorded();
-    s.rms_norm_no_scale_f32(xr, t0, 1e-5f, "blk.0.attn_norm");
-    s.mul(t0, wr, t1, "blk.0.attn_norm.mul");
-    s.quantize_q8(t1, q, "blk.0.attn_norm.q8");
+    ops::rms_norm_no_scale_f32(s, xr, t0, 1e-5f, "blk.0.attn_norm");
+    ops::mul(s, t0, wr, t1, "blk.0.attn_norm.mul");
+    ops::quantize_q8(s, t1, q, "blk.0.attn_norm.q8");
     const ComputeGraph captured = s.finish_recording();
     const auto recipes = ops::fusion_recipes();
     const FusionResult fused = fuse(captured, recipes);

@@ -8,10 +8,11 @@
 #include <limits>
 #include <stdexcept>
 
-#include "graphlens/vulkan/kernel_catalog.h"
-#include "graphlens/vulkan/op_support.h"
+#include "graphlens/ops/dispatch_helpers.h"
 #include "graphlens/ops/ggml_blocks.h"
-#include "graphlens/ops/op_reference.h"
+#include "graphlens/ops/ops.h"
+#include "graphlens/ops/reference.h"
+#include "graphlens/vulkan/kernel_catalog.h"
 #include "ops_test_support.h"
 
 namespace graphlens::test {
@@ -38,7 +39,7 @@ TEST_P(FloatMatmul, MatchesReferenceForVectorsAndMatrices) {
         const auto x = random(size_t(k) * m);
         auto tx = input(x, {k, m}, "x");
         auto out = tensor(DType::f32, {n, m}, "out");
-        run([&](GraphSession& s) { s.matmul(tw, tx, out); });
+        run([&](GraphSession& s) { ops::matmul(s, tw, tx, out); });
         expect_close(out, ref::matmul(w, x, n, k, m), product_tol(dtype, m),
                      "m = " + std::to_string(m));
     }
@@ -67,7 +68,7 @@ TEST_P(GgmlMatmul, MatchesReferenceOnDequantisedWeights) {
             const auto x = random(size_t(k) * m);
             auto tx = input(x, {k, m}, "x");
             auto out = tensor(DType::f32, {n, m}, "out");
-            run([&](GraphSession& s) { s.quantized_matmul_ggml(tx, tw, out); });
+            run([&](GraphSession& s) { ops::quantized_matmul_ggml(s, tx, tw, out); });
             expect_close(out, ref::matmul(stored, x, n, k, m), product_tol(t, m),
                          "n = " + std::to_string(n) + ", m = " + std::to_string(m));
         }
@@ -90,7 +91,7 @@ TEST_P(GgmlMatmul, ExpertRoutedMatvecPicksEachSlotsExpert) {
         const auto x = random(size_t(k) * slots * p.n_tokens);
         auto tx = input(x, {k, slots, p.n_tokens}, "x");
         auto out = tensor(DType::f32, {n, p.n_ids, p.n_tokens}, "out");
-        run([&](GraphSession& s) { s.quantized_matmul_id_ggml(tx, tw, tids, out, p); });
+        run([&](GraphSession& s) { ops::quantized_matmul_id_ggml(s, tx, tw, tids, out, p); });
         expect_close(out, ref::matmul_id(stored, x, ids, n, k, p, slots), kTolF32,
                      "x slots " + std::to_string(slots));
     }
@@ -104,7 +105,7 @@ TEST_P(GgmlMatmul, GetRowsDequantisesTheChosenRows) {
     const auto ids = random_ints(6, 0, rows - 1);
     auto tids = input_i32(ids, "ids");
     auto out = tensor(DType::f32, {row, int64_t(ids.size())}, "out");
-    run([&](GraphSession& s) { s.get_rows(tt, tids, out); });
+    run([&](GraphSession& s) { ops::get_rows(s, tt, tids, out); });
     expect_close(out, ref::get_rows(as_stored(t, table), ids, row), kTolF32);
 }
 
@@ -274,7 +275,7 @@ TEST_P(SplitKMatvec, MatchesReferenceForShortAndLongRows) {
 std::string recorded_kernel(GraphExecutor& executor, const TensorView& x, const TensorView& w,
                             const TensorView& out) {
     auto recorded = executor.begin_recorded();
-    recorded.quantized_matmul_ggml(x, w, out);
+    ops::quantized_matmul_ggml(recorded, x, w, out);
     const ComputeGraph g = recorded.finish_recording();
     const auto node = std::find_if(g.nodes.begin(), g.nodes.end(),
                                    [](const Node& nd) { return nd.is_dispatch(); });
@@ -283,8 +284,8 @@ std::string recorded_kernel(GraphExecutor& executor, const TensorView& x, const 
 }
 
 // The op's pick for one column of x (f32, or q8x: the _xq8 twin), for Q4_0 and Q8_0 at every
-// row count where the choice changes (thread counts by rows, workloads/llm/ops/src/matmul.cpp), with
-// odd row counts, against the product with the values x stands for.
+// row count where the choice changes (thread counts by rows, workloads/llm/ops/src/matmul.cpp),
+// with odd row counts, against the product with the values x stands for.
 class OneColumnTest : public OpsTest {
   protected:
     void check_picks(DType x_type) {
@@ -301,7 +302,7 @@ class OneColumnTest : public OpsTest {
                 const std::string kernel = recorded_kernel(*executor, tx, tw, out);
                 EXPECT_EQ(kernel.rfind("matvec1_", 0), 0u) << what << ": " << kernel;
                 EXPECT_EQ(kernel.ends_with("_xq8"), x_type == DType::q8x) << what << ": " << kernel;
-                run([&](GraphSession& s) { s.quantized_matmul_ggml(tx, tw, out); });
+                run([&](GraphSession& s) { ops::quantized_matmul_ggml(s, tx, tw, out); });
                 expect_close(out, ref::matmul(as_stored(t, w), as_stored(x_type, x), n, k, 1),
                              kTolF32, what);
             }
@@ -319,7 +320,7 @@ TEST_F(OpsTest, QuantizeQ8WritesTheCpuQuantisersBlocks) {
     const auto x = random(37 * 32, 3.0f);
     auto tx = input(x, {32, 37}, "x");
     auto out = tensor(DType::q8x, {32, 37}, "x_q8");
-    run([&](GraphSession& s) { s.quantize_q8(tx, out); });
+    run([&](GraphSession& s) { ops::quantize_q8(s, tx, out); });
     std::vector<ggml::BlockQ8x> want(37);
     ggml::quantize_row_q8x(x.data(), want.data(), int64_t(x.size()));
     const auto bytes = memory->download(out);
@@ -368,7 +369,7 @@ TEST_F(OneColumnTest, OfQ8xTakesTheIntegerDotMatvec) {
     auto out = tensor(DType::f32, {4, 2}, "out");
     auto s = executor->begin_recorded();
     try {
-        s.quantized_matmul_ggml(x2, w, out, "two_columns");
+        ops::quantized_matmul_ggml(s, x2, w, out, "two_columns");
         ADD_FAILURE() << "two columns of q8x x were accepted";
     } catch (const std::invalid_argument& e) {
         const std::string what = e.what();
@@ -444,7 +445,7 @@ TEST_P(GluQ8OutSplitKMatvec, QuantisesEachBlockOfItsOutputAsQuantizeQ8Does) {
         run([&](GraphSession& s) {
             s.dispatch(fused);
             s.dispatch(unfused);
-            s.quantize_q8(out_plain, q_ref, "quantize_q8");
+            ops::quantize_q8(s, out_plain, q_ref, "quantize_q8");
         });
         const std::string at = "round " + std::to_string(round);
         EXPECT_EQ(read(out), read(out_plain)) << at;
@@ -580,7 +581,7 @@ TEST_P(AffineMatmul, MatchesReferenceOnDequantisedWeights) {
         const auto x = random(size_t(p.k) * m);
         auto tx = input(x, {p.k, m}, "x");
         auto out = tensor(DType::f32, {p.n, m}, "out");
-        run([&](GraphSession& s) { s.quantized_matmul(tx, tw, ts, tb, out, p); });
+        run([&](GraphSession& s) { ops::quantized_matmul(s, tx, tw, ts, tb, out, p); });
         expect_close(out, ref::matmul(stored, x, p.n, p.k, m), product_tol(DType::u32, m),
                      "m = " + std::to_string(m));
     }
@@ -603,7 +604,7 @@ TEST_F(OpsTest, GetRowsOfFloatTables) {
         const auto table = as_stored(t, random(size_t(row) * rows));
         auto tt = input_as(t, table, {row, rows}, "table");
         auto out = tensor(DType::f32, {row, int64_t(ids.size())}, "out");
-        run([&](GraphSession& s) { s.get_rows(tt, tids, out); });
+        run([&](GraphSession& s) { ops::get_rows(s, tt, tids, out); });
         expect_close(out, ref::get_rows(table, ids, row), kTolF32, std::string(dtype_name(t)));
     }
 }
@@ -615,7 +616,7 @@ TEST_F(OpsTest, TopKRoutingPicksLargestLogitsWithSoftmaxWeights) {
     for (bool normalize : {false, true}) {
         auto ids = tensor(DType::i32, {k, tokens}, "ids");
         auto weights = tensor(DType::f32, {k, tokens}, "weights");
-        run([&](GraphSession& s) { s.topk(tl, ids, weights, k, normalize); });
+        run([&](GraphSession& s) { ops::topk(s, tl, ids, weights, k, normalize); });
         const auto expected = ref::topk(logits, experts, k, normalize);
         EXPECT_EQ(memory->download_as<int32_t>(ids), expected.ids);
         expect_close(weights, expected.weights, kTolF32, normalize ? "normalized" : "raw");

@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "graphlens/ops/ops.h"
+#include "graphlens/ops/reference.h"
 #include "graphlens/vulkan/kernel_catalog.h"
 #include "graphlens/vulkan/kernel_registry.h"
-#include "graphlens/ops/op_reference.h"
 #include "ops_test_support.h"
 
 namespace graphlens::test {
@@ -24,13 +25,13 @@ void record_product(GraphSession& s, const TensorView& w, const TensorView& x,
                     const TensorView& out, uint32_t splits = 1) {
     const bool ggml = dtype_is_quantized(w.dtype);
     if (splits > 1 && ggml)
-        s.quantized_matmul_ggml_split_k(x, w, out, splits);
+        ops::quantized_matmul_ggml_split_k(s, x, w, out, splits);
     else if (splits > 1)
-        s.matmul_split_k(w, x, out, splits);
+        ops::matmul_split_k(s, w, x, out, splits);
     else if (ggml)
-        s.quantized_matmul_ggml(x, w, out);
+        ops::quantized_matmul_ggml(s, x, w, out);
     else
-        s.matmul(w, x, out);
+        ops::matmul(s, w, x, out);
 }
 
 /// Random n x k weights stored as `dtype` and k x m activations, on the device and as the
@@ -190,16 +191,17 @@ TEST_F(OpsTest, SplitKRejectsRangesOfPartialBlocksMatVecsAndShortPartials) {
     auto x = tensor(DType::f32, {512, 16}, "x");
     auto s = executor->begin_recorded();
     // 512 / 4 = 128: not whole 256-element q4_k blocks.
-    EXPECT_THROW(s.quantized_matmul_ggml_split_k(x, w, tensor(DType::f32, {64, 64}, "p"), 4),
+    EXPECT_THROW(ops::quantized_matmul_ggml_split_k(s, x, w, tensor(DType::f32, {64, 64}, "p"), 4),
                  std::invalid_argument);
-    EXPECT_THROW(s.quantized_matmul_ggml_split_k(x, w, tensor(DType::f32, {64, 16}, "p1"), 1),
+    EXPECT_THROW(ops::quantized_matmul_ggml_split_k(s, x, w, tensor(DType::f32, {64, 16}, "p1"), 1),
                  std::invalid_argument);
-    EXPECT_THROW(s.quantized_matmul_ggml_split_k(x, w, tensor(DType::f32, {64, 16}, "p2"), 2),
+    EXPECT_THROW(ops::quantized_matmul_ggml_split_k(s, x, w, tensor(DType::f32, {64, 16}, "p2"), 2),
                  std::invalid_argument);  // partials hold one product, not two
     auto x8 = tensor(DType::f32, {512, 8}, "x8");
-    EXPECT_THROW(s.quantized_matmul_ggml_split_k(x8, w, tensor(DType::f32, {64, 16}, "p3"), 2),
-                 std::invalid_argument);  // 8 columns: the mat-vec path
-    s.quantized_matmul_ggml_split_k(x, w, tensor(DType::f32, {64, 32}, "ok"), 2);
+    EXPECT_THROW(
+        ops::quantized_matmul_ggml_split_k(s, x8, w, tensor(DType::f32, {64, 16}, "p3"), 2),
+        std::invalid_argument);  // 8 columns: the mat-vec path
+    ops::quantized_matmul_ggml_split_k(s, x, w, tensor(DType::f32, {64, 32}, "ok"), 2);
 }
 
 TEST(MatmulKSplits, SplitsLongRowsWhoseTilesWouldNotFillALargeGpu) {

@@ -2,6 +2,7 @@
 // are the readonly bindings, writes the writeonly ones, view offsets included.
 #include <algorithm>
 
+#include "graphlens/ops/ops.h"
 #include "graphlens/vulkan/kernel_catalog.h"
 #include "ops_test_support.h"
 
@@ -28,7 +29,7 @@ TEST_F(OpsTest, FlashAttnVecRecordsOneDispatchWithReflectedRanges) {
     auto ctr = tensor(DType::u32, {int64_t(flash_attn_vec_counter_elements(p))}, "counters");
     auto out = tensor(DType::f32, {16, 2}, "out");
     auto s = executor->begin_recorded();
-    s.flash_attn_vec(q, k, v, out, tmp, ctr, p, "blk.0.attn");
+    ops::flash_attn_vec(s, q, k, v, out, tmp, ctr, p, "blk.0.attn");
     const ComputeGraph g = s.finish_recording();
     std::vector<const Node*> dispatches;
     for (const Node& n : g.nodes)

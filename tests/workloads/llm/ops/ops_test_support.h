@@ -1,6 +1,6 @@
 #pragma once
 // Fixture of the kernel tests: each op runs on lavapipe against its double-precision CPU
-// reference (graphlens/ops/op_reference.h) on fresh random non-zero data. Every test draws a new
+// reference (graphlens/ops/reference.h) on fresh random non-zero data. Every test draws a new
 // seed (GRAPHLENS_TEST_SEED=<n> repeats one) and names it in every failure message; every
 // tensor lives in its own allocation, poisoned (0xFF bytes = NaN) before the run, so an
 // element the kernel did not write fails the comparison.
@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "vulkan/gpu_fixture.h"
-#include "graphlens/vulkan/graph_session.h"
 #include "graphlens/ops/ggml_blocks.h"
+#include "graphlens/vulkan/graph_session.h"
+#include "vulkan/gpu_fixture.h"
 
 namespace graphlens::test {
 

@@ -4,8 +4,9 @@
 // before the queries, sliding window and soft-capping.
 #include <algorithm>
 
+#include "graphlens/ops/ops.h"
+#include "graphlens/ops/reference.h"
 #include "graphlens/vulkan/kernel_registry.h"
-#include "graphlens/ops/op_reference.h"
 #include "ops_test_support.h"
 
 namespace graphlens::test {
@@ -44,7 +45,7 @@ TEST_P(Sdpa, MatchesReference) {
     auto out = tensor(DType::f32, {p.head_dim, p.n_heads, p.seq_q}, "out");
 
     auto recorded = executor->begin_recorded();
-    recorded.sdpa(tq, tk, tv, out, p);
+    ops::sdpa(recorded, tq, tk, tv, out, p);
     const ComputeGraph g = recorded.finish_recording();
     ASSERT_EQ(g.kernels.size(), 1u);
     // Head dims up to 64 take the variant with K and V tiles side by side for more than 8
@@ -55,7 +56,7 @@ TEST_P(Sdpa, MatchesReference) {
     const bool tc = device().kernels().get(g.kernels.front().name).tensor_cores;
     EXPECT_EQ(tc, hd64 && device().uses_tensor_cores());
 
-    run([&](GraphSession& s) { s.sdpa(tq, tk, tv, out, p); });
+    run([&](GraphSession& s) { ops::sdpa(s, tq, tk, tv, out, p); });
     expect_close(out, ref::sdpa(q, k, v, p), tc ? kTolTensorCores : kTolF32);
 }
 
@@ -89,7 +90,7 @@ TEST_F(OpsTest, SdpaRejectsMixedCacheTypes) {
     auto v = tensor(DType::f16, {8}, "v");
     auto out = tensor(DType::f32, {8}, "out");
     auto s = executor->begin_recorded();
-    EXPECT_THROW(s.sdpa(q, k, v, out, p), std::invalid_argument);
+    EXPECT_THROW(ops::sdpa(s, q, k, v, out, p), std::invalid_argument);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "graphlens/model/transformer_builder.h"
+#include "graphlens/ops/ops.h"
 
 #include <fmt/core.h>
 
@@ -8,13 +9,13 @@
 #include <stdexcept>
 #include <vector>
 
+#include "graphlens/model/model_weights.h"
+#include "graphlens/ops/ggml_blocks.h"
+#include "graphlens/ops/params.h"
 #include "graphlens/vulkan/device.h"
 #include "graphlens/vulkan/device_memory.h"
 #include "graphlens/vulkan/graph_executor.h"
 #include "graphlens/vulkan/graph_session.h"
-#include "graphlens/vulkan/op_params.h"
-#include "graphlens/model/model_weights.h"
-#include "graphlens/ops/ggml_blocks.h"
 
 namespace graphlens {
 
@@ -185,7 +186,7 @@ TransformerModel::TransformerModel(DeviceMemory& memory, ModelConfig config,
         regions_["moe_scale_index"] = {moe_index_alloc_, 0, table};
         regions_["moe_perm_index"] = {moe_index_alloc_, table, table};
     }
-    // Decode attention's state (GraphSession::flash_attn_vec): its arrival counters, zeroed
+    // Decode attention's state (ops::flash_attn_vec): its arrival counters, zeroed
     // once here and left zero by every run, and its per-split partials. Each gets an
     // allocation of its own: the kernel binds both read-write, so the hazard analysis sees
     // every layer's attention read all of them, and in act.scratch, whose bytes the FFN phase
@@ -352,23 +353,23 @@ void TransformerModel::matmul(GraphSession& s, const TensorView& w, const Tensor
                      : 1;
     if (splits == 1) {
         if (quantized)
-            s.quantized_matmul_ggml(x, w, out, std::move(label));
+            ops::quantized_matmul_ggml(s, x, w, out, std::move(label));
         else
-            s.matmul(w, x, out, std::move(label));
+            ops::matmul(s, w, x, out, std::move(label));
         return;
     }
     const std::string region = split_region;
     const TensorView parts = act(region, DType::f32, {n, cols * splits});
     if (quantized)
-        s.quantized_matmul_ggml_split_k(x, w, parts, splits, label);
+        ops::quantized_matmul_ggml_split_k(s, x, w, parts, splits, label);
     else
-        s.matmul_split_k(w, x, parts, splits, label);
+        ops::matmul_split_k(s, w, x, parts, splits, label);
     TensorView sum = act(region, DType::f32, {n, cols});
     for (uint32_t z = 1; z < splits; ++z) {
         const TensorView to =
             z + 1 == splits ? out : act(fmt::format("{}.sum{}", region, z), DType::f32, {n, cols});
-        s.add(sum, act(region, DType::f32, {n, cols}, 4ull * n * cols * z), to,
-              fmt::format("{}.sum{}", label, z));
+        ops::add(s, sum, act(region, DType::f32, {n, cols}, 4ull * n * cols * z), to,
+                 fmt::format("{}.sum{}", label, z));
         sum = to;
     }
 }
@@ -394,15 +395,15 @@ TensorView TransformerModel::x_for(GraphSession& s, std::initializer_list<std::s
     for (std::string_view w : weights)
         if (!mat_vecs_read_q8_x({slot(w).spec.dtype}, x.shape[0])) return x;
     const TensorView q = act(q8_region, DType::q8x, {x.shape[0], x.elements() / x.shape[0]});
-    s.quantize_q8(x, q, std::move(label));
+    ops::quantize_q8(s, x, q, std::move(label));
     return q;
 }
 
 void TransformerModel::norm(GraphSession& s, const TensorView& x, const TensorView& w,
                             const TensorView& tmp, const TensorView& out, std::string label) const {
     // Unfused, as ggml records it: the fusion pass turns this into rms_norm_mul.
-    s.rms_norm_no_scale_f32(x, tmp, config_.rms_eps, label);
-    s.mul(tmp, w, out, label + ".mul");
+    ops::rms_norm_no_scale_f32(s, x, tmp, config_.rms_eps, label);
+    ops::mul(s, tmp, w, out, label + ".mul");
 }
 
 void TransformerModel::record_step(GraphSession& s, uint32_t T, uint32_t L,
@@ -423,13 +424,13 @@ void TransformerModel::record_step(GraphSession& s, uint32_t T, uint32_t L,
         input = memory_->view(inp_embd_.allocation, DType::f32, {embd, T});
     } else {
         const TensorView ids = memory_->view(tokens_.allocation, DType::i32, {int64_t(T)});
-        s.get_rows(weight("token_embd.weight"), ids, act("residual0", DType::f32, {embd, T}),
-                   "token_embd");
+        ops::get_rows(s, weight("token_embd.weight"), ids, act("residual0", DType::f32, {embd, T}),
+                      "token_embd");
     }
     if (c.scale_embeddings) {
-        s.scale(input ? *input : act("residual0", DType::f32, {embd, T}),
-                act("residual1", DType::f32, {embd, T}), std::sqrt(static_cast<float>(c.n_embd)),
-                "embd_scale");
+        ops::scale(s, input ? *input : act("residual0", DType::f32, {embd, T}),
+                   act("residual1", DType::f32, {embd, T}), std::sqrt(static_cast<float>(c.n_embd)),
+                   "embd_scale");
         r = 1;
         input.reset();
     }
@@ -474,7 +475,7 @@ void TransformerModel::record_step(GraphSession& s, uint32_t T, uint32_t L,
                out_rows, chunk == vocab ? "output" : fmt::format("output.{}", part));
     }
     if (c.final_logit_softcap > 0)
-        s.softcap(out, logits(), c.final_logit_softcap, "output_softcap");
+        ops::softcap(s, out, logits(), c.final_logit_softcap, "output_softcap");
 }
 
 void TransformerModel::record_layer(GraphSession& s, uint32_t il, uint32_t T, uint32_t L, int& r,
@@ -511,9 +512,9 @@ void TransformerModel::record_layer(GraphSession& s, uint32_t il, uint32_t T, ui
     if (c.qkv_bias) {
         const TensorView qb = f32("q_bias", {qd, nt}), kb = f32("k_bias", {kvd, nt}),
                          vb = f32("v_bias", {kvd, nt});
-        s.add(q, W("attn_q.bias"), qb, b + "attn_q.bias");
-        s.add(k, W("attn_k.bias"), kb, b + "attn_k.bias");
-        s.add(v, W("attn_v.bias"), vb, b + "attn_v.bias");
+        ops::add(s, q, W("attn_q.bias"), qb, b + "attn_q.bias");
+        ops::add(s, k, W("attn_k.bias"), kb, b + "attn_k.bias");
+        ops::add(s, v, W("attn_v.bias"), vb, b + "attn_v.bias");
         q = qb, k = kb, v = vb;
     }
     if (c.qk_norm) {
@@ -540,21 +541,21 @@ void TransformerModel::record_layer(GraphSession& s, uint32_t il, uint32_t T, ui
         std::optional<TensorView> factors;
         if (c.rope_freq_factors) factors = weight("rope_freqs.weight");
         if (c.rope_style == RopeStyle::neox)
-            s.rope_neox_f32(in3, pos, out, rp, factors, b + what);
+            ops::rope_neox_f32(s, in3, pos, out, rp, factors, b + what);
         else
-            s.rope(in3, pos, out, rp, factors, b + what);
+            ops::rope(s, in3, pos, out, rp, factors, b + what);
     }
     // Append this step's keys and values to the cache at positions L .. L + T - 1.
     const uint64_t token_bytes = dtype_bytes_for(options_.kv_type, uint64_t(kvd));
     const TensorView kc = k_cache(il), vc = v_cache(il);
-    s.copy(k_rope,
-           memory_->view(kv_alloc_, options_.kv_type, {hd, c.n_head_kv, nt},
-                         kc.offset + token_bytes * L),
-           b + "k_cache");
-    s.copy(reshape(v, {hd, c.n_head_kv, nt}),
-           memory_->view(kv_alloc_, options_.kv_type, {hd, c.n_head_kv, nt},
-                         vc.offset + token_bytes * L),
-           b + "v_cache");
+    ops::copy(s, k_rope,
+              memory_->view(kv_alloc_, options_.kv_type, {hd, c.n_head_kv, nt},
+                            kc.offset + token_bytes * L),
+              b + "k_cache");
+    ops::copy(s, reshape(v, {hd, c.n_head_kv, nt}),
+              memory_->view(kv_alloc_, options_.kv_type, {hd, c.n_head_kv, nt},
+                            vc.offset + token_bytes * L),
+              b + "v_cache");
     const TensorView attn = f32("attn", {hd, c.n_head, nt});
     record_attention(s, il, T, L, q_rope, attn);
     TensorView o = f32("attn_out", {embd, nt});
@@ -565,7 +566,7 @@ void TransformerModel::record_layer(GraphSession& s, uint32_t il, uint32_t T, ui
              b + "post_attention_norm");
         o = po;
     }
-    s.add(o, x, residual(1 - r), b + "attn_residual");
+    ops::add(s, o, x, residual(1 - r), b + "attn_residual");
     r = 1 - r;
 
     // --- feed-forward
@@ -583,7 +584,7 @@ void TransformerModel::record_layer(GraphSession& s, uint32_t il, uint32_t T, ui
              b + "post_ffw_norm");
         fo = pf;
     }
-    s.add(fo, x2, residual(1 - r), b + "ffn_residual");
+    ops::add(s, fo, x2, residual(1 - r), b + "ffn_residual");
     r = 1 - r;
 }
 
@@ -612,7 +613,7 @@ void TransformerModel::record_attention(GraphSession& s, uint32_t il, uint32_t T
         p.causal = true;
         p.softcap = c.attn_logit_softcap;
         p.window = window;
-        s.sdpa(q, cache(k_cache(il), kv_len), cache(v_cache(il), kv_len), out, p, label);
+        ops::sdpa(s, q, cache(k_cache(il), kv_len), cache(v_cache(il), kv_len), out, p, label);
         return;
     }
     FlashAttnVecParams p;
@@ -628,8 +629,8 @@ void TransformerModel::record_attention(GraphSession& s, uint32_t il, uint32_t T
     const TensorView tmp = act("fa_tmp", DType::f32, {int64_t(flash_attn_vec_tmp_elements(p))});
     const TensorView counters =
         act("fa_counters", DType::u32, {int64_t(flash_attn_vec_counter_elements(p))});
-    s.flash_attn_vec(qt, cache(k_cache(il), kv_len), cache(v_cache(il), kv_len), ot, tmp, counters,
-                     p, label);
+    ops::flash_attn_vec(s, qt, cache(k_cache(il), kv_len), cache(v_cache(il), kv_len), ot, tmp,
+                        counters, p, label);
 }
 
 void TransformerModel::record_ffn(GraphSession& s, uint32_t il, uint32_t T, const TensorView& in,
@@ -646,10 +647,10 @@ void TransformerModel::record_ffn(GraphSession& s, uint32_t il, uint32_t T, cons
     matmul(s, weight(b + "ffn_up.weight"), x, up, b + "ffn_up");
     // Unfused activation·mul, as ggml records it (the fusion pass makes silu_mul/gelu_mul).
     if (c.activation == Activation::gelu)
-        s.gelu(gate, a_raw, b + "ffn_act");
+        ops::gelu(s, gate, a_raw, b + "ffn_act");
     else
-        s.silu(gate, a_raw, b + "ffn_act");
-    s.mul(a_raw, up, a, b + "ffn_mul");
+        ops::silu(s, gate, a_raw, b + "ffn_act");
+    ops::mul(s, a_raw, up, a, b + "ffn_mul");
     // The down projection reads 8-bit x too; the fusion pass folds this quantize into the
     // gated mat-vec (its _yq8 twin), so it costs no level of its own.
     const bool q8_down = ffn_down_reads_q8_x(c, slot(b + "ffn_down.weight").spec.dtype,
@@ -671,7 +672,7 @@ void TransformerModel::record_moe(GraphSession& s, uint32_t il, uint32_t T, cons
     matmul(s, weight(b + "ffn_gate_inp.weight"), in, logits, b + "ffn_gate_inp");
     const TensorView ids = act("expert_ids", DType::i32, {k, nt});
     const TensorView w = act("expert_weights", DType::f32, {k, nt});
-    s.topk(logits, ids, w, c.n_expert_used, true, b + "ffn_moe_topk");
+    ops::topk(s, logits, ids, w, c.n_expert_used, true, b + "ffn_moe_topk");
     MatmulIdParams mp;
     mp.n_experts = c.n_expert;
     mp.n_ids = c.n_expert_used;
@@ -679,17 +680,17 @@ void TransformerModel::record_moe(GraphSession& s, uint32_t il, uint32_t T, cons
     const TensorView x1 = memory_->view(in.allocation, DType::f32, {embd, 1, nt}, in.offset);
     const TensorView gate = act("gate", DType::f32, {ff, k, nt}),
                      up = act("up", DType::f32, {ff, k, nt});
-    s.quantized_matmul_id_ggml(x1, weight(b + "ffn_gate_exps.weight"), ids, gate, mp,
-                               b + "ffn_gate_exps");
-    s.quantized_matmul_id_ggml(x1, weight(b + "ffn_up_exps.weight"), ids, up, mp,
-                               b + "ffn_up_exps");
+    ops::quantized_matmul_id_ggml(s, x1, weight(b + "ffn_gate_exps.weight"), ids, gate, mp,
+                                  b + "ffn_gate_exps");
+    ops::quantized_matmul_id_ggml(s, x1, weight(b + "ffn_up_exps.weight"), ids, up, mp,
+                                  b + "ffn_up_exps");
     const TensorView a_raw = act("act_raw", DType::f32, {ff, k, nt}),
                      a = act("act", DType::f32, {ff, k, nt});
-    s.silu(gate, a_raw, b + "ffn_moe_act");
-    s.mul(a_raw, up, a, b + "ffn_moe_mul");
+    ops::silu(s, gate, a_raw, b + "ffn_moe_act");
+    ops::mul(s, a_raw, up, a, b + "ffn_moe_mul");
     const TensorView down = act("down", DType::f32, {embd, k, nt});
-    s.quantized_matmul_id_ggml(a, weight(b + "ffn_down_exps.weight"), ids, down, mp,
-                               b + "ffn_down_exps");
+    ops::quantized_matmul_id_ggml(s, a, weight(b + "ffn_down_exps.weight"), ids, down, mp,
+                                  b + "ffn_down_exps");
 
     // Weighted sum over the k experts of each token. The kernel library has no broadcast
     // along an inner dimension, so gathers do it: each expert weight is repeated over its
@@ -705,9 +706,9 @@ void TransformerModel::record_moe(GraphSession& s, uint32_t il, uint32_t T, cons
             memory_->view(table.allocation, DType::f32, {1, table.elements()}, table.offset);
         for (int64_t first = 0, part = 0; first < n; first += kChunk, ++part) {
             const int64_t len = std::min(kChunk, n - first);
-            s.get_rows(t1, act(index_region, DType::i32, {len}, uint64_t(first) * 4),
-                       act(out_region, DType::f32, {1, len}, uint64_t(first) * 4),
-                       n > kChunk ? fmt::format("{}.{}", label, part) : label);
+            ops::get_rows(s, t1, act(index_region, DType::i32, {len}, uint64_t(first) * 4),
+                          act(out_region, DType::f32, {1, len}, uint64_t(first) * 4),
+                          n > kChunk ? fmt::format("{}.{}", label, part) : label);
         }
     };
     gather(w, "moe_scale_index", "expert_scale", b + "ffn_moe_weights");
@@ -717,13 +718,13 @@ void TransformerModel::record_moe(GraphSession& s, uint32_t il, uint32_t T, cons
         src = act("down_perm", DType::f32, {embd, nt, k});
     }
     const TensorView weighted = act("down_weighted", DType::f32, {embd, nt, k});
-    s.mul(memory_->view(src.allocation, DType::f32, {embd, nt, k}, src.offset),
-          act("expert_scale", DType::f32, {embd, nt, k}), weighted, b + "ffn_moe_weighted");
+    ops::mul(s, memory_->view(src.allocation, DType::f32, {embd, nt, k}, src.offset),
+             act("expert_scale", DType::f32, {embd, nt, k}), weighted, b + "ffn_moe_weighted");
     std::vector<TensorView> slots;
     for (int64_t slot = 0; slot < k; ++slot)
         slots.push_back(
             act("down_weighted", DType::f32, {embd, nt}, uint64_t(slot) * 4 * embd * nt));
-    s.multi_add(slots, out, b + "ffn_moe_sum");
+    ops::multi_add(s, slots, out, b + "ffn_moe_sum");
 }
 
 ComputeGraph capture_transformer(DeviceMemory& memory, const CaptureRequest& request,

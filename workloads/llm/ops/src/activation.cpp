@@ -1,6 +1,7 @@
 // gelu, silu, their fused *_mul forms and softcap (unary.comp variants), f32.
+#include "graphlens/ops/dispatch_helpers.h"
+#include "graphlens/ops/ops.h"
 #include "graphlens/vulkan/graph_session.h"
-#include "graphlens/vulkan/op_support.h"
 #include "op_common.h"
 
 namespace graphlens {
@@ -39,28 +40,30 @@ DispatchDesc unary(std::string_view op, const char* kernel, OpKind kind, const T
 
 }  // namespace
 
-void GraphSession::gelu(const TensorView& x, const TensorView& out, std::string label) {
-    dispatch(unary("gelu", "gelu_f32", OpKind::gelu, x, nullptr, out, 0, std::move(label)));
+void ops::gelu(GraphSession& s, const TensorView& x, const TensorView& out, std::string label) {
+    s.dispatch(unary("gelu", "gelu_f32", OpKind::gelu, x, nullptr, out, 0, std::move(label)));
 }
 
-void GraphSession::silu(const TensorView& x, const TensorView& out, std::string label) {
-    dispatch(unary("silu", "silu_f32", OpKind::silu, x, nullptr, out, 0, std::move(label)));
+void ops::silu(GraphSession& s, const TensorView& x, const TensorView& out, std::string label) {
+    s.dispatch(unary("silu", "silu_f32", OpKind::silu, x, nullptr, out, 0, std::move(label)));
 }
 
-void GraphSession::gelu_mul(const TensorView& x, const TensorView& g, const TensorView& out,
-                            std::string label) {
-    dispatch(unary("gelu_mul", "gelu_mul_f32", OpKind::gelu_mul, x, &g, out, 0, std::move(label)));
+void ops::gelu_mul(GraphSession& s, const TensorView& x, const TensorView& g, const TensorView& out,
+                   std::string label) {
+    s.dispatch(
+        unary("gelu_mul", "gelu_mul_f32", OpKind::gelu_mul, x, &g, out, 0, std::move(label)));
 }
 
-void GraphSession::silu_mul(const TensorView& x, const TensorView& g, const TensorView& out,
-                            std::string label) {
-    dispatch(unary("silu_mul", "silu_mul_f32", OpKind::silu_mul, x, &g, out, 0, std::move(label)));
+void ops::silu_mul(GraphSession& s, const TensorView& x, const TensorView& g, const TensorView& out,
+                   std::string label) {
+    s.dispatch(
+        unary("silu_mul", "silu_mul_f32", OpKind::silu_mul, x, &g, out, 0, std::move(label)));
 }
 
-void GraphSession::softcap(const TensorView& x, const TensorView& out, float cap,
-                           std::string label) {
+void ops::softcap(GraphSession& s, const TensorView& x, const TensorView& out, float cap,
+                  std::string label) {
     if (!(cap > 0)) ops_detail::fail("softcap", label, "cap must be > 0");
-    dispatch(
+    s.dispatch(
         unary("softcap", "softcap_f32", OpKind::softcap, x, nullptr, out, cap, std::move(label)));
 }
 

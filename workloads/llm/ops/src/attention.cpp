@@ -4,8 +4,9 @@
 
 #include <cmath>
 
+#include "graphlens/ops/dispatch_helpers.h"
+#include "graphlens/ops/ops.h"
 #include "graphlens/vulkan/graph_session.h"
-#include "graphlens/vulkan/op_support.h"
 #include "op_common.h"
 
 namespace graphlens {
@@ -29,8 +30,8 @@ constexpr uint32_t kSdpaQueryBlock = 16;
 constexpr uint32_t kSdpaQueryBlockHd64 = 32;
 }  // namespace
 
-void GraphSession::sdpa(const TensorView& q, const TensorView& k, const TensorView& v,
-                        const TensorView& out, const SdpaParams& p, std::string label) {
+void ops::sdpa(GraphSession& s, const TensorView& q, const TensorView& k, const TensorView& v,
+               const TensorView& out, const SdpaParams& p, std::string label) {
     constexpr std::string_view op = "sdpa";
     require_dtype(op, label, "q", q, DType::f32);
     require_dtype(op, label, "out", out, DType::f32);
@@ -78,15 +79,15 @@ void GraphSession::sdpa(const TensorView& q, const TensorView& k, const TensorVi
     d.workgroups = {(p.seq_q + block - 1) / block, p.n_heads, 1};
     d.op = OpKind::sdpa;
     d.label = std::move(label);
-    dispatch(d);
+    s.dispatch(d);
 }
 
-void GraphSession::flash_attn_vec(const TensorView& q, const TensorView& k_cache,
-                                  const TensorView& v_cache, const TensorView& out,
-                                  const TensorView& tmp, const TensorView& counters,
-                                  const FlashAttnVecParams& p, std::string label) {
+void ops::flash_attn_vec(GraphSession& s, const TensorView& q, const TensorView& k_cache,
+                         const TensorView& v_cache, const TensorView& out, const TensorView& tmp,
+                         const TensorView& counters, const FlashAttnVecParams& p,
+                         std::string label) {
     constexpr std::string_view op = "flash_attn_vec";
-    require_subgroups(device(), op);
+    require_subgroups(s.device(), op);
     require_dtype(op, label, "q", q, DType::f32);
     require_dtype(op, label, "out", out, DType::f32);
     require_dtype(op, label, "tmp", tmp, DType::f32);
@@ -146,7 +147,7 @@ void GraphSession::flash_attn_vec(const TensorView& q, const TensorView& k_cache
     d.workgroups = {splits, gqa ? fp.n_kv_heads * batches : fp.n_heads, 1};
     d.op = OpKind::flash_attn_vec;
     d.label = std::move(label);
-    dispatch(d);
+    s.dispatch(d);
 }
 
 }  // namespace graphlens

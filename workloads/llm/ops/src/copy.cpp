@@ -2,15 +2,16 @@
 // format): conversions of whole tensors.
 #include <fmt/format.h>
 
+#include "graphlens/ops/dispatch_helpers.h"
+#include "graphlens/ops/ops.h"
 #include "graphlens/vulkan/graph_session.h"
-#include "graphlens/vulkan/op_support.h"
 #include "op_common.h"
 
 namespace graphlens {
 
 using namespace ops_detail;
 
-void GraphSession::copy(const TensorView& src, const TensorView& dst, std::string label) {
+void ops::copy(GraphSession& s, const TensorView& src, const TensorView& dst, std::string label) {
     constexpr std::string_view op = "copy";
     require_dtype(op, label, "src", src, DType::f32);
     require_dtype_of(op, label, "dst", dst, DType::f32, DType::f16);
@@ -23,10 +24,11 @@ void GraphSession::copy(const TensorView& src, const TensorView& dst, std::strin
     d.workgroups = grid_1d(n, 256);
     d.op = OpKind::copy;
     d.label = std::move(label);
-    dispatch(d);
+    s.dispatch(d);
 }
 
-void GraphSession::quantize_q8(const TensorView& x, const TensorView& out, std::string label) {
+void ops::quantize_q8(GraphSession& s, const TensorView& x, const TensorView& out,
+                      std::string label) {
     constexpr std::string_view op = "quantize_q8";
     require_dtype(op, label, "x", x, DType::f32);
     require_dtype(op, label, "out", out, DType::q8x);
@@ -41,7 +43,7 @@ void GraphSession::quantize_q8(const TensorView& x, const TensorView& out, std::
     d.workgroups = grid_1d(blocks, 64);
     d.op = OpKind::quantize_q8;
     d.label = std::move(label);
-    dispatch(d);
+    s.dispatch(d);
 }
 
 // Same push-constant block as the matmul kernels (matmul_params.glsl).
@@ -50,8 +52,8 @@ struct GatherParams {
         x_slot_stride;
 };
 
-void GraphSession::get_rows(const TensorView& table, const TensorView& ids, const TensorView& out,
-                            std::string label) {
+void ops::get_rows(GraphSession& s, const TensorView& table, const TensorView& ids,
+                   const TensorView& out, std::string label) {
     constexpr std::string_view op = "get_rows";
     const auto suffix = weight_suffix(op, label, table.dtype);
     require_dtype(op, label, "ids", ids, DType::i32);
@@ -75,7 +77,7 @@ void GraphSession::get_rows(const TensorView& table, const TensorView& ids, cons
     d.workgroups = {(row_len + 127) / 128, n, 1};
     d.op = OpKind::get_rows;
     d.label = std::move(label);
-    dispatch(d);
+    s.dispatch(d);
 }
 
 }  // namespace graphlens

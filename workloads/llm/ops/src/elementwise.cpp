@@ -1,8 +1,9 @@
 // f16 add/mul, multi_add and scale. (f32 add/mul: elementwise_basic.cpp.)
 #include <fmt/format.h>
 
+#include "graphlens/ops/dispatch_helpers.h"
+#include "graphlens/ops/ops.h"
 #include "graphlens/vulkan/graph_session.h"
-#include "graphlens/vulkan/op_support.h"
 #include "op_common.h"
 
 namespace graphlens {
@@ -38,18 +39,18 @@ DispatchDesc binary_f16(std::string_view op, const char* kernel, OpKind kind, co
 
 }  // namespace
 
-void GraphSession::add_f16(const TensorView& a, const TensorView& b, const TensorView& out,
-                           std::string label) {
-    dispatch(binary_f16("add_f16", "add_f16", OpKind::add, a, b, out, std::move(label)));
+void ops::add_f16(GraphSession& s, const TensorView& a, const TensorView& b, const TensorView& out,
+                  std::string label) {
+    s.dispatch(binary_f16("add_f16", "add_f16", OpKind::add, a, b, out, std::move(label)));
 }
 
-void GraphSession::mul_f16(const TensorView& a, const TensorView& b, const TensorView& out,
-                           std::string label) {
-    dispatch(binary_f16("mul_f16", "mul_f16", OpKind::mul, a, b, out, std::move(label)));
+void ops::mul_f16(GraphSession& s, const TensorView& a, const TensorView& b, const TensorView& out,
+                  std::string label) {
+    s.dispatch(binary_f16("mul_f16", "mul_f16", OpKind::mul, a, b, out, std::move(label)));
 }
 
-void GraphSession::multi_add(std::span<const TensorView> inputs, const TensorView& out,
-                             std::string label) {
+void ops::multi_add(GraphSession& s, std::span<const TensorView> inputs, const TensorView& out,
+                    std::string label) {
     constexpr std::string_view op = "multi_add";
     if (inputs.size() < 2 || inputs.size() > 9)
         fail(op, label, fmt::format("takes 2 to 9 inputs, got {}", inputs.size()));
@@ -70,10 +71,11 @@ void GraphSession::multi_add(std::span<const TensorView> inputs, const TensorVie
     d.workgroups = grid_1d(n, kLocal);
     d.op = OpKind::multi_add;
     d.label = std::move(label);
-    dispatch(d);
+    s.dispatch(d);
 }
 
-void GraphSession::scale(const TensorView& x, const TensorView& out, float s, std::string label) {
+void ops::scale(GraphSession& s, const TensorView& x, const TensorView& out, float factor,
+                std::string label) {
     constexpr std::string_view op = "scale";
     require_dtype(op, label, "x", x, DType::f32);
     require_dtype(op, label, "out", out, DType::f32);
@@ -81,7 +83,7 @@ void GraphSession::scale(const TensorView& x, const TensorView& out, float s, st
     struct {
         uint32_t n;
         float param;
-    } params{checked_u32(op, label, "elements", x.elements()), s};
+    } params{checked_u32(op, label, "elements", x.elements()), factor};
     DispatchDesc d;
     d.kernel = "scale_f32";
     d.bindings = {{0, x}, {2, out}};
@@ -89,7 +91,7 @@ void GraphSession::scale(const TensorView& x, const TensorView& out, float s, st
     d.workgroups = grid_1d(params.n, kLocal);
     d.op = OpKind::scale;
     d.label = std::move(label);
-    dispatch(d);
+    s.dispatch(d);
 }
 
 }  // namespace graphlens

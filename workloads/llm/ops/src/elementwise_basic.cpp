@@ -1,12 +1,13 @@
 // Elementwise add and mul (f32) with a broadcast second operand. The reference pattern for
-// op methods of GraphSession (see the comment block in graphlens/vulkan/graph_session.h).
+// ops (see the comment block in graphlens/ops/ops.h).
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
+#include "graphlens/ops/dispatch_helpers.h"
+#include "graphlens/ops/ops.h"
 #include "graphlens/vulkan/graph_session.h"
-#include "graphlens/vulkan/op_support.h"
 
 namespace graphlens {
 namespace {
@@ -45,14 +46,14 @@ DispatchDesc binary_f32(std::string_view op, const char* kernel, OpKind kind, co
 
 }  // namespace
 
-void GraphSession::add(const TensorView& a, const TensorView& b, const TensorView& out,
-                       std::string label) {
-    dispatch(binary_f32("add", "add_f32", OpKind::add, a, b, out, std::move(label)));
+void ops::add(GraphSession& s, const TensorView& a, const TensorView& b, const TensorView& out,
+              std::string label) {
+    s.dispatch(binary_f32("add", "add_f32", OpKind::add, a, b, out, std::move(label)));
 }
 
-void GraphSession::mul(const TensorView& a, const TensorView& b, const TensorView& out,
-                       std::string label) {
-    dispatch(binary_f32("mul", "mul_f32", OpKind::mul, a, b, out, std::move(label)));
+void ops::mul(GraphSession& s, const TensorView& a, const TensorView& b, const TensorView& out,
+              std::string label) {
+    s.dispatch(binary_f32("mul", "mul_f32", OpKind::mul, a, b, out, std::move(label)));
 }
 
 }  // namespace graphlens

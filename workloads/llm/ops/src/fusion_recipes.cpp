@@ -11,8 +11,8 @@
 #include <tuple>
 #include <utility>
 
+#include "graphlens/ops/dispatch_helpers.h"
 #include "graphlens/vulkan/kernel_catalog.h"
-#include "graphlens/vulkan/op_support.h"
 
 namespace graphlens::ops {
 namespace {

@@ -9,9 +9,10 @@
 #include <iterator>
 #include <optional>
 
+#include "graphlens/ops/dispatch_helpers.h"
+#include "graphlens/ops/ops.h"
 #include "graphlens/vulkan/device.h"
 #include "graphlens/vulkan/graph_session.h"
-#include "graphlens/vulkan/op_support.h"
 #include "op_common.h"
 
 namespace graphlens {
@@ -240,10 +241,10 @@ uint32_t matmul_k_splits(DType weight, uint32_t n, uint32_t k, uint32_t m) {
     return 1;
 }
 
-void GraphSession::matmul(const TensorView& weight, const TensorView& x, const TensorView& out,
-                          std::string label) {
+void ops::matmul(GraphSession& s, const TensorView& weight, const TensorView& x,
+                 const TensorView& out, std::string label) {
     constexpr std::string_view op = "matmul";
-    require_subgroups(device(), op);
+    require_subgroups(s.device(), op);
     require_dtype_of(op, label, "weight", weight, DType::f32, DType::f16);
     require_consistent(op, label, "weight", weight);
     const uint32_t k = checked_u32(op, label, "k", weight.shape[0]);
@@ -253,13 +254,13 @@ void GraphSession::matmul(const TensorView& weight, const TensorView& x, const T
     params.row_bytes = checked_u32(op, label, "row bytes", int64_t(row_bytes(weight.dtype, k)));
     // f16 rows read 8 halves at a time when rows and the view are 16-byte aligned.
     const bool vec = weight.dtype == DType::f16 && k % 8 == 0 && weight.offset % 16 == 0;
-    dispatch(product(op, weight.dtype == DType::f16 ? "f16" : "f32", {n, k, m}, params,
-                     {{0, weight}, {1, x}, {2, out}}, OpKind::matmul, std::move(label),
-                     vec && m <= kMatvecMaxCols));
+    s.dispatch(product(op, weight.dtype == DType::f16 ? "f16" : "f32", {n, k, m}, params,
+                       {{0, weight}, {1, x}, {2, out}}, OpKind::matmul, std::move(label),
+                       vec && m <= kMatvecMaxCols));
 }
 
-void GraphSession::matmul_split_k(const TensorView& weight, const TensorView& x,
-                                  const TensorView& partials, uint32_t splits, std::string label) {
+void ops::matmul_split_k(GraphSession& s, const TensorView& weight, const TensorView& x,
+                         const TensorView& partials, uint32_t splits, std::string label) {
     constexpr std::string_view op = "matmul";
     require_dtype_of(op, label, "weight", weight, DType::f32, DType::f16);
     require_consistent(op, label, "weight", weight);
@@ -268,17 +269,16 @@ void GraphSession::matmul_split_k(const TensorView& weight, const TensorView& x,
     const uint32_t m = check_x_partials(op, label, x, partials, n, k, weight.dtype, splits);
     MatmulParams params;
     params.row_bytes = checked_u32(op, label, "row bytes", int64_t(row_bytes(weight.dtype, k)));
-    dispatch(product(op, weight.dtype == DType::f16 ? "f16" : "f32", {n, k, m}, params,
-                     {{0, weight}, {1, x}, {2, partials}}, OpKind::matmul, std::move(label), false,
-                     splits));
+    s.dispatch(product(op, weight.dtype == DType::f16 ? "f16" : "f32", {n, k, m}, params,
+                       {{0, weight}, {1, x}, {2, partials}}, OpKind::matmul, std::move(label),
+                       false, splits));
 }
 
-void GraphSession::quantized_matmul(const TensorView& x, const TensorView& weight,
-                                    const TensorView& scales, const TensorView& biases,
-                                    const TensorView& out, const AffineQuantParams& p,
-                                    std::string label) {
+void ops::quantized_matmul(GraphSession& s, const TensorView& x, const TensorView& weight,
+                           const TensorView& scales, const TensorView& biases,
+                           const TensorView& out, const AffineQuantParams& p, std::string label) {
     constexpr std::string_view op = "quantized_matmul";
-    require_subgroups(device(), op);
+    require_subgroups(s.device(), op);
     if ((p.bits != 4 && p.bits != 8) || (p.group_size != 32 && p.group_size != 64))
         fail(op, label,
              fmt::format("bits {} / group_size {}: supported are 4 or 8 bits, groups "
@@ -297,32 +297,32 @@ void GraphSession::quantized_matmul(const TensorView& x, const TensorView& weigh
     params.row_bytes = p.k * p.bits / 8;
     params.bits = p.bits;
     params.group_size = p.group_size;
-    dispatch(product(op, "affine", {p.n, p.k, m}, params,
-                     {{0, weight}, {1, x}, {2, out}, {3, scales}, {4, biases}},
-                     OpKind::quantized_matmul, std::move(label), false));
+    s.dispatch(product(op, "affine", {p.n, p.k, m}, params,
+                       {{0, weight}, {1, x}, {2, out}, {3, scales}, {4, biases}},
+                       OpKind::quantized_matmul, std::move(label), false));
 }
 
-void GraphSession::quantized_matmul_ggml(const TensorView& x, const TensorView& weight,
-                                         const TensorView& out, std::string label) {
+void ops::quantized_matmul_ggml(GraphSession& s, const TensorView& x, const TensorView& weight,
+                                const TensorView& out, std::string label) {
     constexpr std::string_view op = "quantized_matmul_ggml";
-    require_subgroups(device(), op);
+    require_subgroups(s.device(), op);
     const uint32_t k = check_ggml_weight(op, label, weight);
     const auto suffix = weight_suffix(op, label, weight.dtype);
     const uint32_t n = checked_u32(op, label, "n", k ? weight.elements() / k : 0);
     if (x.dtype == DType::q8x) {
-        dispatch(xq8_matvec(device(), x, weight, out, n, k, std::move(label)));
+        s.dispatch(xq8_matvec(s.device(), x, weight, out, n, k, std::move(label)));
         return;
     }
     const uint32_t m = check_x_out(op, label, x, out, n, k);
     MatmulParams params;
     params.row_bytes = checked_u32(op, label, "row bytes", int64_t(row_bytes(weight.dtype, k)));
-    dispatch(product(op, suffix, {n, k, m}, params, {{0, weight}, {1, x}, {2, out}},
-                     OpKind::quantized_matmul_ggml, std::move(label), false));
+    s.dispatch(product(op, suffix, {n, k, m}, params, {{0, weight}, {1, x}, {2, out}},
+                       OpKind::quantized_matmul_ggml, std::move(label), false));
 }
 
-void GraphSession::quantized_matmul_ggml_split_k(const TensorView& x, const TensorView& weight,
-                                                 const TensorView& partials, uint32_t splits,
-                                                 std::string label) {
+void ops::quantized_matmul_ggml_split_k(GraphSession& s, const TensorView& x,
+                                        const TensorView& weight, const TensorView& partials,
+                                        uint32_t splits, std::string label) {
     constexpr std::string_view op = "quantized_matmul_ggml";
     const uint32_t k = check_ggml_weight(op, label, weight);
     const auto suffix = weight_suffix(op, label, weight.dtype);
@@ -330,15 +330,15 @@ void GraphSession::quantized_matmul_ggml_split_k(const TensorView& x, const Tens
     const uint32_t m = check_x_partials(op, label, x, partials, n, k, weight.dtype, splits);
     MatmulParams params;
     params.row_bytes = checked_u32(op, label, "row bytes", int64_t(row_bytes(weight.dtype, k)));
-    dispatch(product(op, suffix, {n, k, m}, params, {{0, weight}, {1, x}, {2, partials}},
-                     OpKind::quantized_matmul_ggml, std::move(label), false, splits));
+    s.dispatch(product(op, suffix, {n, k, m}, params, {{0, weight}, {1, x}, {2, partials}},
+                       OpKind::quantized_matmul_ggml, std::move(label), false, splits));
 }
 
-void GraphSession::quantized_matmul_id_ggml(const TensorView& x, const TensorView& weight,
-                                            const TensorView& ids, const TensorView& out,
-                                            const MatmulIdParams& p, std::string label) {
+void ops::quantized_matmul_id_ggml(GraphSession& s, const TensorView& x, const TensorView& weight,
+                                   const TensorView& ids, const TensorView& out,
+                                   const MatmulIdParams& p, std::string label) {
     constexpr std::string_view op = "quantized_matmul_id_ggml";
-    require_subgroups(device(), op);
+    require_subgroups(s.device(), op);
     const uint32_t k = check_ggml_weight(op, label, weight);
     const auto suffix = weight_suffix(op, label, weight.dtype);
     require_dtype(op, label, "ids", ids, DType::i32);
@@ -376,11 +376,11 @@ void GraphSession::quantized_matmul_id_ggml(const TensorView& x, const TensorVie
     d.workgroups = {(n + rows - 1) / rows, 1, p.n_ids * p.n_tokens};
     d.op = OpKind::quantized_matmul_id_ggml;
     d.label = std::move(label);
-    dispatch(d);
+    s.dispatch(d);
 }
 
-void GraphSession::topk(const TensorView& logits, const TensorView& ids, const TensorView& weights,
-                        uint32_t k, bool normalize, std::string label) {
+void ops::topk(GraphSession& s, const TensorView& logits, const TensorView& ids,
+               const TensorView& weights, uint32_t k, bool normalize, std::string label) {
     constexpr std::string_view op = "topk";
     require_dtype(op, label, "logits", logits, DType::f32);
     require_dtype(op, label, "ids", ids, DType::i32);
@@ -403,7 +403,7 @@ void GraphSession::topk(const TensorView& logits, const TensorView& ids, const T
     d.workgroups = grid_1d(tokens, 64);
     d.op = OpKind::topk;
     d.label = std::move(label);
-    dispatch(d);
+    s.dispatch(d);
 }
 
 }  // namespace graphlens

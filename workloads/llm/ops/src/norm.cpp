@@ -1,8 +1,9 @@
 // RMS norm and its fused forms (rms_norm.comp variants): one workgroup per row.
 #include <fmt/format.h>
 
+#include "graphlens/ops/dispatch_helpers.h"
+#include "graphlens/ops/ops.h"
 #include "graphlens/vulkan/graph_session.h"
-#include "graphlens/vulkan/op_support.h"
 #include "op_common.h"
 
 namespace graphlens {
@@ -75,35 +76,34 @@ DispatchDesc norm(Device& device, std::string_view op, std::string kernel, OpKin
 
 }  // namespace
 
-void GraphSession::rms_norm(const TensorView& x, const TensorView& weight, const TensorView& out,
-                            float eps, std::string label) {
+void ops::rms_norm(GraphSession& s, const TensorView& x, const TensorView& weight,
+                   const TensorView& out, float eps, std::string label) {
     require_dtype_of("rms_norm", label, "x", x, DType::f32, DType::f16);
-    dispatch(norm(device(), "rms_norm", x.dtype == DType::f16 ? "rms_norm_f16" : "rms_norm_f32",
-                  OpKind::rms_norm, x, {.weight = &weight}, out, eps, std::move(label)));
+    s.dispatch(norm(s.device(), "rms_norm", x.dtype == DType::f16 ? "rms_norm_f16" : "rms_norm_f32",
+                    OpKind::rms_norm, x, {.weight = &weight}, out, eps, std::move(label)));
 }
 
-void GraphSession::rms_norm_no_scale_f32(const TensorView& x, const TensorView& out, float eps,
-                                         std::string label) {
+void ops::rms_norm_no_scale_f32(GraphSession& s, const TensorView& x, const TensorView& out,
+                                float eps, std::string label) {
     require_dtype("rms_norm_no_scale_f32", label, "x", x, DType::f32);
-    dispatch(norm(device(), "rms_norm_no_scale_f32", "rms_norm_no_scale_f32",
-                  OpKind::rms_norm_no_scale, x, {}, out, eps, std::move(label)));
+    s.dispatch(norm(s.device(), "rms_norm_no_scale_f32", "rms_norm_no_scale_f32",
+                    OpKind::rms_norm_no_scale, x, {}, out, eps, std::move(label)));
 }
 
-void GraphSession::rms_norm_mul(const TensorView& x, std::optional<TensorView> weight,
-                                const TensorView& m, const TensorView& out, float eps,
-                                std::string label) {
+void ops::rms_norm_mul(GraphSession& s, const TensorView& x, std::optional<TensorView> weight,
+                       const TensorView& m, const TensorView& out, float eps, std::string label) {
     require_dtype("rms_norm_mul", label, "x", x, DType::f32);
-    dispatch(norm(device(), "rms_norm_mul", weight ? "rms_norm_w_mul_f32" : "rms_norm_mul_f32",
-                  OpKind::rms_norm_mul, x, {.weight = weight ? &*weight : nullptr, .mul = &m}, out,
-                  eps, std::move(label)));
+    s.dispatch(norm(s.device(), "rms_norm_mul", weight ? "rms_norm_w_mul_f32" : "rms_norm_mul_f32",
+                    OpKind::rms_norm_mul, x, {.weight = weight ? &*weight : nullptr, .mul = &m},
+                    out, eps, std::move(label)));
 }
 
-void GraphSession::rms_norm_mul_add(const TensorView& x, std::optional<TensorView> weight,
-                                    const TensorView& m, const TensorView& a, const TensorView& out,
-                                    float eps, std::string label) {
+void ops::rms_norm_mul_add(GraphSession& s, const TensorView& x, std::optional<TensorView> weight,
+                           const TensorView& m, const TensorView& a, const TensorView& out,
+                           float eps, std::string label) {
     require_dtype("rms_norm_mul_add", label, "x", x, DType::f32);
-    dispatch(norm(
-        device(), "rms_norm_mul_add", weight ? "rms_norm_w_mul_add_f32" : "rms_norm_mul_add_f32",
+    s.dispatch(norm(
+        s.device(), "rms_norm_mul_add", weight ? "rms_norm_w_mul_add_f32" : "rms_norm_mul_add_f32",
         OpKind::rms_norm_mul_add, x, {.weight = weight ? &*weight : nullptr, .mul = &m, .add = &a},
         out, eps, std::move(label)));
 }

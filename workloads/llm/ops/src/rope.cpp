@@ -2,8 +2,9 @@
 // may be f16 (a rope writing straight into an f16 KV cache: rope_*_f32_f16).
 #include <fmt/format.h>
 
+#include "graphlens/ops/dispatch_helpers.h"
+#include "graphlens/ops/ops.h"
 #include "graphlens/vulkan/graph_session.h"
-#include "graphlens/vulkan/op_support.h"
 #include "op_common.h"
 
 namespace graphlens {
@@ -54,17 +55,17 @@ DispatchDesc rope_desc(std::string_view op, bool neox, const TensorView& x,
 
 }  // namespace
 
-void GraphSession::rope(const TensorView& x, const TensorView& positions, const TensorView& out,
-                        const RopeParams& params, std::optional<TensorView> freq_factors,
-                        std::string label) {
-    dispatch(rope_desc("rope", false, x, positions, out, params, freq_factors, std::move(label)));
+void ops::rope(GraphSession& s, const TensorView& x, const TensorView& positions,
+               const TensorView& out, const RopeParams& params,
+               std::optional<TensorView> freq_factors, std::string label) {
+    s.dispatch(rope_desc("rope", false, x, positions, out, params, freq_factors, std::move(label)));
 }
 
-void GraphSession::rope_neox_f32(const TensorView& x, const TensorView& positions,
-                                 const TensorView& out, const RopeParams& params,
-                                 std::optional<TensorView> freq_factors, std::string label) {
-    dispatch(rope_desc("rope_neox_f32", true, x, positions, out, params, freq_factors,
-                       std::move(label)));
+void ops::rope_neox_f32(GraphSession& s, const TensorView& x, const TensorView& positions,
+                        const TensorView& out, const RopeParams& params,
+                        std::optional<TensorView> freq_factors, std::string label) {
+    s.dispatch(rope_desc("rope_neox_f32", true, x, positions, out, params, freq_factors,
+                         std::move(label)));
 }
 
 }  // namespace graphlens

@@ -1,17 +1,18 @@
 // Row softmax with optional scale and additive mask (softmax.comp variants).
 #include <fmt/format.h>
 
+#include "graphlens/ops/dispatch_helpers.h"
+#include "graphlens/ops/ops.h"
 #include "graphlens/vulkan/graph_session.h"
-#include "graphlens/vulkan/op_support.h"
 #include "op_common.h"
 
 namespace graphlens {
 
-void GraphSession::softmax(const TensorView& x, const TensorView& out, float scale,
-                           std::optional<TensorView> mask, std::string label) {
+void ops::softmax(GraphSession& s, const TensorView& x, const TensorView& out, float scale,
+                  std::optional<TensorView> mask, std::string label) {
     using namespace ops_detail;
     constexpr std::string_view op = "softmax";
-    require_subgroups(device(), op);
+    require_subgroups(s.device(), op);
     require_dtype(op, label, "x", x, DType::f32);
     require_dtype(op, label, "out", out, DType::f32);
     require_elementwise(op, label, "x", x, "out", out);
@@ -40,7 +41,7 @@ void GraphSession::softmax(const TensorView& x, const TensorView& out, float sca
     d.workgroups = grid_1d(params.rows, 1);
     d.op = OpKind::softmax;
     d.label = std::move(label);
-    dispatch(d);
+    s.dispatch(d);
 }
 
 }  // namespace graphlens

@@ -19,7 +19,7 @@
 #define DC 64
 #ifdef SMALL_HD
 #define MAX_HD 64  // head dims <= 64 (llama-3.2-1b, qwen3-0.6b): K and V tiles loaded together
-#define BQ 32      // queries per workgroup (GraphSession::sdpa's grid follows the variant)
+#define BQ 32      // queries per workgroup (ops::sdpa's grid follows the variant)
 #else
 #define MAX_HD 256
 #define BQ 16

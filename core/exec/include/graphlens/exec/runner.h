@@ -16,9 +16,10 @@
 #include <vector>
 
 #include "graphlens/exec/execution_mode.h"
-#include "graphlens/vulkan/graph_executor.h"
 #include "graphlens/graph/compute_graph.h"
+#include "graphlens/graph/fusion.h"
 #include "graphlens/graph/run_result.h"
+#include "graphlens/vulkan/graph_executor.h"
 
 namespace graphlens {
 
@@ -56,6 +57,9 @@ struct RunnerOptions {
     /// range): near-zero results of long sums are judged at the scale of their neighbours.
     double rel_tolerance = 1e-3;
     double abs_tolerance = 1e-5;
+    /// The fused modes' fusion table: the workload's fused kernels (the LLM workload's
+    /// ops::fusion_recipes()). Empty: the fused modes fuse nothing.
+    std::vector<FusionRecipe> fusion_recipes;
     size_t greedy_window = 64;  ///< lookahead of the greedy reorder
     size_t split_min_first = 64;
     double split_fraction = 0.1;

@@ -76,6 +76,9 @@ struct FusionBuildResult {
 using FusionBuilder =
     std::function<FusionBuildResult(const ComputeGraph& graph, std::span<const size_t> chain)>;
 
+/// One row of a fusion table. The graph layer holds no table: the kernels that fused chains run
+/// are a workload's, so is the table (the LLM workload's: ops::fusion_recipes(),
+/// graphlens/ops/fusion_recipes.h).
 struct FusionRecipe {
     std::string pattern;        ///< e.g. "rms_norm→mul"
     std::vector<OpKind> chain;  ///< ops of the chain, in order
@@ -103,11 +106,6 @@ struct FusionRecipe {
     std::optional<size_t> sibling_of = std::nullopt;
     OpKind sibling_op = OpKind::other;
 };
-
-/// [rms_norm→mul→]add→rms_norm→mul (the sum kept), rms_norm→mul→add, rms_norm→mul, add
-/// chains of 8 down to 2 adds (→ multi_add), gelu→mul, silu→mul, rope→copy (the copy may
-/// convert f32→f16); longest patterns first. No builders (the kernel library provides those).
-std::vector<FusionRecipe> default_fusion_recipes();
 
 struct FusionResult {
     /// When nothing applied (applied == 0): a copy of the input graph, the same nodes sharing

@@ -38,7 +38,9 @@ enum class UnknownRanges : uint8_t { as_fence, refuse };
 
 struct PassOptions {
     bool fuse = true;
-    std::vector<FusionRecipe> recipes = default_fusion_recipes();
+    /// The fusion table (a workload's: the LLM workload's ops::fusion_recipes()); empty: the
+    /// fused stage fuses nothing.
+    std::vector<FusionRecipe> recipes;
     ReorderMode reorder = ReorderMode::greedy;
     size_t window = 64;  ///< greedy lookahead
     SplitOptions split;

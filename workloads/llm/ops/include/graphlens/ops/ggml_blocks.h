@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "graphlens/graph/dtype.h"
+#include "graphlens/graph/half_float.h"
 
 namespace graphlens::ggml {
 
@@ -66,9 +67,9 @@ struct BlockQ8x {
 static_assert(sizeof(BlockQ6_K) == 210);
 static_assert(sizeof(BlockQ8x) == 40);
 
-/// IEEE binary16 conversions (round to nearest even; overflow to inf; NaN kept).
-uint16_t float_to_half(float f);
-float half_to_float(uint16_t h);
+/// IEEE binary16 conversions (graphlens/graph/half_float.h).
+using graphlens::float_to_half;
+using graphlens::half_to_float;
 
 /// Scale j (0..7) and min j of a Q4_K block's packed 12 bytes.
 void q4_k_scale_min(const uint8_t* scales, int j, uint8_t& scale, uint8_t& min);

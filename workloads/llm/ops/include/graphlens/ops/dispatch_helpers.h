@@ -1,5 +1,5 @@
 #pragma once
-// Helpers for op methods of GraphSession (workloads/llm/ops/src/*.cpp): argument checks with clear
+// Helpers for the ops (workloads/llm/ops/src/*.cpp): argument checks with clear
 // messages, push-constant packing and workgroup grids.
 #include <array>
 #include <cstdint>

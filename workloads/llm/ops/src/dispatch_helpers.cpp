@@ -1,4 +1,4 @@
-#include "graphlens/vulkan/op_support.h"
+#include "graphlens/ops/dispatch_helpers.h"
 
 #include <fmt/format.h>
 

@@ -1,13 +1,14 @@
 #pragma once
-// CPU references of the GraphSession ops, computed in double: what the kernel tests compare
-// GPU results against. Layouts as in graphlens/vulkan/op_params.h (shape[0] innermost). Quantized
-// weights are passed already dequantised (graphlens/ops/ggml_blocks.h, affine_dequantize).
+// CPU references of the ops (graphlens/ops/ops.h), computed in double: what the kernel tests
+// compare GPU results against. Layouts as in graphlens/ops/params.h (shape[0] innermost).
+// Quantized weights are passed already dequantised (graphlens/ops/ggml_blocks.h,
+// affine_dequantize).
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <vector>
 
-#include "graphlens/vulkan/op_params.h"
+#include "graphlens/ops/params.h"
 
 namespace graphlens::reference {
 

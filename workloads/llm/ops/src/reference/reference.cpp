@@ -1,5 +1,5 @@
 // Straightforward double-precision versions of every op: clarity over speed.
-#include "graphlens/ops/op_reference.h"
+#include "graphlens/ops/reference.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,6 @@
 #pragma once
-// Shape parameters of the GraphSession ops that need more than their TensorViews
-// (see the op declarations in graphlens/vulkan/graph_session.h). Layouts are ggml's: shape[0] is
-// the innermost (contiguous) dimension.
+// Shape parameters of the ops that need more than their TensorViews (see graphlens/ops/ops.h).
+// Layouts are ggml's: shape[0] is the innermost (contiguous) dimension.
 #include <algorithm>
 #include <cstdint>
 
