@@ -30,7 +30,7 @@ class RaceModel : public QAbstractTableModel {
     QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
 
     /// "no barrier between", or each barrier between and why it does not order the race
-    /// ("#4 barrier: its stages (compute -> compute) do not order compute -> transfer").
+    /// ("#4 barrier: its stages order compute before compute, not compute before transfer").
     static QString barriersText(const ComputeGraph& graph, const Race& race);
 
   private:

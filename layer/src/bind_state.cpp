@@ -31,26 +31,63 @@ uint32_t BoundSet::dynamic_offset(uint32_t binding, uint32_t element) const {
     return 0;
 }
 
-void BindState::apply(const CmdBindSets& c) {
+void BindState::apply(const DeviceState& device, const CmdBindPipeline& c) {
+    pipeline = device.pipelines.find(c.pipeline);
+}
+
+void BindState::apply(const DeviceState& device, const CommandList& list, const CmdBindSets& c) {
+    const uint64_t* handles = CommandList::begin_of(list.handles, c.sets);
+    const uint32_t* offsets = CommandList::begin_of(list.words, c.dynamic_offsets);
     size_t next_offset = 0;
-    for (size_t i = 0; i < c.sets.size(); ++i) {
+    for (uint32_t i = 0; i < c.sets.count; ++i) {
         BoundSet s;
-        s.contents = c.sets[i];
-        s.layout = c.set_layouts[i];
+        if (auto set = device.descriptor_sets.find(handles[i])) {
+            s.contents = set->contents;
+            s.layout = set->layout;
+        }
         const uint32_t n = dynamic_count(s.layout.get());
-        for (uint32_t k = 0; k < n && next_offset < c.dynamic_offsets.size(); ++k)
-            s.dynamic_offsets.push_back(c.dynamic_offsets[next_offset++]);
-        sets[c.first_set + static_cast<uint32_t>(i)] = std::move(s);
+        for (uint32_t k = 0; k < n && next_offset < c.dynamic_offsets.count; ++k)
+            s.dynamic_offsets.push_back(offsets[next_offset++]);
+        sets[c.first_set + i] = std::move(s);
     }
 }
 
-void BindState::apply(const CmdPushDescriptors& c) {
+namespace {
+
+/// The descriptors a push writes, as a set's contents.
+SetContents pushed_contents(DeviceState& device, const CommandList& list,
+                            const CmdPushDescriptors& c) {
+    auto layout = device.pipeline_layouts.find(c.layout);
+    const SetLayoutState* set_layout =
+        layout && c.set < layout->sets.size() ? layout->sets[c.set].get() : nullptr;
+    SetContents contents;
+    const RecordedWrite* writes = CommandList::begin_of(list.writes, c.writes);
+    for (uint32_t i = 0; i < c.writes.count; ++i) {
+        const RecordedWrite& r = writes[i];
+        VkWriteDescriptorSet w{};
+        w.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+        w.dstBinding = r.binding;
+        w.dstArrayElement = r.array_element;
+        w.descriptorCount = r.count;
+        w.descriptorType = r.type;
+        w.pBufferInfo = r.buffer_infos.count == r.count && r.count
+                            ? CommandList::begin_of(list.buffer_infos, r.buffer_infos)
+                            : nullptr;
+        apply_write(device, set_layout, w, contents);
+    }
+    return contents;
+}
+
+}  // namespace
+
+void BindState::apply(DeviceState& device, const CommandList& list, const CmdPushDescriptors& c) {
+    const SetContents writes = pushed_contents(device, list, c);
     BoundSet& s = sets[c.set];
     // Pushed descriptors add to those pushed before into the same set; a set bound from a
     // descriptor set before is replaced.
     auto contents = s.pushed && s.contents ? std::make_shared<SetContents>(*s.contents)
                                            : std::make_shared<SetContents>();
-    for (const auto& [binding, entries] : c.writes.bindings) {
+    for (const auto& [binding, entries] : writes.bindings) {
         auto& slots = contents->at(binding);
         if (slots.size() < entries.size()) slots.resize(entries.size());
         for (size_t e = 0; e < entries.size(); ++e)
@@ -62,10 +99,11 @@ void BindState::apply(const CmdPushDescriptors& c) {
     s.pushed = true;
 }
 
-void BindState::apply(const CmdPushConstants& c) {
-    if (push_constants.size() < c.offset + c.bytes.size())
-        push_constants.resize(c.offset + c.bytes.size());
-    std::copy(c.bytes.begin(), c.bytes.end(), push_constants.begin() + c.offset);
+void BindState::apply(const CommandList& list, const CmdPushConstants& c) {
+    const uint8_t* bytes = CommandList::begin_of(list.bytes, c.bytes);
+    if (push_constants.size() < c.offset + c.bytes.count)
+        push_constants.resize(c.offset + c.bytes.count);
+    std::copy(bytes, bytes + c.bytes.count, push_constants.begin() + c.offset);
 }
 
 }  // namespace graphlens::layer

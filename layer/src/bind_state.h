@@ -1,10 +1,12 @@
 #pragma once
 // What is bound to a command buffer's compute bind point while its recording is replayed:
-// pipeline, descriptor sets (with their dynamic offsets) and push constants.
+// pipeline, descriptor sets (with their dynamic offsets) and push constants. The recorded
+// handles are resolved here, at submission (recorded_command.h says why that is exact).
 #include <map>
 #include <memory>
 #include <vector>
 
+#include "layer/src/layer_state.h"
 #include "layer/src/recorded_command.h"
 
 namespace graphlens::layer {
@@ -24,9 +26,10 @@ struct BindState {
     std::map<uint32_t, BoundSet> sets;
     std::vector<uint8_t> push_constants;
 
-    void apply(const CmdBindSets& c);
-    void apply(const CmdPushDescriptors& c);
-    void apply(const CmdPushConstants& c);
+    void apply(const DeviceState& device, const CmdBindPipeline& c);
+    void apply(const DeviceState& device, const CommandList& list, const CmdBindSets& c);
+    void apply(DeviceState& device, const CommandList& list, const CmdPushDescriptors& c);
+    void apply(const CommandList& list, const CmdPushConstants& c);
 };
 
 }  // namespace graphlens::layer

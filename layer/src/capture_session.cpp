@@ -7,8 +7,10 @@
 #include <numeric>
 
 #include "layer/src/capture_source.h"
+#include "layer/src/command_resolution.h"
 #include "layer/src/diagnostics.h"
 #include "layer/src/graph_builder.h"
+#include "layer/src/layer_clock.h"
 
 namespace graphlens::layer {
 
@@ -73,6 +75,7 @@ void CaptureSession::on_submit(DeviceState& device, uint64_t queue,
                                std::vector<SubmittedBatch> batches, uint64_t fence) {
     std::lock_guard lock(mutex_);
     if (finished_) return;
+    const uint64_t started = thread_cpu_ns();
     QueueState& q = queues_[queue];
     if (!q.device) {
         q.device = &device;
@@ -86,15 +89,45 @@ void CaptureSession::on_submit(DeviceState& device, uint64_t queue,
         if (range_over_) break;
     }
     if (fence && q.last_submission) fence_submission_[fence] = {queue, *q.last_submission};
+    if (began_) submit_cpu_ns_ += thread_cpu_ns() - started;
     if (range_over_) write_capture("the range ended");
 }
 
+void CaptureSession::count_hook_time(const CommandList& list) {
+    if (list.hooks_timed) {
+        // Calls descheduled inside the hook count at the average of the list's other calls.
+        if (list.hook_calls_kept)
+            hook_ticks_ += list.hook_ticks * list.hook_calls / list.hook_calls_kept;
+        hook_dispatches_ += list.dispatches;
+        return;
+    }
+    // An untimed primary may execute secondaries recorded while the range was open.
+    for (const auto& s : list.secondaries) count_hook_time(*s);
+}
+
 bool CaptureSession::batch_may_touch_range(const QueueState& q, const SubmittedBatch& batch) const {
-    if (active_ || has_labels(batch)) return true;
+    if (active_) return true;
     const CaptureRange& r = settings_.range;
     if (r.kind == RangeKind::dispatches) return dispatches_seen_ + dispatches_in(batch) > r.first;
-    if (r.kind == RangeKind::label) return contains(q.labels, r.label);
+    if (r.kind == RangeKind::label) return has_labels(batch) || contains(q.labels, r.label);
     return false;
+}
+
+void CaptureSession::follow_labels(const CommandList& list, QueueState& q) {
+    for (const auto& cmd : list.commands) {
+        if (const auto* begin = std::get_if<CmdBeginLabel>(&cmd))
+            push_label(q, list.strings[begin->name]);
+        else if (std::holds_alternative<CmdEndLabel>(cmd))
+            pop_label(q);
+        else if (const auto* insert = std::get_if<CmdInsertLabel>(&cmd))
+            q.pending_insert = list.strings[insert->name];
+        else if (std::holds_alternative<CmdDispatch>(cmd) ||
+                 std::holds_alternative<CmdTransfer>(cmd))
+            q.pending_insert.clear();  // the node an inserted label names
+        else if (const auto* exec = std::get_if<CmdExecuteCommands>(&cmd))
+            for (uint32_t i = 0; i < exec->secondaries.count; ++i)
+                follow_labels(*list.secondaries[exec->secondaries.begin + i], q);
+    }
 }
 
 void CaptureSession::process_batch(DeviceState& device, uint64_t queue, QueueState& q,
@@ -120,7 +153,13 @@ void CaptureSession::process_batch(DeviceState& device, uint64_t queue, QueueSta
         for (const auto& list : batch.lists) walk(*list, w);
     } else {
         dispatches_seen_ += dispatches_in(batch);
+        // Outside the range only the queue's label stack is kept (a label region may span
+        // submissions, and labels name the nodes of later ones).
+        if (has_labels(batch))
+            for (const auto& list : batch.lists) follow_labels(*list, q);
     }
+    if (open_submission_)
+        for (const auto& list : batch.lists) count_hook_time(*list);
     end_submission();
     if (r.kind == RangeKind::submits && began_ && current_index_ >= r.count_or_last)
         range_over_ = true;
@@ -133,35 +172,34 @@ void CaptureSession::process_batch(DeviceState& device, uint64_t queue, QueueSta
 void CaptureSession::walk(const CommandList& list, Walk& w) {
     // Every command buffer starts with nothing bound; so does each secondary it executes.
     BindState bound;
-    for (const auto& cmd : list.commands) walk_command(cmd, bound, w);
+    for (const auto& cmd : list.commands) walk_command(list, cmd, bound, w);
 }
 
-void CaptureSession::walk_command(const RecordedCommand& cmd, BindState& bound, Walk& w) {
+void CaptureSession::walk_command(const CommandList& list, const RecordedCommand& cmd,
+                                  BindState& bound, Walk& w) {
     std::visit(Overloaded{
-                   [&](const CmdBindPipeline& c) { bound.pipeline = c.pipeline; },
-                   [&](const CmdBindSets& c) { bound.apply(c); },
-                   [&](const CmdPushDescriptors& c) { bound.apply(c); },
-                   [&](const CmdPushConstants& c) { bound.apply(c); },
+                   [&](const CmdBindPipeline& c) { bound.apply(w.device, c); },
+                   [&](const CmdBindSets& c) { bound.apply(w.device, list, c); },
+                   [&](const CmdPushDescriptors& c) { bound.apply(w.device, list, c); },
+                   [&](const CmdPushConstants& c) { bound.apply(list, c); },
                    [&](const CmdDispatch& c) { on_dispatch_command(c, bound, w); },
                    [&](const CmdTransfer& c) {
                        const std::string label = take_label(w.queue);
                        if (!active_) return;
                        emit_or_skip(w, false);
-                       builder_->transfer(c, label);
+                       builder_->transfer(resolve_transfer(w.device, list, c), label);
                    },
                    [&](const CmdBarrier& c) {
                        if (!active_) return;
                        emit_or_skip(w, false);
-                       builder_->barrier(c);
+                       builder_->barrier(resolve_barrier(w.device, list, c));
                    },
-                   [&](const CmdBeginLabel& c) { push_label(w.queue, c.name); },
+                   [&](const CmdBeginLabel& c) { push_label(w.queue, list.strings[c.name]); },
                    [&](const CmdEndLabel&) { pop_label(w.queue); },
-                   [&](const CmdInsertLabel& c) { w.queue.pending_insert = c.name; },
+                   [&](const CmdInsertLabel& c) { w.queue.pending_insert = list.strings[c.name]; },
                    [&](const CmdExecuteCommands& c) {
-                       for (const auto& s : c.secondaries) walk(*s, w);
-                   },
-                   [&](const CmdUnsupported& c) {
-                       if (active_ && builder_) builder_->note(std::nullopt, c.what);
+                       for (uint32_t i = 0; i < c.secondaries.count; ++i)
+                           walk(*list.secondaries[c.secondaries.begin + i], w);
                    },
                },
                cmd);
@@ -176,7 +214,7 @@ void CaptureSession::on_dispatch_command(const CmdDispatch& cmd, const BindState
         active_ = true;
     if (!active_) return;
     emit_or_skip(w, true);
-    builder_->dispatch(cmd, bound, label);
+    builder_->dispatch(resolve_dispatch(w.device, cmd), bound, label);
     if (r.kind == RangeKind::dispatches && n - r.first + 1 == r.count_or_last) {
         active_ = false;
         range_over_ = true;

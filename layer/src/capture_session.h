@@ -42,6 +42,10 @@ class CaptureSession {
 
     /// False once the capture is written (or cannot be): the hooks then record nothing.
     bool recording() const { return !finished_.load(std::memory_order_relaxed); }
+    /// True while the range is open: recording hooks then time themselves (HookTimer), for
+    /// the recording cost the capture reports. Off otherwise: reading the clock costs more
+    /// than recording a command.
+    bool hooks_timed() const { return hooks_timed_.load(std::memory_order_relaxed); }
 
     void on_layer_loaded();
     /// With GRAPHLENS_CAPTURE_DATA: before a vkQueueSubmit that may begin the range, waits for
@@ -77,7 +81,9 @@ class CaptureSession {
                        const SubmittedBatch& batch);
     bool batch_may_touch_range(const QueueState& q, const SubmittedBatch& batch) const;
     void walk(const CommandList& list, Walk& walk);
-    void walk_command(const RecordedCommand& cmd, BindState& bound, Walk& walk);
+    void follow_labels(const CommandList& list, QueueState& q);
+    void walk_command(const CommandList& list, const RecordedCommand& cmd, BindState& bound,
+                      Walk& walk);
     void on_dispatch_command(const CmdDispatch& cmd, const BindState& bound, Walk& walk);
     void emit_or_skip(Walk& walk, bool is_dispatch);
     void push_label(QueueState& q, std::string name);
@@ -96,11 +102,18 @@ class CaptureSession {
     /// Writes <output>.data from the snapshot; returns the note the capture keeps.
     std::string write_buffer_data();
     std::shared_ptr<BufferSnapshot> snapshot_;  ///< the latest, taken before the range began
+    void count_hook_time(const CommandList& list);
+    std::string recording_cost() const;
 
     CaptureSettings settings_;
     std::string settings_error_;
     mutable std::mutex mutex_;
     std::atomic<bool> finished_{false};
+    std::atomic<bool> hooks_timed_{false};
+    uint64_t hook_ticks_ = 0;       ///< timed hook time of the captured command buffers
+    uint64_t hook_dispatches_ = 0;  ///< the dispatches of those command buffers
+    uint64_t submit_cpu_ns_ = 0;    ///< CPU time in on_submit since the range began
+    uint64_t timing_start_ticks_ = 0, timing_start_ns_ = 0;  ///< converts ticks to ns
     bool loaded_ = false;
     bool active_ = false;      ///< commands now walked are inside the range
     bool began_ = false;       ///< the range has begun (something was captured)

@@ -8,6 +8,7 @@
 #include "layer/src/capture_session.h"
 #include "layer/src/capture_source.h"
 #include "layer/src/graph_builder.h"
+#include "layer/src/layer_clock.h"
 
 namespace graphlens::layer {
 
@@ -60,6 +61,11 @@ void CaptureSession::begin_submission(DeviceState& device, QueueState& q,
                                    !document_.source->submissions.empty() &&
                                    document_.source->submissions.back().index + 1 == current_index_;
     if (previous_captured && sync != "none") builder_->submission_barrier(std::move(scope));
+    if (!began_) {
+        timing_start_ticks_ = hook_ticks();
+        timing_start_ns_ = steady_ns();
+        hooks_timed_ = true;
+    }
     began_ = true;
     CaptureSubmission s;
     s.index = static_cast<uint32_t>(current_index_);

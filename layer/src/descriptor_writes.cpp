@@ -98,6 +98,21 @@ void apply_copy(const SetContents& from, const VkCopyDescriptorSet& c, SetConten
     }
 }
 
+std::vector<TemplateWrite> template_writes(const UpdateTemplateState& tmpl, const void* data) {
+    const auto* bytes = static_cast<const uint8_t*>(data);
+    std::vector<TemplateWrite> out;
+    for (const auto& t : tmpl.entries) {
+        TemplateWrite w{t.binding, t.array_element, t.count, t.type, {}};
+        if (is_buffer_descriptor(t.type)) {
+            w.buffers.resize(t.count);
+            for (uint32_t i = 0; i < t.count; ++i)
+                std::memcpy(&w.buffers[i], bytes + t.offset + i * t.stride, sizeof w.buffers[i]);
+        }
+        out.push_back(std::move(w));
+    }
+    return out;
+}
+
 void apply_template(DeviceState& device, const SetLayoutState* layout,
                     const UpdateTemplateState& tmpl, const void* data, SetContents& contents) {
     const auto* bytes = static_cast<const uint8_t*>(data);

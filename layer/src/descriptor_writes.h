@@ -16,6 +16,16 @@ bool is_dynamic_descriptor(VkDescriptorType type);
 void apply_write(DeviceState& device, const SetLayoutState* layout, const VkWriteDescriptorSet& w,
                  SetContents& contents);
 void apply_copy(const SetContents& from, const VkCopyDescriptorSet& c, SetContents& to);
+/// A template update's data read as writes (buffer infos only for buffer descriptors).
+struct TemplateWrite {
+    uint32_t binding = 0;
+    uint32_t array_element = 0;
+    uint32_t count = 0;
+    VkDescriptorType type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    std::vector<VkDescriptorBufferInfo> buffers;
+};
+std::vector<TemplateWrite> template_writes(const UpdateTemplateState& tmpl, const void* data);
+
 void apply_template(DeviceState& device, const SetLayoutState* layout,
                     const UpdateTemplateState& tmpl, const void* data, SetContents& contents);
 

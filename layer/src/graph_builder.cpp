@@ -138,12 +138,12 @@ KernelId GraphBuilder::transfer_kernel(const std::string& name) {
     return it->second;
 }
 
-void GraphBuilder::dispatch(const CmdDispatch& cmd, const BindState& bound,
+void GraphBuilder::dispatch(const ResolvedDispatch& cmd, const BindState& bound,
                             const std::string& label) {
     Node node;
     node.id = next_id();
     node.origin = {node.id};
-    node.label = label;
+    node.label = label_of(label);
     node.workgroups = cmd.groups;
     ++dispatches_;
     if (!bound.pipeline) {
@@ -174,7 +174,7 @@ void GraphBuilder::dispatch(const CmdDispatch& cmd, const BindState& bound,
         note(node.id,
              "vkCmdDispatchIndirect: workgroup counts unknown at record time (stored "
              "as 0,0,0); the arguments buffer is a read");
-        const auto args = resolve(BufferSpan{cmd.indirect, cmd.indirect_offset, 12});
+        const auto args = resolve(cmd.indirect_args);
         if (node.ranges_known && args.range) {
             graph_.derive_ranges(node);
             node.bindings.clear();
@@ -187,11 +187,17 @@ void GraphBuilder::dispatch(const CmdDispatch& cmd, const BindState& bound,
     graph_.add_dispatch(std::move(node));
 }
 
-void GraphBuilder::transfer(const CmdTransfer& cmd, const std::string& label) {
+const SharedString& GraphBuilder::label_of(const std::string& text) {
+    auto it = labels_.find(text);
+    if (it == labels_.end()) it = labels_.emplace(text, SharedString(text)).first;
+    return it->second;
+}
+
+void GraphBuilder::transfer(const ResolvedTransfer& cmd, const std::string& label) {
     Node node;
     node.id = next_id();
     node.origin = {node.id};
-    node.label = label.empty() ? cmd.name : label;
+    node.label = label_of(label.empty() ? cmd.name : label);
     node.kernel = transfer_kernel(cmd.name);
     node.push_constants = cmd.data;
     if (cmd.name == "vkCmdUpdateBuffer" && cmd.data.empty())
@@ -214,7 +220,7 @@ void GraphBuilder::transfer(const CmdTransfer& cmd, const std::string& label) {
     graph_.add_dispatch(std::move(node));
 }
 
-void GraphBuilder::barrier(const CmdBarrier& cmd) {
+void GraphBuilder::barrier(const ResolvedBarrier& cmd) {
     BarrierScope scope;
     scope.origin = cmd.origin;
     scope.note = cmd.note;

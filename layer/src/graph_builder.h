@@ -8,20 +8,22 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "graphlens/capture/capture_file.h"
 #include "graphlens/graph/compute_graph.h"
 #include "layer/src/bind_state.h"
+#include "layer/src/command_resolution.h"
 #include "layer/src/layer_state.h"
 
 namespace graphlens::layer {
 
 class GraphBuilder {
   public:
-    void dispatch(const CmdDispatch& cmd, const BindState& bound, const std::string& label);
-    void transfer(const CmdTransfer& cmd, const std::string& label);
-    void barrier(const CmdBarrier& cmd);
+    void dispatch(const ResolvedDispatch& cmd, const BindState& bound, const std::string& label);
+    void transfer(const ResolvedTransfer& cmd, const std::string& label);
+    void barrier(const ResolvedBarrier& cmd);
     void submission_barrier(BarrierScope scope);
     /// Adds a note, once per text: a repeat only counts the further nodes it concerns.
     void note(std::optional<NodeId> node, const std::string& text);
@@ -50,6 +52,9 @@ class GraphBuilder {
     /// ranges are unknown, or an empty string.
     std::string bind_views(const PipelineState& pipeline, const BindState& bound, Node& node);
     NodeId next_id() { return next_id_++; }
+    /// The label as one shared string per distinct text: a program repeats its labels every
+    /// step, and a copy per node would be most of a node's memory.
+    const SharedString& label_of(const std::string& text);
 
     ComputeGraph graph_;
     std::map<const MemoryState*, AllocationId> allocations_;
@@ -60,6 +65,7 @@ class GraphBuilder {
     std::map<std::string, KernelId> transfer_kernels_;
     std::vector<CaptureNote> notes_;
     std::map<std::string, std::pair<size_t, size_t>> note_counts_;  ///< text → (index, count)
+    std::unordered_map<std::string, SharedString> labels_;
     NodeId next_id_ = 0;
     size_t dispatches_ = 0;
 };

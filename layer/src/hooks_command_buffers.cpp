@@ -1,5 +1,7 @@
 // Command buffer lifetimes: allocation (which pool), begin and reset (a fresh recording),
 // pool reset and free.
+#include <atomic>
+
 #include "layer/src/command_recording.h"
 #include "layer/src/diagnostics.h"
 #include "layer/src/hook_table.h"
@@ -20,6 +22,7 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_AllocateCommandBuffers(VkDevice device,
                 s->pool = handle_bits(info->commandPool);
                 d->command_buffers.put(handle_bits(cbs[i]), std::move(s));
             }
+            command_buffers_changed();
         });
     return r;
 }
@@ -29,6 +32,7 @@ VKAPI_ATTR void VKAPI_CALL hook_FreeCommandBuffers(VkDevice device, VkCommandPoo
     auto d = find_device(device);
     if (!d) return;
     for (uint32_t i = 0; i < count; ++i) d->command_buffers.take(handle_bits(cbs[i]));
+    command_buffers_changed();
     d->dispatch.FreeCommandBuffers(device, pool, count, cbs);
 }
 
@@ -36,6 +40,7 @@ void reset_pool_buffers(DeviceState& d, VkCommandPool pool, bool forget) {
     const uint64_t p = handle_bits(pool);
     if (forget) {
         d.command_buffers.erase_if([p](const CommandBufferState& s) { return s.pool == p; });
+        command_buffers_changed();
         return;
     }
     // A reset pool's buffers start over; the map is only read, each state is the pool's own.
@@ -61,13 +66,23 @@ VKAPI_ATTR void VKAPI_CALL hook_DestroyCommandPool(VkDevice device, VkCommandPoo
     d->dispatch.DestroyCommandPool(device, pool, allocator);
 }
 
+/// A fresh recording: the old list is cleared in place (keeping its arrays' capacity) when
+/// nothing else holds it — a submission being processed or a primary that executes this
+/// buffer holds its own reference, and then gets a list of its own.
 void start_over(DeviceState& d, VkCommandBuffer cb) {
-    if (auto s = find_command_buffer(d, cb)) s->list = std::make_shared<CommandList>();
+    CommandBufferState* s = command_buffer_state(d, cb);
+    if (!s) return;
+    if (s->list.use_count() == 1) {
+        std::atomic_thread_fence(std::memory_order_acquire);
+        s->list->clear();
+    } else {
+        s->list = std::make_shared<CommandList>();
+    }
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL hook_BeginCommandBuffer(VkCommandBuffer cb,
                                                        const VkCommandBufferBeginInfo* info) {
-    auto d = find_device(cb);
+    DeviceState* d = device_of(cb);
     if (!d) return VK_ERROR_DEVICE_LOST;
     start_over(*d, cb);
     return d->dispatch.BeginCommandBuffer(cb, info);
@@ -75,7 +90,7 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_BeginCommandBuffer(VkCommandBuffer cb,
 
 VKAPI_ATTR VkResult VKAPI_CALL hook_ResetCommandBuffer(VkCommandBuffer cb,
                                                        VkCommandBufferResetFlags flags) {
-    auto d = find_device(cb);
+    DeviceState* d = device_of(cb);
     if (!d) return VK_ERROR_DEVICE_LOST;
     start_over(*d, cb);
     return d->dispatch.ResetCommandBuffer(cb, flags);

@@ -1,7 +1,8 @@
 // Compute commands as a command buffer records them: pipeline and descriptor binds, push
 // descriptors and constants, dispatches, buffer transfers and secondary command buffers.
-// Each hook passes the call on first and then appends a compact record; nothing is resolved
-// into graph nodes until a submission inside the captured range runs these records.
+// Each hook passes the call on first and then appends a plain record (recorded_command.h);
+// nothing is looked up or resolved into graph nodes until a submission that may touch the
+// captured range runs these records.
 #include <algorithm>
 
 #include "layer/src/command_recording.h"
@@ -14,13 +15,13 @@ namespace {
 
 VKAPI_ATTR void VKAPI_CALL hook_CmdBindPipeline(VkCommandBuffer cb, VkPipelineBindPoint point,
                                                 VkPipeline pipeline) {
-    auto d = find_device(cb);
+    DeviceState* d = device_of(cb);
     if (!d) return;
     d->dispatch.CmdBindPipeline(cb, point, pipeline);
     if (point != VK_PIPELINE_BIND_POINT_COMPUTE) return;
     guarded("vkCmdBindPipeline", [&] {
-        if (auto list = recording_list(*d, cb))
-            list->commands.emplace_back(CmdBindPipeline{d->pipelines.find(handle_bits(pipeline))});
+        record_command(*d, cb,
+                       [&](CommandList&) { return CmdBindPipeline{handle_bits(pipeline)}; });
     });
 }
 
@@ -29,31 +30,35 @@ VKAPI_ATTR void VKAPI_CALL hook_CmdBindDescriptorSets(VkCommandBuffer cb, VkPipe
                                                       uint32_t count, const VkDescriptorSet* sets,
                                                       uint32_t dynamic_count,
                                                       const uint32_t* dynamic_offsets) {
-    auto d = find_device(cb);
+    DeviceState* d = device_of(cb);
     if (!d) return;
     d->dispatch.CmdBindDescriptorSets(cb, point, layout, first_set, count, sets, dynamic_count,
                                       dynamic_offsets);
     if (point != VK_PIPELINE_BIND_POINT_COMPUTE) return;
     guarded("vkCmdBindDescriptorSets", [&] {
-        auto list = recording_list(*d, cb);
-        if (!list) return;
-        CmdBindSets c;
-        c.layout = d->pipeline_layouts.find(handle_bits(layout));
-        c.first_set = first_set;
-        for (uint32_t i = 0; i < count; ++i) {
-            auto s = d->descriptor_sets.find(handle_bits(sets[i]));
-            c.sets.push_back(s ? s->contents : nullptr);
-            c.set_layouts.push_back(s ? s->layout : nullptr);
-        }
-        c.dynamic_offsets.assign(dynamic_offsets, dynamic_offsets + dynamic_count);
-        list->commands.emplace_back(std::move(c));
+        record_command(*d, cb, [&](CommandList& list) {
+            CmdBindSets c;
+            c.layout = handle_bits(layout);
+            c.first_set = first_set;
+            c.sets = {static_cast<uint32_t>(list.handles.size()), count};
+            for (uint32_t i = 0; i < count; ++i) list.handles.push_back(handle_bits(sets[i]));
+            c.dynamic_offsets = list.append(list.words, dynamic_offsets, dynamic_count);
+            return c;
+        });
     });
 }
 
-const SetLayoutState* push_set_layout(DeviceState& d, VkPipelineLayout layout, uint32_t set,
-                                      std::shared_ptr<const PipelineLayoutState>& keep) {
-    keep = d.pipeline_layouts.find(handle_bits(layout));
-    return keep && set < keep->sets.size() ? keep->sets[set].get() : nullptr;
+/// A push's writes as the program gave them; the set's layout (for writes that run past
+/// their binding) is applied when the push is resolved.
+RecordedWrite recorded_write(CommandList& list, const VkWriteDescriptorSet& w) {
+    RecordedWrite r;
+    r.binding = w.dstBinding;
+    r.array_element = w.dstArrayElement;
+    r.count = w.descriptorCount;
+    r.type = w.descriptorType;
+    if (is_buffer_descriptor(w.descriptorType) && w.pBufferInfo)
+        r.buffer_infos = list.append(list.buffer_infos, w.pBufferInfo, w.descriptorCount);
+    return r;
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_CmdPushDescriptorSetKHR(VkCommandBuffer cb,
@@ -61,19 +66,21 @@ VKAPI_ATTR void VKAPI_CALL hook_CmdPushDescriptorSetKHR(VkCommandBuffer cb,
                                                         VkPipelineLayout layout, uint32_t set,
                                                         uint32_t count,
                                                         const VkWriteDescriptorSet* writes) {
-    auto d = find_device(cb);
+    DeviceState* d = device_of(cb);
     if (!d) return;
     d->dispatch.CmdPushDescriptorSetKHR(cb, point, layout, set, count, writes);
     if (point != VK_PIPELINE_BIND_POINT_COMPUTE) return;
     guarded("vkCmdPushDescriptorSetKHR", [&] {
-        auto list = recording_list(*d, cb);
-        if (!list) return;
-        std::shared_ptr<const PipelineLayoutState> keep;
-        const SetLayoutState* set_layout = push_set_layout(*d, layout, set, keep);
-        CmdPushDescriptors c;
-        c.set = set;
-        for (uint32_t i = 0; i < count; ++i) apply_write(*d, set_layout, writes[i], c.writes);
-        list->commands.emplace_back(std::move(c));
+        record_command(*d, cb, [&](CommandList& list) {
+            CmdPushDescriptors c;
+            c.layout = handle_bits(layout);
+            c.set = set;
+            c.writes.begin = static_cast<uint32_t>(list.writes.size());
+            for (uint32_t i = 0; i < count; ++i)
+                list.writes.push_back(recorded_write(list, writes[i]));
+            c.writes.count = count;
+            return c;
+        });
     });
 }
 
@@ -82,56 +89,74 @@ VKAPI_ATTR void VKAPI_CALL hook_CmdPushDescriptorSetWithTemplateKHR(VkCommandBuf
                                                                     VkPipelineLayout layout,
                                                                     uint32_t set,
                                                                     const void* data) {
-    auto d = find_device(cb);
+    DeviceState* d = device_of(cb);
     if (!d) return;
     d->dispatch.CmdPushDescriptorSetWithTemplateKHR(cb, tmpl, layout, set, data);
     guarded("vkCmdPushDescriptorSetWithTemplateKHR", [&] {
-        auto list = recording_list(*d, cb);
+        if (!recording_list(*d, cb)) return;
+        // The data's layout is the template's: it is read now, into writes like a push's.
         auto t = d->update_templates.find(handle_bits(tmpl));
-        if (!list || !t) return;
-        std::shared_ptr<const PipelineLayoutState> keep;
-        CmdPushDescriptors c;
-        c.set = set;
-        apply_template(*d, push_set_layout(*d, layout, set, keep), *t, data, c.writes);
-        list->commands.emplace_back(std::move(c));
+        if (!t) return;
+        record_command(*d, cb, [&](CommandList& list) {
+            CmdPushDescriptors c;
+            c.layout = handle_bits(layout);
+            c.set = set;
+            c.writes.begin = static_cast<uint32_t>(list.writes.size());
+            for (const auto& w : template_writes(*t, data)) {
+                VkWriteDescriptorSet write{};
+                write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+                write.dstBinding = w.binding;
+                write.dstArrayElement = w.array_element;
+                write.descriptorCount = static_cast<uint32_t>(w.buffers.size());
+                write.descriptorType = w.type;
+                write.pBufferInfo = w.buffers.data();
+                RecordedWrite r = recorded_write(list, write);
+                r.count = w.count;
+                list.writes.push_back(r);
+                ++c.writes.count;
+            }
+            return c;
+        });
     });
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_CmdPushConstants(VkCommandBuffer cb, VkPipelineLayout layout,
                                                  VkShaderStageFlags stages, uint32_t offset,
                                                  uint32_t size, const void* values) {
-    auto d = find_device(cb);
+    DeviceState* d = device_of(cb);
     if (!d) return;
     d->dispatch.CmdPushConstants(cb, layout, stages, offset, size, values);
     if (!(stages & VK_SHADER_STAGE_COMPUTE_BIT)) return;
     guarded("vkCmdPushConstants", [&] {
-        const auto* bytes = static_cast<const uint8_t*>(values);
-        record_command(*d, cb, CmdPushConstants{offset, {bytes, bytes + size}});
+        record_command(*d, cb, [&](CommandList& list) {
+            return CmdPushConstants{
+                offset, list.append(list.bytes, static_cast<const uint8_t*>(values), size)};
+        });
     });
 }
 
-void record_dispatch(DeviceState& d, VkCommandBuffer cb, CmdDispatch c) {
-    if (auto list = recording_list(d, cb)) {
-        list->commands.emplace_back(std::move(c));
-        ++list->dispatches;
-    }
+void record_dispatch(DeviceState& d, VkCommandBuffer cb, const CmdDispatch& c) {
+    record_command(d, cb, [&](CommandList& list) {
+        ++list.dispatches;
+        return c;
+    });
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_CmdDispatch(VkCommandBuffer cb, uint32_t x, uint32_t y,
                                             uint32_t z) {
-    auto d = find_device(cb);
+    DeviceState* d = device_of(cb);
     if (!d) return;
     d->dispatch.CmdDispatch(cb, x, y, z);
     guarded("vkCmdDispatch", [&] {
         CmdDispatch c;
         c.groups = {x, y, z};
-        record_dispatch(*d, cb, std::move(c));
+        record_dispatch(*d, cb, c);
     });
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_CmdDispatchBase(VkCommandBuffer cb, uint32_t bx, uint32_t by,
                                                 uint32_t bz, uint32_t x, uint32_t y, uint32_t z) {
-    auto d = find_device(cb);
+    DeviceState* d = device_of(cb);
     if (!d) return;
     auto next =
         d->dispatch.CmdDispatchBase ? d->dispatch.CmdDispatchBase : d->dispatch.CmdDispatchBaseKHR;
@@ -140,22 +165,22 @@ VKAPI_ATTR void VKAPI_CALL hook_CmdDispatchBase(VkCommandBuffer cb, uint32_t bx,
         CmdDispatch c;
         c.groups = {x, y, z};
         c.base = {bx, by, bz};
-        record_dispatch(*d, cb, std::move(c));
+        record_dispatch(*d, cb, c);
     });
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_CmdDispatchIndirect(VkCommandBuffer cb, VkBuffer buffer,
                                                     VkDeviceSize offset) {
-    auto d = find_device(cb);
+    DeviceState* d = device_of(cb);
     if (!d) return;
     d->dispatch.CmdDispatchIndirect(cb, buffer, offset);
     guarded("vkCmdDispatchIndirect", [&] {
         CmdDispatch c;
         c.groups = {0, 0, 0};
         c.is_indirect = true;
-        c.indirect = d->buffers.find(handle_bits(buffer));
+        c.indirect_buffer = handle_bits(buffer);
         c.indirect_offset = offset;
-        record_dispatch(*d, cb, std::move(c));
+        record_dispatch(*d, cb, c);
     });
 }
 

@@ -16,36 +16,39 @@ std::string label_name(const VkDebugUtilsLabelEXT* label) {
 }
 
 template <class Cmd>
-void record_label(DeviceState& d, VkCommandBuffer cb, Cmd cmd) {
-    if (auto list = recording_list(d, cb)) {
-        list->commands.emplace_back(std::move(cmd));
-        list->has_labels = true;
-    }
+void record_label(DeviceState& d, VkCommandBuffer cb, const VkDebugUtilsLabelEXT* label) {
+    record_command(d, cb, [&](CommandList& list) {
+        list.has_labels = true;
+        Cmd c{};
+        if constexpr (!std::is_same_v<Cmd, CmdEndLabel>) {
+            c.name = static_cast<uint32_t>(list.strings.size());
+            list.strings.push_back(label_name(label));
+        }
+        return c;
+    });
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_CmdBeginDebugUtilsLabelEXT(VkCommandBuffer cb,
                                                            const VkDebugUtilsLabelEXT* label) {
-    auto d = find_device(cb);
+    DeviceState* d = device_of(cb);
     if (!d) return;
     if (d->dispatch.CmdBeginDebugUtilsLabelEXT) d->dispatch.CmdBeginDebugUtilsLabelEXT(cb, label);
-    guarded("vkCmdBeginDebugUtilsLabelEXT",
-            [&] { record_label(*d, cb, CmdBeginLabel{label_name(label)}); });
+    guarded("vkCmdBeginDebugUtilsLabelEXT", [&] { record_label<CmdBeginLabel>(*d, cb, label); });
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_CmdEndDebugUtilsLabelEXT(VkCommandBuffer cb) {
-    auto d = find_device(cb);
+    DeviceState* d = device_of(cb);
     if (!d) return;
     if (d->dispatch.CmdEndDebugUtilsLabelEXT) d->dispatch.CmdEndDebugUtilsLabelEXT(cb);
-    guarded("vkCmdEndDebugUtilsLabelEXT", [&] { record_label(*d, cb, CmdEndLabel{}); });
+    guarded("vkCmdEndDebugUtilsLabelEXT", [&] { record_label<CmdEndLabel>(*d, cb, nullptr); });
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_CmdInsertDebugUtilsLabelEXT(VkCommandBuffer cb,
                                                             const VkDebugUtilsLabelEXT* label) {
-    auto d = find_device(cb);
+    DeviceState* d = device_of(cb);
     if (!d) return;
     if (d->dispatch.CmdInsertDebugUtilsLabelEXT) d->dispatch.CmdInsertDebugUtilsLabelEXT(cb, label);
-    guarded("vkCmdInsertDebugUtilsLabelEXT",
-            [&] { record_label(*d, cb, CmdInsertLabel{label_name(label)}); });
+    guarded("vkCmdInsertDebugUtilsLabelEXT", [&] { record_label<CmdInsertLabel>(*d, cb, label); });
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_QueueBeginDebugUtilsLabelEXT(VkQueue queue,

@@ -12,58 +12,73 @@ namespace {
 // (a transfer node carries them there).
 constexpr VkDeviceSize kMaxUpdateBytesKept = 4096;
 
+RecordedSpan span_of(VkBuffer buffer, VkDeviceSize offset, VkDeviceSize size) {
+    return RecordedSpan{handle_bits(buffer), offset, size, false};
+}
+
+/// A copy's regions: reads from `src`, writes to `dst`, each a contiguous slice of spans.
+template <class Region>
+CmdTransfer copy_of(CommandList& list, const char* name, VkBuffer src, VkBuffer dst, uint32_t count,
+                    const Region* regions) {
+    CmdTransfer c{name, {}, {}, {}};
+    c.reads = {static_cast<uint32_t>(list.spans.size()), count};
+    for (uint32_t i = 0; i < count; ++i)
+        list.spans.push_back(span_of(src, regions[i].srcOffset, regions[i].size));
+    c.writes = {static_cast<uint32_t>(list.spans.size()), count};
+    for (uint32_t i = 0; i < count; ++i)
+        list.spans.push_back(span_of(dst, regions[i].dstOffset, regions[i].size));
+    return c;
+}
+
 VKAPI_ATTR void VKAPI_CALL hook_CmdCopyBuffer(VkCommandBuffer cb, VkBuffer src, VkBuffer dst,
                                               uint32_t count, const VkBufferCopy* regions) {
-    auto d = find_device(cb);
+    DeviceState* d = device_of(cb);
     if (!d) return;
     d->dispatch.CmdCopyBuffer(cb, src, dst, count, regions);
     guarded("vkCmdCopyBuffer", [&] {
-        CmdTransfer c{"vkCmdCopyBuffer", {}, {}, {}};
-        for (uint32_t i = 0; i < count; ++i) {
-            c.reads.push_back(buffer_span(*d, src, regions[i].srcOffset, regions[i].size));
-            c.writes.push_back(buffer_span(*d, dst, regions[i].dstOffset, regions[i].size));
-        }
-        record_command(*d, cb, std::move(c));
+        record_command(*d, cb, [&](CommandList& list) {
+            return copy_of(list, "vkCmdCopyBuffer", src, dst, count, regions);
+        });
     });
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_CmdCopyBuffer2(VkCommandBuffer cb, const VkCopyBufferInfo2* info) {
-    auto d = find_device(cb);
+    DeviceState* d = device_of(cb);
     if (!d) return;
     auto next =
         d->dispatch.CmdCopyBuffer2 ? d->dispatch.CmdCopyBuffer2 : d->dispatch.CmdCopyBuffer2KHR;
     next(cb, info);
     guarded("vkCmdCopyBuffer2", [&] {
-        CmdTransfer c{"vkCmdCopyBuffer2", {}, {}, {}};
-        for (uint32_t i = 0; i < info->regionCount; ++i) {
-            const auto& r = info->pRegions[i];
-            c.reads.push_back(buffer_span(*d, info->srcBuffer, r.srcOffset, r.size));
-            c.writes.push_back(buffer_span(*d, info->dstBuffer, r.dstOffset, r.size));
-        }
-        record_command(*d, cb, std::move(c));
+        record_command(*d, cb, [&](CommandList& list) {
+            return copy_of(list, "vkCmdCopyBuffer2", info->srcBuffer, info->dstBuffer,
+                           info->regionCount, info->pRegions);
+        });
     });
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_CmdFillBuffer(VkCommandBuffer cb, VkBuffer dst, VkDeviceSize offset,
                                               VkDeviceSize size, uint32_t data) {
-    auto d = find_device(cb);
+    DeviceState* d = device_of(cb);
     if (!d) return;
     d->dispatch.CmdFillBuffer(cb, dst, offset, size, data);
     guarded("vkCmdFillBuffer", [&] {
-        BufferSpan span = buffer_span(*d, dst, offset, size);
-        // VK_WHOLE_SIZE fills to the last multiple of 4 bytes.
-        if (size == VK_WHOLE_SIZE) span.size &= ~uint64_t{3};
-        std::vector<uint8_t> value(4);
-        for (int i = 0; i < 4; ++i) value[i] = uint8_t(data >> (8 * i));
-        record_command(*d, cb,
-                       CmdTransfer{"vkCmdFillBuffer", {}, {std::move(span)}, std::move(value)});
+        record_command(*d, cb, [&](CommandList& list) {
+            RecordedSpan span = span_of(dst, offset, size);
+            // VK_WHOLE_SIZE fills to the last multiple of 4 bytes.
+            span.whole_words = size == VK_WHOLE_SIZE;
+            uint8_t value[4];
+            for (int i = 0; i < 4; ++i) value[i] = uint8_t(data >> (8 * i));
+            CmdTransfer c{"vkCmdFillBuffer", {}, list.append_one(list.spans, span), {}};
+            c.data = list.append(list.bytes, value, 4);
+            return c;
+        });
     });
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_CmdUpdateBuffer(VkCommandBuffer cb, VkBuffer dst,
                                                 VkDeviceSize offset, VkDeviceSize size,
                                                 const void* data) {
-    auto d = find_device(cb);
+    DeviceState* d = device_of(cb);
     if (!d) return;
     d->dispatch.CmdUpdateBuffer(cb, dst, offset, size, data);
     guarded("vkCmdUpdateBuffer", [&] {
@@ -74,26 +89,33 @@ VKAPI_ATTR void VKAPI_CALL hook_CmdUpdateBuffer(VkCommandBuffer cb, VkBuffer dst
             *d, cb,
             CmdTransfer{
                 "vkCmdUpdateBuffer", {}, {buffer_span(*d, dst, offset, size)}, std::move(kept)});
+
+        record_command(*d, cb, [&](CommandList& list) {
+            return CmdTransfer{
+                "vkCmdUpdateBuffer", {}, list.append_one(list.spans, span_of(dst, offset, size))};
+        });
     });
 }
 
 VKAPI_ATTR void VKAPI_CALL hook_CmdExecuteCommands(VkCommandBuffer cb, uint32_t count,
                                                    const VkCommandBuffer* secondaries) {
-    auto d = find_device(cb);
+    DeviceState* d = device_of(cb);
     if (!d) return;
     d->dispatch.CmdExecuteCommands(cb, count, secondaries);
     guarded("vkCmdExecuteCommands", [&] {
-        auto list = recording_list(*d, cb);
-        if (!list) return;
-        CmdExecuteCommands c;
-        for (uint32_t i = 0; i < count; ++i) {
-            auto s = find_command_buffer(*d, secondaries[i]);
-            if (!s) continue;
-            list->dispatches += s->list->dispatches;
-            list->has_labels = list->has_labels || s->list->has_labels;
-            c.secondaries.push_back(s->list);
-        }
-        list->commands.emplace_back(std::move(c));
+        record_command(*d, cb, [&](CommandList& list) {
+            CmdExecuteCommands c;
+            c.secondaries.begin = static_cast<uint32_t>(list.secondaries.size());
+            for (uint32_t i = 0; i < count; ++i) {
+                auto s = find_command_buffer(*d, secondaries[i]);
+                if (!s) continue;
+                list.dispatches += s->list->dispatches;
+                list.has_labels = list.has_labels || s->list->has_labels;
+                list.secondaries.push_back(s->list);
+                ++c.secondaries.count;
+            }
+            return c;
+        });
     });
 }
 

@@ -1,5 +1,6 @@
 #include "layer/src/layer_state.h"
 
+#include <atomic>
 #include <shared_mutex>
 #include <unordered_map>
 
@@ -22,6 +23,17 @@ Registry<DeviceState>& devices() {
     static auto* r = new Registry<DeviceState>;
     return *r;
 }
+
+/// Increased on every change of the device registry; a thread's cached device is used only
+/// while it is unchanged.
+std::atomic<uint64_t> device_epoch{1};
+
+struct CachedDevice {
+    void* key = nullptr;
+    uint64_t epoch = 0;
+    DeviceState* device = nullptr;
+};
+thread_local CachedDevice cached_device;
 
 template <class T>
 std::shared_ptr<T> find_in(Registry<T>& r, const void* dispatchable) {
@@ -64,10 +76,25 @@ std::shared_ptr<DeviceState> find_device(const void* dispatchable) {
 void add_device(const void* dispatchable, std::shared_ptr<DeviceState> state) {
     std::unique_lock lock(devices().mutex);
     devices().by_key[dispatch_key(dispatchable)] = std::move(state);
+    device_epoch.fetch_add(1, std::memory_order_acq_rel);
 }
 void remove_device(const void* dispatchable) {
     std::unique_lock lock(devices().mutex);
     devices().by_key.erase(dispatch_key(dispatchable));
+    device_epoch.fetch_add(1, std::memory_order_acq_rel);
+    command_buffers_changed();
+}
+
+DeviceState* device_of(const void* dispatchable) {
+    if (!dispatchable) return nullptr;
+    void* key = dispatch_key(dispatchable);
+    const uint64_t epoch = device_epoch.load(std::memory_order_acquire);
+    CachedDevice& c = cached_device;
+    if (c.key == key && c.epoch == epoch) return c.device;
+    std::shared_lock lock(devices().mutex);
+    auto it = devices().by_key.find(key);
+    c = {key, epoch, it == devices().by_key.end() ? nullptr : it->second.get()};
+    return c.device;
 }
 
 std::shared_ptr<CommandBufferState> find_command_buffer(DeviceState& device, VkCommandBuffer cb) {

@@ -77,6 +77,16 @@ std::shared_ptr<DeviceState> find_device(const void* dispatchable);
 void add_device(const void* dispatchable, std::shared_ptr<DeviceState> state);
 void remove_device(const void* dispatchable);
 
+/// The device of a command buffer (or any dispatchable handle) on the hot path: a per-thread
+/// cache of the last one found, checked against a counter every device removal increases, so
+/// that a hit takes no lock and touches no shared reference count. The pointer stays valid
+/// while the program may use the handle (Vulkan forbids destroying a device in use).
+DeviceState* device_of(const void* dispatchable);
+
+/// Called after command buffer states were added or removed (a device removed removes its
+/// own): the per-thread cached ones are looked up again (command_recording.h).
+void command_buffers_changed();
+
 /// The command buffer's state, or null (then the command is passed on unrecorded).
 std::shared_ptr<CommandBufferState> find_command_buffer(DeviceState& device, VkCommandBuffer cb);
 

@@ -1,5 +1,7 @@
 #include "layer_test_support.h"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -27,11 +29,14 @@ CommandResult run(const std::string& command_line) {
 }
 
 std::string scratch_path(const std::string& suffix) {
-    // In a suite's set-up there is no current test, only the suite.
+    // In a suite's set-up there is no current test, only the suite; ctest runs each test of a
+    // suite in a process of its own, in parallel, and each sets the suite up: the process id
+    // keeps their files apart.
     const auto* unit = testing::UnitTest::GetInstance();
     const auto* info = unit->current_test_info();
-    const std::string name = info ? std::string(info->test_suite_name()) + "." + info->name()
-                                  : std::string(unit->current_test_suite()->name());
+    const std::string name =
+        info ? std::string(info->test_suite_name()) + "." + info->name()
+             : std::string(unit->current_test_suite()->name()) + "." + std::to_string(getpid());
     std::filesystem::create_directories(LAYER_TEST_SCRATCH);
     return std::string(LAYER_TEST_SCRATCH) + "/" + name + suffix;
 }

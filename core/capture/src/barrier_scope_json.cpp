@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "capture/src/json_text.h"
+
 namespace graphlens::capture_detail {
 
 namespace {
@@ -21,11 +23,16 @@ constexpr std::array<BitName, 6> kAccesses{{{kAccessShaderRead, "shader_read"},
                                             {kAccessHostWrite, "host_write"}}};
 
 template <size_t N>
-Json bits_json(uint8_t bits, const std::array<BitName, N>& names) {
-    Json a = Json::array();
-    for (const auto& n : names)
-        if (bits & n.bit) a.push_back(n.name);
-    return a;
+void append_bits(std::string& out, uint8_t bits, const std::array<BitName, N>& names) {
+    out += '[';
+    bool first = true;
+    for (const auto& n : names) {
+        if (!(bits & n.bit)) continue;
+        if (!first) out += ',';
+        first = false;
+        append_json_string(out, n.name);
+    }
+    out += ']';
 }
 
 /// A set of names, each once, as bits. Absent = the empty set.
@@ -64,28 +71,29 @@ MemoryDependency read_dependency(const JsonRef& v, const Path& p,
 }
 }  // namespace
 
-Json barrier_scope_json(const BarrierScope& scope) {
-    Json j = Json::object();
-    j["origin"] = barrier_origin_name(scope.origin);
-    Json deps = Json::array();
+void append_barrier_scope_text(std::string& out, const BarrierScope& scope) {
+    ObjectText o(out);
+    o.string("origin", barrier_origin_name(scope.origin));
+    std::string& deps = o.key("dependencies");
+    deps += '[';
+    bool first = true;
     for (const auto& d : scope.dependencies) {
-        Json jd = Json::object();
-        jd["src_stages"] = bits_json(d.src_stages, kStages);
-        jd["dst_stages"] = bits_json(d.dst_stages, kStages);
-        jd["src_access"] = bits_json(d.src_access, kAccesses);
-        jd["dst_access"] = bits_json(d.dst_access, kAccesses);
+        if (!first) deps += ',';
+        first = false;
+        ObjectText jd(deps);
+        append_bits(jd.key("src_stages"), d.src_stages, kStages);
+        append_bits(jd.key("dst_stages"), d.dst_stages, kStages);
+        append_bits(jd.key("src_access"), d.src_access, kAccesses);
+        append_bits(jd.key("dst_access"), d.dst_access, kAccesses);
         if (d.range) {
-            Json r = Json::object();
-            r["allocation"] = d.range->allocation;
-            r["begin"] = d.range->begin;
-            r["end"] = d.range->end;
-            jd["range"] = std::move(r);
+            ObjectText r(jd.key("range"));
+            r.number("allocation", d.range->allocation);
+            r.number("begin", d.range->begin);
+            r.number("end", d.range->end);
         }
-        deps.push_back(std::move(jd));
     }
-    j["dependencies"] = std::move(deps);
-    if (!scope.note.empty()) j["note"] = scope.note;
-    return j;
+    deps += ']';
+    if (!scope.note.empty()) o.string("note", scope.note);
 }
 
 BarrierScope read_barrier_scope(const JsonRef& v, const Path& p,

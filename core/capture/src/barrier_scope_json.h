@@ -9,7 +9,8 @@
 
 namespace graphlens::capture_detail {
 
-Json barrier_scope_json(const BarrierScope& scope);
+/// One scope as compact JSON text (json_text.h), one line of the graph's list.
+void append_barrier_scope_text(std::string& out, const BarrierScope& scope);
 /// One scope; its ranges must lie inside `allocations`.
 BarrierScope read_barrier_scope(const JsonRef& v, const Path& p,
                                 const std::vector<AllocationInfo>& allocations);

@@ -9,6 +9,7 @@
 #include "capture/src/capture_json.h"
 #include "capture/src/capture_source_json.h"
 #include "capture/src/kernel_code_json.h"
+#include "capture/src/node_text.h"
 #include "graphlens/capture/capture_file.h"
 
 namespace graphlens {
@@ -18,87 +19,6 @@ using capture_detail::Json;
 double finite(double v, const std::string& path) {
     if (!std::isfinite(v)) throw CaptureError(path, "a finite number", std::to_string(v));
     return v;
-}
-
-Json range_json(const ByteRange& r) {
-    Json j = Json::object();
-    j["allocation"] = r.allocation;
-    j["begin"] = r.begin;
-    j["end"] = r.end;
-    return j;
-}
-
-Json ranges_json(const std::vector<ByteRange>& rs) {
-    Json a = Json::array();
-    for (const auto& r : rs) a.push_back(range_json(r));
-    return a;
-}
-
-Json binding_json(const BoundView& b) {
-    const TensorView& v = b.view;
-    Json j = Json::object();
-    if (b.set != 0) j["set"] = b.set;
-    j["binding"] = b.binding;
-    j["allocation"] = v.allocation;
-    j["offset"] = v.offset;
-    j["size"] = v.size;
-    if (v.dtype != DType::f32) j["dtype"] = dtype_name(v.dtype);
-    const bool default_shape = v.rank == 1 &&
-                               v.shape[0] == capture_detail::default_elements(v.dtype, v.size) &&
-                               v.shape[1] == 1 && v.shape[2] == 1 && v.shape[3] == 1;
-    if (!default_shape) {
-        Json shape = Json::array();
-        const uint8_t rank = v.rank > 4 ? 4 : v.rank;
-        for (uint8_t i = 0; i < rank; ++i) shape.push_back(v.shape[i]);
-        j["shape"] = std::move(shape);
-    }
-    return j;
-}
-
-/// `graph_path` and `index` locate the node for an error (formatted only then: a graph may
-/// have 100k nodes).
-Json node_json(const Node& n, const ComputeGraph& g, const std::string& graph_path, size_t index) {
-    Json j = Json::object();
-    if (n.is_barrier()) {
-        j["kind"] = "barrier";
-        if (n.barrier_scope() > g.barrier_scopes.size())
-            throw CaptureError(graph_path + "/nodes/" + std::to_string(index) + "/scope",
-                               "a scope of the graph's " + std::to_string(g.barrier_scopes.size()) +
-                                   " barrier_scopes",
-                               std::to_string(n.barrier_scope() - 1));
-        if (n.barrier_scope() != 0) j["scope"] = n.barrier_scope() - 1;
-        return j;
-    }
-    j["id"] = n.id;
-    j["kernel"] = n.kernel;
-    if (n.op != OpKind::other) j["op"] = op_kind_name(n.op);
-    if (!n.label.empty()) j["label"] = n.label;
-    if (!n.bindings.empty()) {
-        Json bs = Json::array();
-        for (const auto& b : n.bindings) bs.push_back(binding_json(b));
-        j["bindings"] = std::move(bs);
-    }
-    if (!n.push_constants.empty())
-        j["push_constants"] =
-            capture_detail::to_hex(n.push_constants.data(), n.push_constants.size());
-    if (n.workgroups != std::array<uint32_t, 3>{1, 1, 1})
-        j["workgroups"] = {n.workgroups[0], n.workgroups[1], n.workgroups[2]};
-    // reads/writes are omitted exactly when the loader would derive the same lists.
-    bool derivable = false;
-    if (n.ranges_known && !n.bindings.empty() && n.kernel < g.kernels.size()) {
-        std::vector<ByteRange> reads, writes;
-        capture_detail::derived_ranges(g.kernels[n.kernel], n.bindings, reads, writes);
-        derivable = reads == n.reads && writes == n.writes;
-    }
-    if (!derivable) {
-        const bool explicit_empty = n.ranges_known && !n.bindings.empty();
-        if (explicit_empty || !n.reads.empty()) j["reads"] = ranges_json(n.reads);
-        if (explicit_empty || !n.writes.empty()) j["writes"] = ranges_json(n.writes);
-    }
-    if (!n.ranges_known) j["ranges_known"] = false;
-    if (n.fence) j["fence"] = true;
-    if (!n.origin.empty() && n.origin != std::vector<NodeId>{n.id}) j["origin"] = n.origin;
-    return j;
 }
 
 Json allocation_json(const AllocationInfo& a) {
@@ -175,14 +95,11 @@ void graph_members(Json& j, const ComputeGraph& g, const ComputeGraph* base,
             ks.push_back(kernel_json(g.kernels[i], i, path + "/kernels/" + std::to_string(i)));
         j["kernels"] = std::move(ks);
     }
-    if (base ? g.barrier_scopes != base->barrier_scopes : !g.barrier_scopes.empty()) {
-        Json ss = Json::array();
-        for (const auto& s : g.barrier_scopes) ss.push_back(capture_detail::barrier_scope_json(s));
-        j["barrier_scopes"] = std::move(ss);
-    }
-    Json ns = Json::array();
-    for (size_t i = 0; i < g.nodes.size(); ++i) ns.push_back(node_json(g.nodes[i], g, path, i));
-    j["nodes"] = std::move(ns);
+    // Barrier scopes and nodes are written straight from the graph when printed (json_text.h);
+    // here only their places.
+    if (base ? g.barrier_scopes != base->barrier_scopes : !g.barrier_scopes.empty())
+        j["barrier_scopes"] = nullptr;
+    j["nodes"] = nullptr;
 }
 
 Json snapshot_json(const Snapshot& s, const ComputeGraph& base, const std::string& path) {
@@ -310,9 +227,35 @@ void append_compact(std::string& out, const Json& v) {
     out += v.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+/// The graph whose nodes and barrier scopes an object printed by append_expanded holds ("nodes"
+/// and "barrier_scopes" are placeholders there), and its JSON path.
+struct NodesOf {
+    const ComputeGraph* graph = nullptr;
+    std::string path;
+};
+
+/// A list with one element per line, as append_expanded prints arrays.
+template <class List, class Append>
+void append_lines(std::string& out, const List& list, const std::string& pad, Append&& append) {
+    if (list.empty()) {
+        out += "[]";
+        return;
+    }
+    out += "[\n";
+    for (size_t i = 0; i < list.size(); ++i) {
+        out += pad;
+        out += "  ";
+        append(out, i);
+        out += i + 1 < list.size() ? ",\n" : "\n";
+    }
+    out += pad;
+    out += "]";
+}
+
 /// Prints an object with one member per line; non-empty arrays list one element per line.
 /// The snapshots' elements and "run" are expanded the same way (they hold node lists).
-void append_expanded(std::string& out, const Json& obj, int indent, bool is_root) {
+void append_expanded(std::string& out, const Json& obj, int indent, bool is_root,
+                     const NodesOf& nodes, const std::vector<Snapshot>* snapshots) {
     const std::string pad(static_cast<size_t>(indent) + 2, ' ');
     out += "{\n";
     size_t i = 0;
@@ -320,7 +263,17 @@ void append_expanded(std::string& out, const Json& obj, int indent, bool is_root
         out += pad;
         append_compact(out, Json(key));
         out += ": ";
-        if (value.is_array() && !value.empty()) {
+        if (key == "nodes" && value.is_null() && nodes.graph) {
+            const ComputeGraph& g = *nodes.graph;
+            append_lines(out, g.nodes, pad, [&](std::string& o, size_t i) {
+                capture_detail::append_node_text(o, g.nodes[i], g, nodes.path, i);
+            });
+        } else if (key == "barrier_scopes" && value.is_null() && nodes.graph) {
+            const ComputeGraph& g = *nodes.graph;
+            append_lines(out, g.barrier_scopes, pad, [&](std::string& o, size_t i) {
+                capture_detail::append_barrier_scope_text(o, g.barrier_scopes[i]);
+            });
+        } else if (value.is_array() && !value.empty()) {
             out += "[\n";
             const bool expand_elements = is_root && key == "snapshots";
             size_t e = 0;
@@ -328,7 +281,9 @@ void append_expanded(std::string& out, const Json& obj, int indent, bool is_root
                 out += pad;
                 out += "  ";
                 if (expand_elements)
-                    append_expanded(out, element, indent + 4, false);
+                    append_expanded(
+                        out, element, indent + 4, false,
+                        {&(*snapshots)[e].graph.get(), "/snapshots/" + std::to_string(e)}, nullptr);
                 else
                     append_compact(out, element);
                 out += ++e < value.size() ? ",\n" : "\n";
@@ -336,7 +291,7 @@ void append_expanded(std::string& out, const Json& obj, int indent, bool is_root
             out += pad;
             out += "]";
         } else if (value.is_object() && is_root && (key == "run" || key == "source")) {
-            append_expanded(out, value, indent + 2, false);
+            append_expanded(out, value, indent + 2, false, {}, nullptr);
         } else {
             append_compact(out, value);
         }
@@ -390,7 +345,7 @@ std::string save_capture_to_string(const CaptureDocument& doc) {
     if (doc.run) root["run"] = run_json(*doc.run);
     std::string out;
     out.reserve(256 + 200 * doc.graph.nodes.size());
-    append_expanded(out, root, 0, true);
+    append_expanded(out, root, 0, true, {&doc.graph, ""}, &doc.snapshots);
     out += '\n';
     return out;
 }

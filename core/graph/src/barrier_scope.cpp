@@ -79,24 +79,32 @@ bool scope_covers(const BarrierScope& scope, HazardEnd earlier, HazardEnd later,
 // The closest miss is the one reported: a dependency with the right stages but the wrong
 // accesses or bytes says more than one with the wrong stages.
 std::string scope_gap(const BarrierScope& scope, HazardEnd earlier, HazardEnd later,
-                      const ByteRange& bytes) {
+                      const ByteRange& bytes, const AllocationNamer& allocation_name) {
     if (scope_covers(scope, earlier, later, bytes)) return {};
     if (scope.dependencies.empty()) return "it orders nothing (no dependency in its scope)";
+    const auto name = [&](AllocationId a) {
+        return allocation_name ? allocation_name(a) : "allocation " + std::to_string(a);
+    };
+    const auto span = [](uint64_t begin, uint64_t end) {
+        return std::to_string(begin) + ".." + std::to_string(end);
+    };
     std::string stages_gap, access_gap, range_gap;
     for (const auto& d : scope.dependencies) {
         if (!orders_execution(d, earlier, later)) {
-            stages_gap = "its stages (" + stage_names(d.src_stages) + " -> " +
-                         stage_names(d.dst_stages) + ") do not order " +
-                         stage_names(earlier.stage) + " -> " + stage_names(later.stage);
+            stages_gap = "its stages order " + stage_names(d.src_stages) + " before " +
+                         stage_names(d.dst_stages) + ", not " + stage_names(earlier.stage) +
+                         " before " + stage_names(later.stage);
         } else if (!makes_visible(d, earlier, later)) {
             access_gap = "no memory dependency makes " +
                          access_name(access_of(earlier.stage, true)) + " visible to " +
                          access_name(access_of(later.stage, later.writes));
         } else {
-            range_gap = "its buffer barrier covers bytes " + std::to_string(d.range->begin) + ".." +
-                        std::to_string(d.range->end) + " of allocation " +
-                        std::to_string(d.range->allocation) + ", not " +
-                        std::to_string(bytes.begin) + ".." + std::to_string(bytes.end);
+            const bool same = d.range->allocation == bytes.allocation;
+            range_gap =
+                "its buffer barrier covers bytes " + span(d.range->begin, d.range->end) + " of " +
+                name(d.range->allocation) + ", not " +
+                (same ? span(bytes.begin, bytes.end)
+                      : "bytes " + span(bytes.begin, bytes.end) + " of " + name(bytes.allocation));
         }
     }
     if (!range_gap.empty()) return range_gap;

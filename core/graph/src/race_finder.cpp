@@ -71,6 +71,9 @@ bool hazard_is_ordered(const ComputeGraph& graph, const Hazard& hazard) {
 
 std::vector<Race> find_races(const ComputeGraph& graph, const HazardIndex& hazards) {
     const detail::BarrierPositions barriers(graph);
+    const AllocationNamer quoted_name = [&graph](AllocationId a) {
+        return "'" + allocation_name(graph, a) + "'";
+    };
     std::vector<Race> races;
     const std::vector<Hazard>& all = hazards.hazards();
     for (size_t k = 0; k < all.size(); ++k) {
@@ -84,7 +87,7 @@ std::vector<Race> find_races(const ComputeGraph& graph, const HazardIndex& hazar
         const detail::HazardEnds ends = detail::hazard_ends(graph, h);
         for (size_t b : between)
             race.barriers.push_back({b, scope_gap(*graph.scope_of(graph.nodes[b]), ends.earlier,
-                                                  ends.later, h.overlap())});
+                                                  ends.later, h.overlap(), quoted_name)});
         race.explanation = explain(graph, race);
         races.push_back(std::move(race));
     }

@@ -108,7 +108,7 @@ TEST(RaceFinder, ABufferBarrierOrdersOnlyTheBytesItHolds) {
     ASSERT_EQ(races.size(), 1u);
     EXPECT_EQ(races[0].hazard.later, 3u);
     EXPECT_EQ(races[0].barriers[0].why,
-              "its buffer barrier covers bytes 0..32 of allocation 0, not 16..64");
+              "its buffer barrier covers bytes 0..32 of 'buf0', not 16..64");
 }
 
 TEST(RaceFinder, StagesMustMatchTheCommandsOnEitherSide) {
@@ -123,7 +123,7 @@ TEST(RaceFinder, StagesMustMatchTheCommandsOnEitherSide) {
     const auto races = find_races(t.graph);
     ASSERT_EQ(races.size(), 1u);
     EXPECT_EQ(races[0].barriers[0].why,
-              "its stages (compute -> compute) do not order transfer -> compute");
+              "its stages order compute before compute, not transfer before compute");
 
     BarrierScope transfer_to_compute;
     transfer_to_compute.dependencies.push_back(

@@ -9,6 +9,7 @@
 // links no Vulkan. The capture layer maps Vulkan's masks onto them (docs/passes.md, "Barrier
 // scopes").
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -89,10 +90,14 @@ uint8_t access_of(uint8_t stage, bool writes);
 bool scope_covers(const BarrierScope& scope, HazardEnd earlier, HazardEnd later,
                   const ByteRange& bytes);
 
-/// Why `scope` does not cover the hazard (empty when it does): "its stages do not include
-/// transfer after", "no memory dependency makes shader writes visible", "its buffer barrier
-/// covers bytes 0..256 only", ...
+/// How scope_gap names an allocation ("'kv_cache'"); without one, "allocation 3".
+using AllocationNamer = std::function<std::string(AllocationId)>;
+
+/// Why `scope` does not cover the hazard (empty when it does): "its stages order compute
+/// before compute, not transfer before compute", "no memory dependency makes shader writes
+/// visible to shader reads", "its buffer barrier covers bytes 0..256 of 'scratch', not
+/// 128..512", ...
 std::string scope_gap(const BarrierScope& scope, HazardEnd earlier, HazardEnd later,
-                      const ByteRange& bytes);
+                      const ByteRange& bytes, const AllocationNamer& allocation_name = {});
 
 }  // namespace graphlens
