@@ -343,9 +343,8 @@ quint64 CoreWorker::runModes(DocumentPtr document, const RunRequest& request) {
          [this, document, request, id, cancelled = newRunFlag()](uint64_t g) {
              if (!document || !document->ready(0)) throw std::runtime_error("no document is open");
              try {
-                 RunResult result =
-                     runGraph(document->snapshot(0).graph, request, document->title, *cancelled,
-                                document->source);
+                 RunResult result = runGraph(document->snapshot(0).graph, request, document->title,
+                                             *cancelled, document->source);
                  if (!stale("run", g) && !*cancelled) emit runFinished(result, document->id, id);
              } catch (const RunCancelled&) {
                  emit runCancelled();  // what the user asked for: no error
@@ -367,7 +366,8 @@ void CoreWorker::loadSecondRun(const QString& path, const RunRequest& request) {
                  const std::string title =
                      workload_title(capture.graph, QFileInfo(path).fileName().toStdString());
                  try {
-                     capture.run = runGraph(capture.graph, request, title, *cancelled, path.toStdString());
+                     capture.run =
+                         runGraph(capture.graph, request, title, *cancelled, path.toStdString());
                  } catch (const RunCancelled&) {
                      emit runCancelled();
                      return;

@@ -82,17 +82,14 @@ VKAPI_ATTR void VKAPI_CALL hook_CmdUpdateBuffer(VkCommandBuffer cb, VkBuffer dst
     if (!d) return;
     d->dispatch.CmdUpdateBuffer(cb, dst, offset, size, data);
     guarded("vkCmdUpdateBuffer", [&] {
-        const auto* bytes = static_cast<const uint8_t*>(data);
-        std::vector<uint8_t> kept;
-        if (size <= kMaxUpdateBytesKept) kept.assign(bytes, bytes + size);
-        record_command(
-            *d, cb,
-            CmdTransfer{
-                "vkCmdUpdateBuffer", {}, {buffer_span(*d, dst, offset, size)}, std::move(kept)});
-
         record_command(*d, cb, [&](CommandList& list) {
-            return CmdTransfer{
-                "vkCmdUpdateBuffer", {}, list.append_one(list.spans, span_of(dst, offset, size))};
+            CmdTransfer c{"vkCmdUpdateBuffer",
+                          {},
+                          list.append_one(list.spans, span_of(dst, offset, size)),
+                          {}};
+            if (size <= kMaxUpdateBytesKept)
+                c.data = list.append(list.bytes, static_cast<const uint8_t*>(data), size_t(size));
+            return c;
         });
     });
 }
