@@ -233,8 +233,8 @@ const RegisterCommand reg{
                        "(e.g. serial,levels; levels+ahead: "
                        "a loop of --repeat steps, each recorded while the one before executes; "
                        "its wall is the time per step); a recorded program's capture: "
-                       "as-recorded,one-submission,per-op-submit,serial,elided,greedy,levels,"
-                       "levels+split,levels+stream");
+                       "as-recorded, one-submission, per-op-submit, serial, elided, greedy, levels, "
+                       "levels+split, levels+stream");
         app.add_option("--repeat", o->repeat, "timed runs per mode (default 20)")
             ->check(CLI::Range(1, 100000));
         app.add_option("--warmup", o->warmup, "untimed runs per mode first (default 2)");

@@ -123,9 +123,15 @@ void ForeignProgram::build_pipeline(KernelId id) {
     const KernelInfo& k = graph_.kernels[id];
     const std::string what = kernel_name(id, k);
     // A driver handed invalid SPIR-V may crash instead of failing: spirv-val sees it first.
-    if (const std::string why = spirv_validation_error(k.spirv, device_.facts().api_version);
-        !why.empty())
-        throw std::runtime_error(fmt::format("{}: its SPIR-V does not validate: {}", what, why));
+    const SpirvVerdict verdict = validate_spirv(k.spirv, device_.facts().api_version);
+    if (verdict.unknown_to_validator)
+        notes_.push_back(
+            fmt::format("{}: not checked by spirv-val, which does not know what it "
+                        "uses ({}); this device's driver judges it",
+                        what, verdict.error));
+    else if (!verdict.error.empty())
+        throw std::runtime_error(
+            fmt::format("{}: its SPIR-V does not validate: {}", what, verdict.error));
     if (spirv_uses_atomics(k.spirv)) atomic_kernels_.push_back(k.name);
     VkDevice dev = device_.handle();
     auto p = std::make_unique<Pipeline>();

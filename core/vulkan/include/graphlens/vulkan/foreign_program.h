@@ -29,9 +29,16 @@ class DeviceMemory;
 /// pseudo-kernels (a capture of another program).
 bool is_foreign_graph(const ComputeGraph& graph);
 
-/// Why a SPIR-V module cannot be used, in spirv-val's words ("" when it validates for Vulkan
-/// 1.x as the device reports it).
-std::string spirv_validation_error(const std::vector<uint32_t>& words, uint32_t api_version);
+/// spirv-val's verdict on a recorded module: `error` is why it cannot be used ("" when it
+/// validates for Vulkan 1.x as the device reports it). `unknown_to_validator` says the module
+/// uses a capability, extension or operand this SPIRV-Tools release does not know yet (e.g.
+/// a vendor's newer cooperative-matrix capability): the program's own driver accepted the
+/// module, so the verdict is left to this device's driver instead.
+struct SpirvVerdict {
+    std::string error;
+    bool unknown_to_validator = false;
+};
+SpirvVerdict validate_spirv(const std::vector<uint32_t>& words, uint32_t api_version);
 
 /// True when the module contains an atomic instruction (OpAtomic*): its results may depend on
 /// the order its invocations run in.
