@@ -105,6 +105,8 @@ class HazardIndex {
     bool conflicts(size_t a, size_t b) const { return !between(a, b).empty(); }
 
   private:
+    /// The out-lists (out_order_, out_begin_) from pairs_; `fill` is working memory.
+    void build_out_lists(size_t n, std::vector<uint32_t>& fill);
     /// Positions in hazards() of out_of(node).
     std::span<const uint32_t> out_indices(size_t node) const;
 
