@@ -1,27 +1,15 @@
 #pragma once
 // Each graphlens-cli subcommand lives in its own cmd_*.cpp and registers itself here, so
-// adding a command touches no other file.
-#include <CLI/CLI.hpp>
-#include <functional>
-#include <string>
-#include <vector>
+// adding a command touches no other file. The setup describes the subcommand itself.
+#include "graphlens/subcommands/subcommand_registry.h"
 
 namespace graphlens::cli {
 
-/// Adds a subcommand to `app`; the returned callable runs it and returns the exit code.
-using CommandSetup = std::function<std::function<int()>(CLI::App& app)>;
+using subcommands::SubcommandSetup;
 
-struct CommandRegistration {
-    std::string name;
-    CommandSetup setup;
-};
-
-std::vector<CommandRegistration>& command_registry();
-
-struct RegisterCommand {
-    RegisterCommand(std::string name, CommandSetup setup) {
-        command_registry().push_back({std::move(name), std::move(setup)});
-    }
+struct RegisterCommand : subcommands::RegisterSubcommand {
+    RegisterCommand(std::string name, SubcommandSetup setup)
+        : RegisterSubcommand(std::move(name), {}, std::move(setup)) {}
 };
 
 }  // namespace graphlens::cli

@@ -23,11 +23,6 @@
 
 namespace graphlens::bench {
 
-std::vector<BenchRegistration>& bench_registry() {
-    static std::vector<BenchRegistration> registry;
-    return registry;
-}
-
 namespace {
 
 double median(std::vector<double> v) {
@@ -227,28 +222,6 @@ const RegisterBench kernels_reg{
 }  // namespace graphlens::bench
 
 int main(int argc, char** argv) {
-    using namespace graphlens::bench;
     CLI::App app{"graphlens-bench: GPU benchmarks of GraphLens", "graphlens-bench"};
-    app.require_subcommand(1);
-    auto& registry = bench_registry();
-    std::sort(registry.begin(), registry.end(),
-              [](const auto& a, const auto& b) { return a.name < b.name; });
-    std::map<CLI::App*, std::function<int()>> runners;
-    for (auto& reg : registry) {
-        CLI::App* sub = app.add_subcommand(reg.name, reg.description);
-        runners[sub] = reg.setup(*sub);
-    }
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e);
-    }
-    try {
-        for (auto& [sub, run] : runners)
-            if (sub->parsed()) return run();
-    } catch (const std::exception& e) {
-        fmt::print(stderr, "graphlens-bench: error: {}\n", e.what());
-        return 1;
-    }
-    return 1;
+    return graphlens::subcommands::run_subcommands(app, "graphlens-bench", argc, argv);
 }
