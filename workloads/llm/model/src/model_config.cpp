@@ -1,5 +1,7 @@
 #include "graphlens/model/model_config.h"
 
+#include "architecture_defaults.h"
+
 #include <fmt/core.h>
 
 #include <cmath>
@@ -316,185 +318,17 @@ uint64_t model_weight_bytes(const ModelConfig& config) {
     return total;
 }
 
-// ---------------------------------------------------------------------------------------
-// Presets: dimensions from each model's public config.json (docs/models.md).
-
-namespace {
-
-ModelConfig base(std::string name, Architecture arch) {
+ModelConfig architecture_base_config(std::string name, Architecture architecture) {
     ModelConfig c;
     c.name = std::move(name);
-    c.architecture = arch;
+    c.architecture = architecture;
     apply_architecture_defaults(c);
     return c;
 }
 
-std::vector<ModelPreset> make_presets() {
-    std::vector<ModelPreset> presets;
-    {
-        ModelConfig c = base("llama-3.2-1b", Architecture::llama);
-        c.n_vocab = 128256;
-        c.n_ctx_train = 131072;
-        c.n_embd = 2048;
-        c.n_layer = 16;
-        c.n_head = 32;
-        c.n_head_kv = 8;
-        c.head_dim = 64;
-        c.n_ff = 8192;
-        c.rms_eps = 1e-5f;
-        c.rope_freq_base = 500000.0f;
-        c.rope_freq_factors = true;  // rope_scaling: llama3, factor 32, original 8192
-        c.rope_scaling_factor = 32.0f;
-        c.rope_original_context = 8192;
-        c.tied_embeddings = true;
-        presets.push_back({c.name, "Llama 3.2 1B: 16 layers, GQA 32/8, tied embeddings",
-                           "huggingface.co/meta-llama/Llama-3.2-1B config.json", c});
-    }
-    {
-        ModelConfig c = base("llama-3.1-8b", Architecture::llama);
-        c.n_vocab = 128256;
-        c.n_ctx_train = 131072;
-        c.n_embd = 4096;
-        c.n_layer = 32;
-        c.n_head = 32;
-        c.n_head_kv = 8;
-        c.head_dim = 128;
-        c.n_ff = 14336;
-        c.rms_eps = 1e-5f;
-        c.rope_freq_base = 500000.0f;
-        c.rope_freq_factors = true;  // rope_scaling: llama3, factor 8, original 8192
-        c.rope_scaling_factor = 8.0f;
-        c.rope_original_context = 8192;
-        presets.push_back({c.name, "Llama 3.1 8B: 32 layers, GQA 32/8",
-                           "huggingface.co/meta-llama/Llama-3.1-8B config.json", c});
-    }
-    {
-        ModelConfig c = base("mistral-7b", Architecture::llama);
-        c.n_vocab = 32000;
-        c.n_ctx_train = 32768;
-        c.n_embd = 4096;
-        c.n_layer = 32;
-        c.n_head = 32;
-        c.n_head_kv = 8;
-        c.head_dim = 128;
-        c.n_ff = 14336;
-        c.rms_eps = 1e-5f;
-        c.rope_freq_base = 10000.0f;
-        c.sliding_window = 4096;
-        presets.push_back({c.name, "Mistral 7B v0.1: llama architecture, 4096-token sliding window",
-                           "huggingface.co/mistralai/Mistral-7B-v0.1 config.json", c});
-    }
-    {
-        ModelConfig c = base("qwen2.5-0.5b", Architecture::qwen2);
-        c.n_vocab = 151936;
-        c.n_ctx_train = 32768;
-        c.n_embd = 896;
-        c.n_layer = 24;
-        c.n_head = 14;
-        c.n_head_kv = 2;
-        c.head_dim = 64;
-        c.n_ff = 4864;
-        c.rms_eps = 1e-6f;
-        c.rope_freq_base = 1000000.0f;
-        c.tied_embeddings = true;
-        presets.push_back({c.name, "Qwen2.5 0.5B: q/k/v bias, GQA 14/2, tied embeddings",
-                           "huggingface.co/Qwen/Qwen2.5-0.5B config.json", c});
-    }
-    {
-        ModelConfig c = base("qwen3-0.6b", Architecture::qwen3);
-        c.n_vocab = 151936;
-        c.n_ctx_train = 40960;
-        c.n_embd = 1024;
-        c.n_layer = 28;
-        c.n_head = 16;
-        c.n_head_kv = 8;
-        c.head_dim = 128;
-        c.n_ff = 3072;
-        c.rms_eps = 1e-6f;
-        c.rope_freq_base = 1000000.0f;
-        c.tied_embeddings = true;
-        presets.push_back({c.name, "Qwen3 0.6B: q/k norm, head_dim 128 > n_embd/n_head",
-                           "huggingface.co/Qwen/Qwen3-0.6B config.json", c});
-    }
-    {
-        ModelConfig c = base("gemma-2-2b", Architecture::gemma2);
-        c.n_vocab = 256000;
-        c.n_ctx_train = 8192;
-        c.n_embd = 2304;
-        c.n_layer = 26;
-        c.n_head = 8;
-        c.n_head_kv = 4;
-        c.head_dim = 256;
-        c.n_ff = 9216;
-        c.rms_eps = 1e-6f;
-        c.rope_freq_base = 10000.0f;
-        c.attn_logit_softcap = 50.0f;
-        c.final_logit_softcap = 30.0f;
-        c.sliding_window = 4096;
-        c.attention_scale = 1.0f / std::sqrt(256.0f);  // query_pre_attn_scalar = 256
-        presets.push_back({c.name,
-                           "Gemma 2 2B: soft-capping, alternating 4096 sliding window, post-norms",
-                           "huggingface.co/google/gemma-2-2b config.json", c});
-    }
-    {
-        ModelConfig c = base("gemma-3-1b", Architecture::gemma3);
-        c.n_vocab = 262144;
-        c.n_ctx_train = 32768;
-        c.n_embd = 1152;
-        c.n_layer = 26;
-        c.n_head = 4;
-        c.n_head_kv = 1;
-        c.head_dim = 256;
-        c.n_ff = 6912;
-        c.rms_eps = 1e-6f;
-        c.rope_freq_base = 1000000.0f;
-        c.sliding_window = 512;
-        c.attention_scale = 1.0f / std::sqrt(256.0f);  // query_pre_attn_scalar = 256
-        presets.push_back({c.name, "Gemma 3 1B: q/k norm, 5 local (512) : 1 global layers",
-                           "huggingface.co/google/gemma-3-1b-pt config.json", c});
-    }
-    {
-        ModelConfig c = base("qwen3-30b-a3b", Architecture::qwen3moe);
-        c.n_vocab = 151936;
-        c.n_ctx_train = 40960;
-        c.n_embd = 2048;
-        c.n_layer = 48;
-        c.n_head = 32;
-        c.n_head_kv = 4;
-        c.head_dim = 128;
-        c.n_ff = 6144;
-        c.n_expert = 128;
-        c.n_expert_used = 8;
-        c.n_ff_expert = 768;
-        c.rms_eps = 1e-6f;
-        c.rope_freq_base = 1000000.0f;
-        presets.push_back({c.name,
-                           "Qwen3 30B-A3B: the smallest Qwen3 MoE, 128 experts, 8 per token",
-                           "huggingface.co/Qwen/Qwen3-30B-A3B config.json", c});
-    }
-    for (auto& p : presets) p.config.validate();
-    return presets;
-}
-
-}  // namespace
-
-const std::vector<ModelPreset>& model_presets() {
-    static const std::vector<ModelPreset> presets = make_presets();
-    return presets;
-}
-
-const ModelPreset& model_preset(std::string_view name) {
-    std::string known;
-    for (const auto& p : model_presets()) {
-        if (p.name == name) return p;
-        known += (known.empty() ? "" : ", ") + p.name;
-    }
-    throw std::invalid_argument(
-        fmt::format("unknown preset '{}' (known presets: {})", name, known));
-}
-
 ModelConfig tiny_model_config(Architecture architecture, DType weight_type) {
-    ModelConfig c = base(fmt::format("tiny-{}", architecture_name(architecture)), architecture);
+    ModelConfig c = architecture_base_config(
+        fmt::format("tiny-{}", architecture_name(architecture)), architecture);
     c.n_vocab = 256;
     c.n_ctx_train = 256;
     c.n_embd = 64;
