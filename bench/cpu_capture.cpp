@@ -2,7 +2,7 @@
 // dispatches (target: a 100k-dispatch capture loads in under 1 s).
 #include <benchmark/benchmark.h>
 
-#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/synthetic/synthetic_graphs.h"
 #include "graphlens/capture/capture_file.h"
 
 namespace {

@@ -17,7 +17,7 @@
 #include "graphlens/graph/pass_pipeline.h"
 #include "graphlens/graph/reorder_greedy.h"
 #include "graphlens/graph/reorder_levels.h"
-#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/synthetic/synthetic_graphs.h"
 #include "graphlens/graph/verifier.h"
 #include "graphlens/ops/fusion_recipes.h"
 

@@ -14,7 +14,7 @@
 #include "graphlens/vulkan/device_memory.h"
 #include "graphlens/exec/capture_device.h"
 #include "graphlens/capture/capture_file.h"
-#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/synthetic/synthetic_graphs.h"
 #include "graphlens/model/gguf_file.h"
 #include "graphlens/model/model_config.h"
 #include "graphlens/model/transformer_builder.h"

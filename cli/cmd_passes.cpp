@@ -11,7 +11,7 @@
 #include "graphlens/capture/capture_file.h"
 #include "graphlens/graph/pass_pipeline.h"
 #include "graphlens/graph/race_finder.h"
-#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/synthetic/synthetic_graphs.h"
 #include "graphlens/graph/verifier.h"
 #include "graphlens/ops/fusion_recipes.h"
 

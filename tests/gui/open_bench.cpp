@@ -21,7 +21,7 @@
 #include <cstdio>
 
 #include "app/main_window.h"
-#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/synthetic/synthetic_graphs.h"
 #include "graphlens/capture/capture_file.h"
 
 using namespace graphlens;

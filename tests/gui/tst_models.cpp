@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "graphlens/graph/palette.h"
-#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/synthetic/synthetic_graphs.h"
 #include "models/fusion_model.h"
 #include "models/graph_folding.h"
 #include "models/hazard_model.h"

@@ -39,7 +39,7 @@
 #include "app/timing_view.h"
 #include "app/view_export.h"
 #include "graphlens/capture/capture_file.h"
-#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/synthetic/synthetic_graphs.h"
 #include "graphlens/model/model_config.h"
 #include "graphlens/model/transformer_builder.h"
 #include "graphlens/vulkan/device.h"

@@ -6,7 +6,7 @@
 
 #include "graph_test_support.h"
 #include "graphlens/graph/barrier_planner.h"
-#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/synthetic/synthetic_graphs.h"
 #include "graphlens/graph/verifier.h"
 
 namespace graphlens {

@@ -11,7 +11,7 @@
 #include <tuple>
 
 #include "graph_test_support.h"
-#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/synthetic/synthetic_graphs.h"
 
 namespace graphlens {
 namespace {

@@ -12,7 +12,7 @@
 #include "graphlens/graph/pipeline_stage.h"
 #include "graphlens/graph/reorder_greedy.h"
 #include "graphlens/graph/reorder_levels.h"
-#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/synthetic/synthetic_graphs.h"
 #include "graphlens/graph/verifier.h"
 
 namespace graphlens {

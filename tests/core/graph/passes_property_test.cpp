@@ -13,7 +13,7 @@
 #include "graphlens/graph/reorder_greedy.h"
 #include "graphlens/graph/reorder_levels.h"
 #include "graphlens/graph/schedule_analysis.h"
-#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/synthetic/synthetic_graphs.h"
 #include "graphlens/graph/verifier.h"
 
 namespace graphlens {

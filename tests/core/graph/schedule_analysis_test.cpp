@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "graph_test_support.h"
-#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/synthetic/synthetic_graphs.h"
 #include "graphlens/graph/verifier.h"
 
 namespace graphlens {

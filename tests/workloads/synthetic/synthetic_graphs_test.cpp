@@ -1,5 +1,5 @@
 // Specification of the synthetic graph generators used by tests, benchmarks and the GUI.
-#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/synthetic/synthetic_graphs.h"
 
 #include <gtest/gtest.h>
 

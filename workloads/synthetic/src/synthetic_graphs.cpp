@@ -1,4 +1,4 @@
-#include "graphlens/graph/synthetic_graphs.h"
+#include "graphlens/synthetic/synthetic_graphs.h"
 
 #include <array>
 #include <random>
