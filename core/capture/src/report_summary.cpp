@@ -153,37 +153,36 @@ std::string layer_of_label(std::string_view label) {
     return std::string(label.substr(0, end));
 }
 
-ReportSummary summarize_capture(const CaptureDocument& doc, const ReportOptions& options) {
-    ReportSummary s;
-    s.generator = doc.generator;
-    s.device = doc.device;
-    s.workload = workload_of(doc);
-    for (const auto& [k, v] : doc.graph.metadata) s.metadata.emplace_back(k, v);
+namespace {
 
-    std::vector<Snapshot> computed;
-    if (doc.snapshots.empty()) {
-        computed = PassPipeline::run(doc.graph, options.passes);
-        s.pipeline_run_by_report = true;
+/// Labels of every dispatch id any stage knows (fused ids only exist in later stages), the
+/// capture's own first; "#id" for a dispatch without one.
+class DispatchLabels {
+  public:
+    DispatchLabels(const ComputeGraph& captured, const std::vector<Snapshot>& snaps) {
+        for (const Snapshot& snap : snaps)
+            for (const Node& n : snap.graph->nodes)
+                if (n.is_dispatch()) label_of_.emplace(n.id, n.label);
+        for (const Node& n : captured.nodes)
+            if (n.is_dispatch()) label_of_[n.id] = n.label;
     }
-    const std::vector<Snapshot>& snaps = doc.snapshots.empty() ? computed : doc.snapshots;
-
-    // Labels of every dispatch id any stage knows (fused ids only exist in later stages).
-    std::unordered_map<NodeId, std::string> label_of;
-    for (const Snapshot* snap = snaps.data(); snap != snaps.data() + snaps.size(); ++snap)
-        for (const Node& n : snap->graph->nodes)
-            if (n.is_dispatch()) label_of.emplace(n.id, n.label);
-    for (const Node& n : doc.graph.nodes)
-        if (n.is_dispatch()) label_of[n.id] = n.label;
-    auto labels = [&](const std::vector<NodeId>& ids) {
+    std::vector<std::string> operator()(const std::vector<NodeId>& ids) const {
         std::vector<std::string> out;
         for (NodeId id : ids) {
-            auto it = label_of.find(id);
-            out.push_back(it != label_of.end() && !it->second.empty() ? it->second
-                                                                      : "#" + std::to_string(id));
+            auto it = label_of_.find(id);
+            out.push_back(it != label_of_.end() && !it->second.empty() ? it->second
+                                                                       : "#" + std::to_string(id));
         }
         return out;
-    };
+    }
 
+  private:
+    std::unordered_map<NodeId, std::string> label_of_;
+};
+
+/// One row a stage, with its fusions applied and (up to max_listed) near misses.
+void add_stages(const std::vector<Snapshot>& snaps, const DispatchLabels& labels, ReportSummary& s,
+                const ReportOptions& options) {
     for (const Snapshot& snap : snaps) {
         StageRow row{snap.stage,
                      snap.stats,
@@ -206,78 +205,70 @@ ReportSummary summarize_capture(const CaptureDocument& doc, const ReportOptions&
         }
         s.stages.push_back(std::move(row));
     }
+}
 
-    const DependencyDag dag(doc.graph);
-    s.barrier_lower_bound = dag.barrier_lower_bound();
-
-    const ComputeGraph& final_graph = snaps.empty() ? doc.graph : *snaps.back().graph;
-    s.final_stage = snaps.empty() ? std::string(pipeline_stage_name(PipelineStage::captured))
-                                  : snaps.back().stage;
-    s.final_histogram = snaps.empty() ? schedule_stats(doc.graph).group_size_histogram
-                                      : snaps.back().stats.group_size_histogram;
-    if (!snaps.empty()) add_barrier_causes(snaps.back(), s, options.top_barrier_causes);
-
-    // Redundant barriers of the captured schedule (what the engine emitted) and of the final.
-    Snapshot captured_view;
-    captured_view.stage = pipeline_stage_name(PipelineStage::captured);
-    captured_view.graph = doc.graph;
-    add_redundant_barriers(captured_view, s, options.max_listed);
-    if (!snaps.empty() && snaps.size() > 1)
-        add_redundant_barriers(snaps.back(), s, options.max_listed);
-
-    if (doc.run) {
-        const RunResult& run = *doc.run;
-        const ModeResult* ref = nullptr;
-        for (const ModeResult& m : run.modes)
-            if (m.mode == "serial") ref = &m;
-        if (!ref && !run.modes.empty()) ref = &run.modes.front();
-        if (ref) s.reference_mode = ref->mode;
-        s.run_device = run.device;
-        s.run_date = run.date;
-        s.run_warmup = run.warmup;
-        s.run_repeats = run.repeats;
-        for (const ModeResult& m : run.modes) {
-            ModeRow row{m, 0, 0};
-            if (ref && m.error.empty() && m.gpu_ns.median > 0)
-                row.gpu_speedup = ref->gpu_ns.median / m.gpu_ns.median;
-            if (ref && m.error.empty() && m.wall_ns.median > 0)
-                row.wall_speedup = ref->wall_ns.median / m.wall_ns.median;
-            s.modes.push_back(std::move(row));
-        }
-        std::map<std::string, TimeShare> per_op, per_layer;
-        for (const DispatchTiming& d : run.per_dispatch) {
-            const double ns = d.end_ns - d.start_ns;
-            TimeShare& op = per_op[std::string(op_kind_name(d.op))];
-            ++op.dispatches;
-            op.gpu_ns += ns;
-            std::string layer = layer_of_label(d.label);
-            TimeShare& l = per_layer[layer.empty() ? "model" : layer];
-            ++l.dispatches;
-            l.gpu_ns += ns;
-        }
-        for (auto& [key, share] : per_op) {
-            share.key = key;
-            s.time_per_op.push_back(share);
-        }
-        std::sort(s.time_per_op.begin(), s.time_per_op.end(),
-                  [](const TimeShare& a, const TimeShare& b) { return a.gpu_ns > b.gpu_ns; });
-        for (auto& [key, share] : per_layer) {
-            share.key = key;
-            s.time_per_layer.push_back(share);
-        }
-        // Layers in model order ("blk.2" before "blk.10"), the rest last.
-        auto layer_number = [](const std::string& k) {
-            return k.starts_with("blk.") ? std::stoll(k.substr(4)) : -1;
-        };
-        std::sort(s.time_per_layer.begin(), s.time_per_layer.end(),
-                  [&](const TimeShare& a, const TimeShare& b) {
-                      const auto x = layer_number(a.key), y = layer_number(b.key);
-                      if ((x < 0) != (y < 0)) return y < 0;
-                      return x != y ? x < y : a.key < b.key;
-                  });
+/// The GPU time of the run's dispatches by op and by model layer.
+void add_time_shares(const RunResult& run, ReportSummary& s) {
+    std::map<std::string, TimeShare> per_op, per_layer;
+    for (const DispatchTiming& d : run.per_dispatch) {
+        const double ns = d.end_ns - d.start_ns;
+        TimeShare& op = per_op[std::string(op_kind_name(d.op))];
+        ++op.dispatches;
+        op.gpu_ns += ns;
+        std::string layer = layer_of_label(d.label);
+        TimeShare& l = per_layer[layer.empty() ? "model" : layer];
+        ++l.dispatches;
+        l.gpu_ns += ns;
     }
+    for (auto& [key, share] : per_op) {
+        share.key = key;
+        s.time_per_op.push_back(share);
+    }
+    std::sort(s.time_per_op.begin(), s.time_per_op.end(),
+              [](const TimeShare& a, const TimeShare& b) { return a.gpu_ns > b.gpu_ns; });
+    for (auto& [key, share] : per_layer) {
+        share.key = key;
+        s.time_per_layer.push_back(share);
+    }
+    // Layers in model order ("blk.2" before "blk.10"), the rest last.
+    auto layer_number = [](const std::string& k) {
+        return k.starts_with("blk.") ? std::stoll(k.substr(4)) : -1;
+    };
+    std::sort(s.time_per_layer.begin(), s.time_per_layer.end(),
+              [&](const TimeShare& a, const TimeShare& b) {
+                  const auto x = layer_number(a.key), y = layer_number(b.key);
+                  if ((x < 0) != (y < 0)) return y < 0;
+                  return x != y ? x < y : a.key < b.key;
+              });
+}
 
-    // One row per captured dispatch, followed to the final stage.
+/// The run's modes with their speed-ups over serial (or the first mode), and where the GPU
+/// time goes.
+void add_run(const RunResult& run, ReportSummary& s) {
+    const ModeResult* ref = nullptr;
+    for (const ModeResult& m : run.modes)
+        if (m.mode == "serial") ref = &m;
+    if (!ref && !run.modes.empty()) ref = &run.modes.front();
+    if (ref) s.reference_mode = ref->mode;
+    s.run_device = run.device;
+    s.run_date = run.date;
+    s.run_warmup = run.warmup;
+    s.run_repeats = run.repeats;
+    for (const ModeResult& m : run.modes) {
+        ModeRow row{m, 0, 0};
+        if (ref && m.error.empty() && m.gpu_ns.median > 0)
+            row.gpu_speedup = ref->gpu_ns.median / m.gpu_ns.median;
+        if (ref && m.error.empty() && m.wall_ns.median > 0)
+            row.wall_speedup = ref->wall_ns.median / m.wall_ns.median;
+        s.modes.push_back(std::move(row));
+    }
+    add_time_shares(run, s);
+}
+
+/// One row per captured dispatch, followed to the final stage (where it stands, or the fused
+/// node it became), with its GPU time when the capture has a run.
+void add_dispatch_rows(const CaptureDocument& doc, const ComputeGraph& final_graph,
+                       ReportSummary& s) {
     const auto captured_groups = group_of_nodes(doc.graph);
     const auto final_groups = group_of_nodes(final_graph);
     std::unordered_map<NodeId, size_t> final_pos;
@@ -306,13 +297,10 @@ ReportSummary summarize_capture(const CaptureDocument& doc, const ReportOptions&
         r.write_bytes = total_bytes(n.writes);
         r.ranges_known = n.ranges_known;
         r.captured_group = captured_groups[i];
-        if (auto it = fused_into.find(n.id); it != fused_into.end()) {
-            r.fused_into = it->second;
-            if (auto p = final_pos.find(it->second); p != final_pos.end()) {
-                r.final_position = p->second;
-                r.final_group = final_groups[p->second];
-            }
-        } else if (auto p = final_pos.find(n.id); p != final_pos.end()) {
+        const auto fused = fused_into.find(n.id);
+        const NodeId final_id = fused != fused_into.end() ? fused->second : n.id;
+        if (fused != fused_into.end()) r.fused_into = fused->second;
+        if (auto p = final_pos.find(final_id); p != final_pos.end()) {
             r.final_position = p->second;
             r.final_group = final_groups[p->second];
         }
@@ -322,20 +310,57 @@ ReportSummary summarize_capture(const CaptureDocument& doc, const ReportOptions&
         }
         s.dispatches.push_back(std::move(r));
     }
+}
 
-    auto strip = [&](const ComputeGraph& g) {
-        std::vector<StripNode> out;
-        const size_t n = std::min(g.nodes.size(), options.strip_nodes);
-        out.reserve(n);
-        for (size_t i = 0; i < n; ++i)
-            out.push_back({g.nodes[i].is_barrier(), g.nodes[i].op, g.nodes[i].label});
-        return out;
-    };
+/// The first options.strip_nodes nodes of a graph, for the reports' schedule strips.
+std::vector<StripNode> strip_of(const ComputeGraph& g, const ReportOptions& options) {
+    std::vector<StripNode> out;
+    const size_t n = std::min(g.nodes.size(), options.strip_nodes);
+    out.reserve(n);
+    for (size_t i = 0; i < n; ++i)
+        out.push_back({g.nodes[i].is_barrier(), g.nodes[i].op, g.nodes[i].label});
+    return out;
+}
+
+}  // namespace
+
+ReportSummary summarize_capture(const CaptureDocument& doc, const ReportOptions& options) {
+    ReportSummary s;
+    s.generator = doc.generator;
+    s.device = doc.device;
+    s.workload = workload_of(doc);
+    for (const auto& [k, v] : doc.graph.metadata) s.metadata.emplace_back(k, v);
+
+    std::vector<Snapshot> computed;
+    if (doc.snapshots.empty()) {
+        computed = PassPipeline::run(doc.graph, options.passes);
+        s.pipeline_run_by_report = true;
+    }
+    const std::vector<Snapshot>& snaps = doc.snapshots.empty() ? computed : doc.snapshots;
+    add_stages(snaps, DispatchLabels(doc.graph, snaps), s, options);
+    s.barrier_lower_bound = DependencyDag(doc.graph).barrier_lower_bound();
+
+    const ComputeGraph& final_graph = snaps.empty() ? doc.graph : *snaps.back().graph;
+    s.final_stage = snaps.empty() ? std::string(pipeline_stage_name(PipelineStage::captured))
+                                  : snaps.back().stage;
+    s.final_histogram = snaps.empty() ? schedule_stats(doc.graph).group_size_histogram
+                                      : snaps.back().stats.group_size_histogram;
+    if (!snaps.empty()) add_barrier_causes(snaps.back(), s, options.top_barrier_causes);
+
+    // Redundant barriers of the captured schedule (what the engine emitted) and of the final.
+    Snapshot captured_view;
+    captured_view.stage = pipeline_stage_name(PipelineStage::captured);
+    captured_view.graph = doc.graph;
+    add_redundant_barriers(captured_view, s, options.max_listed);
+    if (snaps.size() > 1) add_redundant_barriers(snaps.back(), s, options.max_listed);
+
+    if (doc.run) add_run(*doc.run, s);
+    add_dispatch_rows(doc, final_graph, s);
     add_races(doc.graph, s, options.max_listed);
     s.strip_total_nodes = doc.graph.nodes.size();
-    s.strips.emplace_back(pipeline_stage_name(PipelineStage::captured), strip(doc.graph));
-    if (!snaps.empty() && snaps.size() > 1)
-        s.strips.emplace_back(s.final_stage, strip(final_graph));
+    s.strips.emplace_back(pipeline_stage_name(PipelineStage::captured),
+                          strip_of(doc.graph, options));
+    if (snaps.size() > 1) s.strips.emplace_back(s.final_stage, strip_of(final_graph, options));
     return s;
 }
 
