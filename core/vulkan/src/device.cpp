@@ -479,9 +479,9 @@ Device::Device(const Options& options) {
         throw;
     }
     // A GPU's work is waited for by polling long enough to cover a whole prefill step: a
-    // blocking wait wakes ≈135 µs late after a 1 ms decode step and ≈150 µs late after a 15 ms
-    // prefill (H100, docs/architecture.md). A CPU device (lavapipe) runs the work on the CPU
-    // cores a poll would take from it, so it blocks after a short poll.
+    // blocking wait wakes late by a measurable share of a decode step (docs/architecture.md,
+    // "Execution modes"). A CPU device (lavapipe) runs the work on the CPU cores a poll would
+    // take from it, so it blocks after a short poll.
     fence_spin_us_ = spin.value_or(facts_.type == DeviceType::cpu ? 2000 : 50000);
 }
 

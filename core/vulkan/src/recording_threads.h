@@ -1,11 +1,10 @@
 #pragma once
 // RecordingThreads: the worker threads that record slices of a graph into secondary command
-// buffers at once (SubmitMode::parallel). NVIDIA's driver spends about 1 µs of CPU per
-// vkCmdDispatch, so one thread records a llama-3.2-1b decode step in ≈ 150 µs while the GPU
-// runs it in ≈ 960; recording slices in parallel and submitting once takes part of that off
-// the wall time without the ≈ 25 µs of GPU time each extra submission costs there (secondary
-// buffers cost ≈ 1 µs each). The driver's recording scales to about 2x, not with the threads
-// (docs/benchmarks.md).
+// buffers at once (SubmitMode::parallel). A driver's vkCmdDispatch costs CPU time, so one
+// thread's recording of a decode step is a sizeable share of the step's wall; recording slices
+// in parallel and submitting once takes part of that off the wall time without the GPU time
+// each extra submission costs (secondary buffers cost far less). The figures, and how far the
+// driver's recording scales with threads: docs/benchmarks.md §1.
 //
 // Between jobs a worker spins for a short while before it sleeps, so that back-to-back runs
 // (a decode loop, a timed benchmark) start without a futex wake-up per worker.

@@ -19,10 +19,8 @@ namespace {
 /// workloads/llm/shaders/templates/flash_attn_vec_gqa.comp.
 constexpr uint32_t kFlashAttnHeadBatch = 4;
 /// flash_attn_vec_gqa is used when its grid still has this many workgroups (about one per SM
-/// of a large GPU). On the H100 (132 SMs), llama-3.2-1b decode shapes: at KV 513 (3 splits x 8
-/// KV heads = 24 workgroups) the per-head kernel takes 14.9 us and the batched one 20.2 us;
-/// at KV 4096 (16 x 8 = 128) the batched one wins, 22.3 against 24.3 us (head dim 64) and 27.4
-/// against 35.3 us (head dim 128): fewer K/V reads pay once the GPU is full anyway.
+/// of a large GPU): its fewer K/V reads pay once the GPU is full anyway, while a smaller grid
+/// runs faster per head (docs/kernels.md, "flash_attn_vec").
 constexpr uint32_t kFlashAttnGqaMinWorkgroups = 128;
 /// Queries per sdpa workgroup: BQ in workloads/llm/shaders/templates/sdpa.comp.
 // Queries per sdpa workgroup (sdpa.comp's BQ): 16, or 32 for the head-dim <= 64 variant.

@@ -572,10 +572,10 @@ FusionBuildResult build_matvec_epilogue(const ComputeGraph& g, std::span<const s
 
 // The gated twin of each split-k mat-vec the op picks (matmul.cpp: split_k_matvec): half the
 // rows of each weight per workgroup, so a thread keeps as many weight chunks in flight as the
-// pick does. Twins with the pick's rows measured slower on llama-3.1-8b's 14336-row FFN
-// (docs/kernels.md). From k = 4096 on, the 64-thread twin takes 2 chunks of a row at a
-// time instead of 4 (all 4 of a thread's chunks of 2 rows of 2 weights at once held too many
-// registers): llama-3.1-8b decode 1 % faster, llama-3.2-1b (k = 2048) 1 % slower (docs/kernels.md).
+// pick does (twins with the pick's rows are slower). From k = 4096 on, the 64-thread twin takes
+// 2 chunks of a row at a time instead of 4, because all 4 of a thread's chunks of 2 rows of 2
+// weights at once hold too many registers; below that the 4 chunks are faster (measurements:
+// docs/history.md, Kernels).
 struct GluTwin {
     std::string_view pick, twin;
     uint32_t rows;                 ///< rows of each weight per workgroup

@@ -65,8 +65,8 @@ struct SplitKMatvec {
     uint32_t rows;  // per workgroup
 };
 // With x given as q8x the picks are the same kernels' _xq8 twins, except that the widest rows
-// (the lm_head) stream best on 64 threads over 4 rows: 128256 x 2048 Q4_0 60.9 us against 65.0
-// (docs/kernels.md), while their grid allows.
+// (the lm_head) stream best on 64 threads over 4 rows (docs/kernels.md, "8-bit x"), while their
+// grid allows.
 std::optional<SplitKMatvec> split_k_matvec(std::string_view format, uint32_t n,
                                            bool q8x_x = false) {
     std::optional<SplitKMatvec> r;

@@ -17,7 +17,8 @@
 // dequantises it as f16 pairs, instead of an octet in f32: fewer loads, a quarter of the
 // arithmetic.
 // TC_STAGES 2: two shared stages, one barrier per k tile (48 KiB at 128 x 128; the tensor-core
-// path requires that much, DeviceFacts::tensor_cores). Measured per tile shape, docs/kernels.md.
+// path requires that much, DeviceFacts::tensor_cores). Measurements per tile shape:
+// docs/history.md, Tensor cores.
 //
 // TC_REFLECT builds the reflection twin: the same declarations and memory accesses with the
 // cooperative-matrix operations left out, for spirv-cross 2021 (which cannot parse NV

@@ -44,14 +44,15 @@
 //             the operations of add_rms_norm_mul_f32_q8 (rms_norm.comp, 512 threads) in the
 //             same order (see add_norm_when_last), so fused and unfused graphs agree bit for
 //             bit. One column; n <= 4096, a multiple of 32; eps in the push constants. Built
-//             with GROUPS=4: one workgroup of 128 threads finishing a 4096-value row was a
-//             chain of round trips twice as long as the norm kernel (docs/kernels.md).
+//             with GROUPS=4 so that the last workgroup has the norm kernel's 512 threads for
+//             the row: 128 threads finishing a 4096-value row make a chain of round trips
+//             twice as long as the norm kernel's.
 //   GROUPS:   row groups of WG_SIZE threads per workgroup (default 1), each summing its NR rows
 //             exactly as a workgroup of its own would (same bits).
 // Weights are read as 16-bit words: blocks of 18 and 34 bytes are only 2-byte aligned, and a
 // view of an odd number of blocks ends on a half word. (32-bit words with realignment, one
-// predicated loop instead of main loop + remainder, and exponent-bit nibble decoding measured
-// no faster on the H100: docs/kernels.md.)
+// predicated loop instead of main loop + remainder, and exponent-bit nibble decoding are no
+// faster: docs/history.md, Kernels.)
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"

@@ -1,8 +1,8 @@
 #version 450
 // RMS normalisation of each row: y = x / sqrt(mean(x^2) + eps) [* w] [* m] [+ a].
 // f32 accumulation whatever the storage type. One workgroup per row.
-// Decode norms are one row of 2,048-4,096 values on one SM: with 128 threads the row took
-// 16 dependent loads per thread twice over (≈12 µs on an H100). 512 threads hold up to
+// Decode norms are one row of 2,048-4,096 values on one SM: with 128 threads the row would
+// take 16 dependent loads per thread twice over. 512 threads hold up to
 // CACHED values each in registers, so x is read once and the loads are issued together.
 //   HAS_WEIGHT: multiply by the norm weight w (one row, broadcast)
 //   HAS_MUL:    fused rms_norm→mul: multiply by m (row stride mul_stride, 0 = broadcast)

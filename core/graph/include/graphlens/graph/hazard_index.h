@@ -52,7 +52,7 @@ class HazardIndex {
     /// Keeps the lists' memory for the next index built on this thread, when it is larger than
     /// what the thread keeps already (one set of lists a thread): at 100k dispatches the
     /// hazard list alone is tens of MB, which fresh memory faults in page by page at every
-    /// index (docs/history.md, the pass pipeline's fifth session).
+    /// index.
     ~HazardIndex();
 
     /// Every listed hazard, sorted by (later, earlier, allocation, kind, begin).

@@ -242,8 +242,8 @@ ReplayCounts encode_dual_buffer(const ComputeGraph& graph, CommandRecorder& firs
 
 /// Dispatches per command buffer of a stream encode: `first`, then each buffer `growth` times
 /// the one before (rounded up), the last taking what is left. Sums to `dispatches`; empty
-/// when there are none. Growth 4 (8, 32, 128, ...): every boundary costs GPU time (≈ 20 µs on
-/// the H100), and encoding stays ahead of the GPU with buffers 4 times larger (docs/benchmarks.md).
+/// when there are none. Growth 4 (8, 32, 128, ...): every boundary costs GPU time, and
+/// encoding stays ahead of the GPU with buffers 4 times larger (docs/benchmarks.md §1).
 std::vector<size_t> stream_chunk_dispatches(size_t dispatches, size_t first = 8,
                                             double growth = 4.0);
 

@@ -79,8 +79,9 @@ bool mat_vecs_read_q8_x(std::initializer_list<DType> weights, int64_t k);
 /// projection of weight type `down`: mat_vecs_read_q8_x over rows of n_ff, and n_embd at least
 /// `min_embd`. The fusion pass folds that quantize into the gated mat-vec (its _yq8 twin: the
 /// last workgroup of each block of 32 rows writes the block), which pays only where that
-/// mat-vec's rows are long: llama-3.1-8b decode (n_embd 4096) 2 % faster, llama-3.2-1b (2048)
-/// 4 % slower (docs/kernels.md). The CPU reference applies the same rule.
+/// mat-vec's rows are long: with short rows its per-workgroup fence and arrival cost more than
+/// the 8-bit x saves (docs/kernels.md, "Open problems"). The CPU reference applies the same
+/// rule.
 bool ffn_down_reads_q8_x(const ModelConfig& c, DType down, int64_t min_embd = kQ8FfnOutputMinEmbd);
 
 class TransformerModel {

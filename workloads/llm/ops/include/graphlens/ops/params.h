@@ -72,9 +72,9 @@ constexpr uint32_t kFlashAttnVecTargetWorkgroups = 256;
 
 /// Keys per split: p.split_len, or when it is 0 the shortest of 128, 256, 512, ... whose whole
 /// splits times n_heads stay within kFlashAttnVecTargetWorkgroups (a partial last split is
-/// not counted: a decode step's KV length is one past a round context). H100, llama-3.2-1b
-/// (32 heads, head dim 64, f16 cache): KV 513 takes 128 (12.5 against 13.1 us at 256), KV
-/// 4096 takes 512 (18.4 against 21.0 us); docs/kernels.md.
+/// not counted: a decode step's KV length is one past a round context). The grid stays near a
+/// full GPU: shorter splits would only add partials to combine, longer ones leave SMs idle
+/// (measurements: docs/history.md, "Decode attention: automatic split length").
 inline uint32_t flash_attn_vec_split_len(const FlashAttnVecParams& p) {
     if (p.split_len) return p.split_len;
     uint32_t len = 128;
