@@ -59,6 +59,8 @@ std::string report_csv(const ReportSummary& s) {
     return out;
 }
 
+// One function, key by key as the document reads: each key is a line or a loop over the
+// summary's fields (all computed in summarize_capture); docs/capture-format.md lists them.
 std::string report_json(const ReportSummary& s) {
     Json j = Json::object();
     j["workload"] = s.workload;

@@ -149,6 +149,9 @@ struct Table {
 
 }  // namespace
 
+// One function, top to bottom as the page reads (style, header, tables, strips): each section
+// is a few lines over the summary's fields (all computed in summarize_capture), so the page's
+// order stays visible in one place.
 std::string report_html(const ReportSummary& s) {
     std::string h;
     h += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";

@@ -23,6 +23,8 @@ std::string cell(std::string s) {
 }
 }  // namespace
 
+// One function, top to bottom as the page reads: each section is a few lines over the summary's
+// fields (all computed in summarize_capture), so the page's order stays visible in one place.
 std::string report_markdown(const ReportSummary& s) {
     std::string md;
     auto line = [&](const std::string& l) { md += l + "\n"; };
