@@ -421,144 +421,186 @@ uint64_t align_up(uint64_t v, uint64_t alignment) {
 
 }  // namespace
 
-void GgufFile::parse_all() {
-    Cursor c(bytes_, source_);
+namespace {
 
-    // --- header
-    if (bytes_.size() < 4)
+struct GgufHeader {
+    uint32_t version = 0;
+    uint64_t tensor_count = 0;
+    uint64_t kv_count = 0;
+};
+
+/// Magic, version and counts; counts that cannot fit in the file are refused before anything
+/// is reserved for them.
+GgufHeader read_header(Cursor& c, size_t file_bytes, std::span<const uint8_t> bytes) {
+    if (file_bytes < 4)
         c.fail("header.magic", 0,
                fmt::format("truncated: file is {} bytes, too short for the magic \"GGUF\"",
-                           bytes_.size()));
-    if (std::memcmp(bytes_.data(), "GGUF", 4) != 0)
+                           file_bytes));
+    if (std::memcmp(bytes.data(), "GGUF", 4) != 0)
         c.fail("header.magic", 0, "not a GGUF file (magic is not \"GGUF\")");
     c.read<uint32_t>("header.magic");
+    GgufHeader h;
     const uint64_t version_at = c.position();
-    version_ = c.read<uint32_t>("header.version");
-    if (version_ != 2 && version_ != 3) {
-        if (__builtin_bswap32(version_) == 2 || __builtin_bswap32(version_) == 3)
+    h.version = c.read<uint32_t>("header.version");
+    if (h.version != 2 && h.version != 3) {
+        if (__builtin_bswap32(h.version) == 2 || __builtin_bswap32(h.version) == 3)
             c.fail("header.version", version_at, "big-endian GGUF files are not supported");
         c.fail("header.version", version_at,
-               fmt::format("version {} is not supported (only 2 and 3)", version_));
+               fmt::format("version {} is not supported (only 2 and 3)", h.version));
     }
     const uint64_t tensor_count_at = c.position();
-    const auto tensor_count = c.read<uint64_t>("header.tensor_count");
+    h.tensor_count = c.read<uint64_t>("header.tensor_count");
     const uint64_t kv_count_at = c.position();
-    const auto kv_count = c.read<uint64_t>("header.metadata_kv_count");
+    h.kv_count = c.read<uint64_t>("header.metadata_kv_count");
     // A key/value pair takes at least 8 (key length) + 4 (type) + 1 bytes; a tensor info at
-    // least 8 + 4 + 8 + 4 + 8. Counts beyond that are corrupt, and rejecting them here
-    // keeps a hostile count from reserving memory.
-    if (kv_count > c.remaining() / 13)
+    // least 8 + 4 + 8 + 4 + 8. Counts beyond that are corrupt, and rejecting them here keeps a
+    // hostile count from reserving memory.
+    if (h.kv_count > c.remaining() / 13)
         c.fail("header.metadata_kv_count", kv_count_at,
                fmt::format("truncated or corrupt: {} key/value pairs cannot fit in a {}-byte file",
-                           kv_count, bytes_.size()));
-    if (tensor_count > c.remaining() / 32)
+                           h.kv_count, file_bytes));
+    if (h.tensor_count > c.remaining() / 32)
         c.fail("header.tensor_count", tensor_count_at,
                fmt::format("truncated or corrupt: {} tensor infos cannot fit in a {}-byte file",
-                           tensor_count, bytes_.size()));
+                           h.tensor_count, file_bytes));
+    return h;
+}
 
-    // --- metadata
-    metadata_.reserve(kv_count);
-    for (uint64_t i = 0; i < kv_count; ++i) {
-        const std::string field = fmt::format("metadata[{}]", i);
-        const uint64_t key_at = c.position();
-        std::string key = c.read_string(field + ".key");
-        if (metadata_index_.count(key))
-            c.fail(field + ".key", key_at, fmt::format("duplicate key '{}'", key));
-        const std::string vfield = fmt::format("metadata '{}'", key);
-        const uint64_t type_at = c.position();
-        const auto raw_type = c.read<uint32_t>(vfield + ".type");
-        if (!known_value_type(raw_type))
-            c.fail(vfield + ".type", type_at,
-                   fmt::format("unknown metadata value type {}", raw_type));
-        const uint64_t value_at = c.position();
-        GgufValue value = read_value(c, static_cast<GgufType>(raw_type), vfield + ".value", 0);
-        if (key == "general.alignment") {
-            // The spec's rule: a u32 power of two.
-            if (value.type() != GgufType::u32)
-                c.fail(vfield + ".type", type_at,
-                       fmt::format("must be u32, is {}", gguf_type_name(value.type())));
-            const uint64_t a = value.as_u64();
-            if (a == 0 || (a & (a - 1)) != 0)
-                c.fail(vfield + ".value", value_at, fmt::format("{} is not a power of two", a));
-            alignment_ = static_cast<uint32_t>(a);
-        }
-        value_offsets_.push_back(value_at);
-        metadata_index_.emplace(key, metadata_.size());
-        metadata_.push_back({std::move(key), std::move(value)});
+/// general.alignment by the spec's rule: a u32 power of two.
+uint32_t checked_alignment(const Cursor& c, const GgufValue& value, const std::string& vfield,
+                           uint64_t type_at, uint64_t value_at) {
+    if (value.type() != GgufType::u32)
+        c.fail(vfield + ".type", type_at,
+               fmt::format("must be u32, is {}", gguf_type_name(value.type())));
+    const uint64_t a = value.as_u64();
+    if (a == 0 || (a & (a - 1)) != 0)
+        c.fail(vfield + ".value", value_at, fmt::format("{} is not a power of two", a));
+    return static_cast<uint32_t>(a);
+}
+
+/// A metadata key/value pair as read, with where its type and value lie.
+struct MetadataEntry {
+    GgufKeyValue kv;
+    std::string field;  ///< "metadata 'key'", for messages
+    uint64_t type_at = 0;
+    uint64_t value_at = 0;
+};
+
+/// Metadata pair i: a key not seen before (`index`), a known type, its value.
+MetadataEntry read_metadata_entry(Cursor& c, uint64_t i,
+                                  const std::unordered_map<std::string, size_t>& index) {
+    const std::string field = fmt::format("metadata[{}]", i);
+    const uint64_t key_at = c.position();
+    MetadataEntry e;
+    e.kv.key = c.read_string(field + ".key");
+    if (index.count(e.kv.key))
+        c.fail(field + ".key", key_at, fmt::format("duplicate key '{}'", e.kv.key));
+    e.field = fmt::format("metadata '{}'", e.kv.key);
+    e.type_at = c.position();
+    const auto raw_type = c.read<uint32_t>(e.field + ".type");
+    if (!known_value_type(raw_type))
+        c.fail(e.field + ".type", e.type_at,
+               fmt::format("unknown metadata value type {}", raw_type));
+    e.value_at = c.position();
+    e.kv.value = read_value(c, static_cast<GgufType>(raw_type), e.field + ".value", 0);
+    return e;
+}
+
+/// Tensor info i: a name not seen before (`index`), dimensions (each in range, their product
+/// too), ggml type (rows whole blocks), size and aligned offset.
+GgufTensorInfo read_tensor_info(Cursor& c, uint64_t i, uint32_t alignment,
+                                const std::unordered_map<std::string, size_t>& index) {
+    GgufTensorInfo t;
+    t.info_offset = c.position();
+    const std::string field = fmt::format("tensor[{}]", i);
+    t.name = c.read_string(field + ".name");
+    if (index.count(t.name))
+        c.fail(field + ".name", t.info_offset, fmt::format("duplicate tensor '{}'", t.name));
+    const std::string tfield = fmt::format("tensor '{}'", t.name);
+    const uint64_t ndims_at = c.position();
+    const auto n_dims = c.read<uint32_t>(tfield + ".n_dims");
+    if (n_dims == 0 || n_dims > kMaxDims)
+        c.fail(tfield + ".n_dims", ndims_at,
+               fmt::format("{} dimensions (must be 1..{})", n_dims, kMaxDims));
+    uint64_t elements = 1;
+    for (uint32_t d = 0; d < n_dims; ++d) {
+        const uint64_t dim_at = c.position();
+        const std::string dfield = fmt::format("{}.dims[{}]", tfield, d);
+        const auto dim = c.read<uint64_t>(dfield);
+        if (dim == 0 || dim > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+            c.fail(dfield, dim_at, fmt::format("dimension {} is out of range", dim));
+        if (elements > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / dim)
+            c.fail(dfield, dim_at, "element count overflows");
+        elements *= dim;
+        t.dims.push_back(dim);
     }
+    const uint64_t type_at = c.position();
+    const auto raw_type = c.read<uint32_t>(tfield + ".type");
+    const GgmlTypeFacts* facts = ggml_facts(raw_type);
+    if (!facts) c.fail(tfield + ".type", type_at, fmt::format("unknown ggml type {}", raw_type));
+    t.type = facts->type;
+    if (t.dims[0] % facts->block_elements != 0)
+        c.fail(tfield + ".dims[0]", ndims_at + 4,
+               fmt::format("row length {} is not a multiple of the {} block size {}", t.dims[0],
+                           facts->name, facts->block_elements));
+    t.size = elements / facts->block_elements * facts->block_bytes;
+    const uint64_t offset_at = c.position();
+    t.offset = c.read<uint64_t>(tfield + ".offset");
+    if (t.offset % alignment != 0)
+        c.fail(tfield + ".offset", offset_at,
+               fmt::format("data offset {} is not a multiple of the alignment {}", t.offset,
+                           alignment));
+    if (t.offset > std::numeric_limits<uint64_t>::max() - t.size)
+        c.fail(tfield + ".offset", offset_at, "offset + size overflows");
+    return t;
+}
 
-    // --- tensor infos
-    tensors_.reserve(tensor_count);
-    for (uint64_t i = 0; i < tensor_count; ++i) {
-        GgufTensorInfo t;
-        t.info_offset = c.position();
-        const std::string field = fmt::format("tensor[{}]", i);
-        t.name = c.read_string(field + ".name");
-        if (tensor_index_.count(t.name))
-            c.fail(field + ".name", t.info_offset, fmt::format("duplicate tensor '{}'", t.name));
-        const std::string tfield = fmt::format("tensor '{}'", t.name);
-        const uint64_t ndims_at = c.position();
-        const auto n_dims = c.read<uint32_t>(tfield + ".n_dims");
-        if (n_dims == 0 || n_dims > kMaxDims)
-            c.fail(tfield + ".n_dims", ndims_at,
-                   fmt::format("{} dimensions (must be 1..{})", n_dims, kMaxDims));
-        uint64_t elements = 1;
-        for (uint32_t d = 0; d < n_dims; ++d) {
-            const uint64_t dim_at = c.position();
-            const std::string dfield = fmt::format("{}.dims[{}]", tfield, d);
-            const auto dim = c.read<uint64_t>(dfield);
-            if (dim == 0 || dim > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-                c.fail(dfield, dim_at, fmt::format("dimension {} is out of range", dim));
-            if (elements > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / dim)
-                c.fail(dfield, dim_at, "element count overflows");
-            elements *= dim;
-            t.dims.push_back(dim);
-        }
-        const uint64_t type_at = c.position();
-        const auto raw_type = c.read<uint32_t>(tfield + ".type");
-        const GgmlTypeFacts* facts = ggml_facts(raw_type);
-        if (!facts)
-            c.fail(tfield + ".type", type_at, fmt::format("unknown ggml type {}", raw_type));
-        t.type = facts->type;
-        if (t.dims[0] % facts->block_elements != 0)
-            c.fail(tfield + ".dims[0]", ndims_at + 4,
-                   fmt::format("row length {} is not a multiple of the {} block size {}", t.dims[0],
-                               facts->name, facts->block_elements));
-        t.size = elements / facts->block_elements * facts->block_bytes;
-        const uint64_t offset_at = c.position();
-        t.offset = c.read<uint64_t>(tfield + ".offset");
-        if (t.offset % alignment_ != 0)
-            c.fail(tfield + ".offset", offset_at,
-                   fmt::format("data offset {} is not a multiple of the alignment {}", t.offset,
-                               alignment_));
-        if (t.offset > std::numeric_limits<uint64_t>::max() - t.size)
-            c.fail(tfield + ".offset", offset_at, "offset + size overflows");
-        tensor_index_.emplace(t.name, tensors_.size());
-        tensors_.push_back(std::move(t));
-    }
-
-    // --- data section
-    data_offset_ = align_up(c.position(), alignment_);
-    has_data_ = !tensors_.empty() && bytes_.size() > data_offset_;
-    if (!has_data_) return;  // metadata only (or no tensors at all)
-    const uint64_t data_size = bytes_.size() - data_offset_;
-    for (const auto& t : tensors_) {
+/// Every tensor's data lies within the file's data section.
+void check_tensor_data(const std::vector<GgufTensorInfo>& tensors, const std::string& source,
+                       uint64_t data_offset, uint64_t file_bytes) {
+    const uint64_t data_size = file_bytes - data_offset;
+    for (const auto& t : tensors) {
         if (t.offset >= data_size) {
             // Report where the offending offset field lies, not the impossible data position.
             const uint64_t offset_field =
                 t.info_offset + 8 + t.name.size() + 4 + 8 * t.dims.size() + 4;
-            throw GgufError(source_, fmt::format("tensor '{}'.offset", t.name), offset_field,
+            throw GgufError(source, fmt::format("tensor '{}'.offset", t.name), offset_field,
                             fmt::format("truncated or corrupt: data at {} + {} lies beyond the "
                                         "end of the {}-byte file",
-                                        data_offset_, t.offset, bytes_.size()));
+                                        data_offset, t.offset, file_bytes));
         }
         if (t.size > data_size - t.offset)
-            throw GgufError(source_, fmt::format("tensor '{}'.data", t.name),
-                            data_offset_ + t.offset,
+            throw GgufError(source, fmt::format("tensor '{}'.data", t.name), data_offset + t.offset,
                             fmt::format("truncated: {} bytes of data needed, the file ends {} "
                                         "bytes into them",
                                         t.size, data_size - t.offset));
     }
+}
+
+}  // namespace
+
+void GgufFile::parse_all() {
+    Cursor c(bytes_, source_);
+    const GgufHeader header = read_header(c, bytes_.size(), bytes_);
+    version_ = header.version;
+    metadata_.reserve(header.kv_count);
+    for (uint64_t i = 0; i < header.kv_count; ++i) {
+        MetadataEntry e = read_metadata_entry(c, i, metadata_index_);
+        if (e.kv.key == "general.alignment")
+            alignment_ = checked_alignment(c, e.kv.value, e.field, e.type_at, e.value_at);
+        value_offsets_.push_back(e.value_at);
+        metadata_index_.emplace(e.kv.key, metadata_.size());
+        metadata_.push_back(std::move(e.kv));
+    }
+    tensors_.reserve(header.tensor_count);
+    for (uint64_t i = 0; i < header.tensor_count; ++i) {
+        GgufTensorInfo t = read_tensor_info(c, i, alignment_, tensor_index_);
+        tensor_index_.emplace(t.name, tensors_.size());
+        tensors_.push_back(std::move(t));
+    }
+    data_offset_ = align_up(c.position(), alignment_);
+    has_data_ = !tensors_.empty() && bytes_.size() > data_offset_;
+    if (has_data_) check_tensor_data(tensors_, source_, data_offset_, bytes_.size());
 }
 
 // ---------------------------------------------------------------------------------------

@@ -759,6 +759,9 @@ FusionBuildResult build_matvec_add_norm_q8(const ComputeGraph& g, std::span<cons
 
 }  // namespace
 
+// One function: the table of recipes in the order the fusion pass tries them, and the order
+// matters (a projection's epilogue before the add chains that would take its add first), so it
+// reads top to bottom in one place; each recipe's building lives in its builder above.
 std::vector<FusionRecipe> fusion_recipes() {
     std::vector<FusionRecipe> r;
     auto add = [&r](std::string pattern, std::vector<OpKind> chain, OpKind op, std::string kernel,
