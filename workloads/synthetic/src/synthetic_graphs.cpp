@@ -87,6 +87,46 @@ ComputeGraph random_graph(const RandomGraphOptions& o) {
     return g;
 }
 
+/// Where each weight tensor of a layer lies in the one weights allocation.
+struct LayerWeights {
+    uint64_t attn_norm, q, k, v, o, ffn_norm, gate, up, down;
+};
+struct WeightLayout {
+    uint64_t tok_embd = 0, out_norm = 0, lm_head = 0, bytes = 0;
+    std::vector<LayerWeights> layers;
+};
+
+/// The weights in one allocation, tensors one after another at 256-byte boundaries, Q4_0
+/// matrices and f32 norms, as a GGUF lays them out.
+WeightLayout lay_out_weights(const TransformerGraphOptions& o, int64_t kv_dim) {
+    const int64_t H = o.hidden, F = o.ffn;
+    const uint64_t f32 = 4;
+    WeightLayout wl;
+    auto take = [&](uint64_t bytes) {
+        const uint64_t at = wl.bytes;
+        wl.bytes += (bytes + 255) / 256 * 256;
+        return at;
+    };
+    wl.tok_embd = take(dtype_bytes_for(DType::q4_0, uint64_t(H * o.vocab)));
+    wl.layers.resize(o.layers);
+    for (auto& l : wl.layers) {
+        l.attn_norm = take(H * f32);
+        l.q = take(dtype_bytes_for(DType::q4_0, uint64_t(H * H)));
+        l.k = take(dtype_bytes_for(DType::q4_0, uint64_t(H * kv_dim)));
+        l.v = take(dtype_bytes_for(DType::q4_0, uint64_t(H * kv_dim)));
+        l.o = take(dtype_bytes_for(DType::q4_0, uint64_t(H * H)));
+        l.ffn_norm = take(H * f32);
+        l.gate = take(dtype_bytes_for(DType::q4_0, uint64_t(H * F)));
+        l.up = take(dtype_bytes_for(DType::q4_0, uint64_t(H * F)));
+        l.down = take(dtype_bytes_for(DType::q4_0, uint64_t(F * H)));
+    }
+    wl.out_norm = take(H * f32);
+    wl.lm_head = take(dtype_bytes_for(DType::q4_0, uint64_t(H * o.vocab)));
+    return wl;
+}
+
+// One function after the weights' layout: the allocations, kernels and then the decode step's
+// dispatches in the order llama.cpp's graph records them, so the listing reads as the step.
 ComputeGraph transformer_graph(const TransformerGraphOptions& o) {
     using A = BindingAccess;
     ComputeGraph g;
@@ -98,31 +138,10 @@ ComputeGraph transformer_graph(const TransformerGraphOptions& o) {
     const int64_t kv_dim = head_dim * o.kv_heads;
     const uint64_t f32 = 4;
 
-    // Weights: one allocation, tensors laid out one after another.
-    struct WeightLayout {
-        uint64_t attn_norm, q, k, v, o, ffn_norm, gate, up, down;
-    };
-    uint64_t weight_bytes = 0;
-    auto take = [&](uint64_t bytes) {
-        const uint64_t at = weight_bytes;
-        weight_bytes += (bytes + 255) / 256 * 256;
-        return at;
-    };
-    const uint64_t tok_embd = take(dtype_bytes_for(DType::q4_0, uint64_t(H * o.vocab)));
-    std::vector<WeightLayout> w(o.layers);
-    for (auto& l : w) {
-        l.attn_norm = take(H * f32);
-        l.q = take(dtype_bytes_for(DType::q4_0, uint64_t(H * H)));
-        l.k = take(dtype_bytes_for(DType::q4_0, uint64_t(H * kv_dim)));
-        l.v = take(dtype_bytes_for(DType::q4_0, uint64_t(H * kv_dim)));
-        l.o = take(dtype_bytes_for(DType::q4_0, uint64_t(H * H)));
-        l.ffn_norm = take(H * f32);
-        l.gate = take(dtype_bytes_for(DType::q4_0, uint64_t(H * F)));
-        l.up = take(dtype_bytes_for(DType::q4_0, uint64_t(H * F)));
-        l.down = take(dtype_bytes_for(DType::q4_0, uint64_t(F * H)));
-    }
-    const uint64_t out_norm = take(H * f32);
-    const uint64_t lm_head = take(dtype_bytes_for(DType::q4_0, uint64_t(H * o.vocab)));
+    const WeightLayout wl = lay_out_weights(o, kv_dim);
+    const std::vector<LayerWeights>& w = wl.layers;
+    const uint64_t tok_embd = wl.tok_embd, out_norm = wl.out_norm, lm_head = wl.lm_head;
+    const uint64_t weight_bytes = wl.bytes;
 
     const AllocationId weights =
         g.add_allocation("weights", weight_bytes, AllocationUsage::weights);
