@@ -138,14 +138,17 @@ int run_generate(const GenerateOptions& o) {
 const RegisterCommand reg{
     "generate", [](CLI::App& app) -> std::function<int()> {
         app.description(
-            "Decode tokens in a real autoregressive loop and time it: each token's step reads "
-            "the KV cache up to its position and appends at it, the next token is the greedy "
-            "argmax of the step's logits, chosen on the GPU and left there (the tokens are read "
-            "back once, after the loop). The step is planned once for the mode and the context; "
-            "each token's KV length, cache slot and sampler values are patched into that plan "
-            "and its command buffer recorded anew (levels+ahead: while the GPU runs the token "
-            "before). Prints the tokens and the wall time per token (median, min, max over the "
-            "timed tokens), the figure to compare with llama.cpp's tokens per second");
+            "Decode tokens in a real greedy loop and time it per token (argmax on the GPU, the "
+            "plan made once)");
+        app.footer(
+            "Each token's step reads the KV cache up to its position and appends at it; the next "
+            "token is the argmax of the step's logits, chosen on the GPU and left there (the "
+            "tokens are read back once, after the loop). The step is planned once for the mode "
+            "and the context; each token's KV length, cache slot and sampler values are patched "
+            "into that plan and its command buffer recorded anew (levels+ahead: while the GPU "
+            "runs the token before). Prints the tokens and the wall time per token (median, min, "
+            "max over the timed tokens), the figure to compare with llama.cpp's tokens per "
+            "second; run --modes levels+ahead gives the fixed-step lower bound instead.");
         auto o = std::make_shared<GenerateOptions>();
         auto* model = app.add_option("--model", o->model_path, "GGUF model file with weights")
                           ->check(CLI::ExistingFile);
