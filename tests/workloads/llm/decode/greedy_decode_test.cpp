@@ -80,6 +80,8 @@ TEST_F(GreedyDecodeTest, TheContextHasASplitTheLoopLeavesEmpty) {
     p.n_kv_heads = 2;
     p.kv_len = kContext;
     EXPECT_EQ(flash_attn_vec_splits(p), 2u);
+    p.kv_len = 8192;  // 64 splits x 2 KV heads: flash_attn_vec_gqa (attention.cpp)
+    EXPECT_EQ(flash_attn_vec_splits(p), 64u);
 }
 
 TEST_F(GreedyDecodeTest, EveryModeGeneratesTheTokensOfSerial) {
@@ -107,12 +109,17 @@ TEST_F(GreedyDecodeTest, EveryModeGeneratesTheTokensOfSerial) {
 }
 
 // The CPU reference runs the prompt token and then the tokens the GPU chose: each GPU token is
-// the reference's argmax (up to a near tie), and the last step's logits match.
+// the reference's argmax (up to a near tie), and the last step's logits match. The loop decodes
+// Q8_0 and Q4_0 weights in a context of 160, and Q8_0 in one of 8192 positions, whose 64 splits
+// of the 2 KV heads select the grouped-query attention kernel (flash_attn_vec_gqa), of which
+// the loop's KV lengths leave 63 splits empty.
 TEST_F(GreedyDecodeTest, TokensAndLastLogitsAreTheCpuReferences) {
-    for (DType weights : {DType::q8_0, DType::q4_0}) {
-        SCOPED_TRACE(std::string(dtype_name(weights)));
+    for (auto [weights, context] :
+         {std::pair{DType::q8_0, kContext}, {DType::q4_0, kContext}, {DType::q8_0, 8192u}}) {
+        SCOPED_TRACE(std::string(dtype_name(weights)) + ", context " + std::to_string(context));
         TinyModelFile tiny(weights);
-        const GreedyDecodeOptions o = loop(ExecutionMode::levels_ahead);
+        GreedyDecodeOptions o = loop(ExecutionMode::levels_ahead);
+        o.context = context;
         const GreedyDecodeResult r = greedy_decode(*memory, *tiny.weights, o);
         CpuReferenceModel reference(*tiny.weights, o.kv_type,
                                     o.q8_activations && device().facts().integer_dot_product);
