@@ -31,8 +31,9 @@
 #   ROUNDS          A B rounds (default 2); RUN_TIMEOUT seconds per run (default 900)
 #   Vulkan: the caller sets VK_DRIVER_FILES (and LD_LIBRARY_PATH) for the machine's driver.
 #   ggml-vulkan skips CPU devices: on lavapipe also set GGML_VK_VISIBLE_DEVICES=0.
-# OUT_DIR (default bench-out/decode-loop) gets table.txt (the table, also printed), one folder
-# per shape and KV with every run's log, and logs.tgz of those folders.
+# OUT_DIR (default bench-out/decode-loop) gets two files: table.txt (the table, also printed)
+# and logs.tgz (every run's log, a folder per shape and KV). The GGUFs (one per shape, 4.5 GB
+# for llama-3.1-8b) and the logs are written to a scratch folder under TMPDIR, removed at exit.
 set -euo pipefail
 
 out="${1:-bench-out/decode-loop}"
@@ -61,12 +62,15 @@ die() {
 for n in "$tokens" "$skip" "$rounds"; do
   [[ "$n" =~ ^[0-9]+$ ]] || die "TOKENS, SKIP and ROUNDS must be whole numbers (got '$n')"
 done
-[ "$tokens" -gt 0 ] && [ "$rounds" -gt 0 ] || die "TOKENS and ROUNDS must be positive"
+if [ "$tokens" -eq 0 ] || [ "$rounds" -eq 0 ]; then die "TOKENS and ROUNDS must be positive"; fi
 [ -n "${VK_DRIVER_FILES:-}" ] ||
   echo "decode_loop_ab: VK_DRIVER_FILES is unset: the loader picks the driver" >&2
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 table="$out/table.txt"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/models" "$work/logs"
 failures=0
 
 # Runs one engine's loop; its log goes to $1, its exit status is reported, never fatal.
@@ -76,7 +80,8 @@ run_logged() {
   local status=0
   timeout "$run_timeout" "$@" > "$log" 2>&1 || status=$?
   if [ "$status" -ne 0 ]; then
-    echo "decode_loop_ab: exit status $status of: $* (log $log)" >&2
+    echo "decode_loop_ab: exit status $status of: $* (its log: ${log#"$work/logs/"} in logs.tgz)" >&2
+    tail -n 5 "$log" >&2
     failures=$((failures + 1))
   fi
 }
@@ -93,7 +98,7 @@ llama_times() {
 }
 # Median of the numbers given (dashes left out), or "-".
 median_of() {
-  printf '%s\n' "$@" | grep -v '^-$' | sort -g |
+  printf '%s\n' "$@" | { grep -v '^-$' || true; } | sort -g |
     awk '{a[NR]=$1} END{if(NR==0){print "-"} else if(NR%2){print a[(NR+1)/2]}
          else{printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2}}'
 }
@@ -112,15 +117,18 @@ for point in "${points[@]}"; do
   kv="${point#*:}"
   [[ "$point" == *:* && "$kv" =~ ^[0-9]+$ && "$kv" -gt 0 ]] ||
     die "'$point' is not SHAPE:KV with KV > 0 (e.g. llama-3.2-1b:512)"
-  dir="$out/$shape-$kv"
+  dir="$work/logs/$shape-$kv"
   mkdir -p "$dir"
-  model="$dir/model.gguf"
-  if [ "$shape" = tiny ]; then
-    "$cli" gguf --tiny llama --weights q4_0 -o "$model" > "$dir/gguf.txt" 2>&1 ||
-      die "writing the tiny GGUF failed (log $dir/gguf.txt)"
-  else
-    "$cli" gguf --preset "$shape" --weights q4_0 -o "$model" > "$dir/gguf.txt" 2>&1 ||
-      die "writing the $shape GGUF failed (log $dir/gguf.txt)"
+  # One GGUF per shape, shared by its KV lengths.
+  model="$work/models/$shape.gguf"
+  if [ ! -f "$model" ]; then
+    if [ "$shape" = tiny ]; then
+      written=("$cli" gguf --tiny llama --weights q4_0 -o "$model")
+    else
+      written=("$cli" gguf --preset "$shape" --weights q4_0 -o "$model")
+    fi
+    "${written[@]}" > "$work/logs/gguf-$shape.txt" 2>&1 ||
+      die "writing the $shape GGUF failed: $(tail -n 3 "$work/logs/gguf-$shape.txt")"
   fi
   ctx=$((kv + skip + tokens))
   declare -A medians=()
@@ -164,9 +172,9 @@ done
   printf '%-14s %6s %-12s %12s %12s %10s\n' shape kv mode graphlens llama.cpp ratio
   printf '%s\n' "${summary[@]}"
 } >> "$table"
-(cd "$out" && tar czf logs.tgz --exclude='*.gguf' -- */)
+tar czf "$out/logs.tgz" -C "$work/logs" .
 cat "$table"
 if [ "$failures" -gt 0 ]; then
-  echo "decode_loop_ab: $failures run(s) failed; their logs are in $out" >&2
+  echo "decode_loop_ab: $failures run(s) failed; their logs are in $out/logs.tgz" >&2
   exit 1
 fi

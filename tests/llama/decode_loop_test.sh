@@ -18,8 +18,10 @@ llama_tokens="$(sed -n 's/^tokens: //p' "$tmp/llama.txt")"
 graphlens_tokens="$(sed -n 's/^tokens: *3 | //p' "$tmp/generate.txt")"
 echo "llama.cpp: $llama_tokens"
 echo "GraphLens: $graphlens_tokens"
-[ -n "$llama_tokens" ] && [ "$llama_tokens" = "$graphlens_tokens" ] ||
-  { echo "the two loops generated different tokens"; exit 1; }
+if [ -z "$llama_tokens" ] || [ "$llama_tokens" != "$graphlens_tokens" ]; then
+  echo "the two loops generated different tokens"
+  exit 1
+fi
 grep -Eq '^wall per token: median [0-9.]+ ms' "$tmp/llama.txt" ||
   { echo "llama_decode printed no wall time per token"; exit 1; }
 
