@@ -30,6 +30,8 @@
 #   TOKENS          timed tokens (default 64); SKIP untimed ones after the KV fill (default 8)
 #   ROUNDS          A B rounds (default 2); RUN_TIMEOUT seconds per run (default 900)
 #   Vulkan: the caller sets VK_DRIVER_FILES (and LD_LIBRARY_PATH) for the machine's driver.
+# On a machine without the build, bench/llama/pack_decode_loop.sh packs the binaries, libraries
+# and this script into one archive whose run.sh sets the three paths above.
 #   ggml-vulkan skips CPU devices: on lavapipe also set GGML_VK_VISIBLE_DEVICES=0.
 # OUT_DIR (default bench-out/decode-loop) gets two files: table.txt (the table, also printed)
 # and logs.tgz (every run's log, a folder per shape and KV). The GGUFs (one per shape, 4.5 GB
