@@ -9,9 +9,9 @@
 #include <thread>
 #include <unordered_map>
 
-#include "vulkan/src/recording_threads.h"
 #include "graphlens/vulkan/device.h"
 #include "graphlens/vulkan/device_memory.h"
+#include "vulkan/src/recording_threads.h"
 
 namespace graphlens {
 namespace {
@@ -336,10 +336,21 @@ ExecutionTiming GraphExecutor::execute_parallel(const ComputeGraph& graph,
 std::vector<ExecutionTiming> GraphExecutor::execute_steps(const ComputeGraph& graph,
                                                           const ExecuteOptions& options,
                                                           size_t steps) {
+    return run_steps([&graph](size_t) -> const ComputeGraph& { return graph; }, options, steps,
+                     false);
+}
+
+std::vector<ExecutionTiming> GraphExecutor::execute_steps(const StepGraph& step_graph,
+                                                          const ExecuteOptions& options,
+                                                          size_t steps) {
+    return run_steps(step_graph, options, steps, true);
+}
+
+std::vector<ExecutionTiming> GraphExecutor::run_steps(const StepGraph& step_graph,
+                                                      const ExecuteOptions& options, size_t steps,
+                                                      bool validate_each) {
     if (options.profile_dispatches || options.profile_groups)
         throw std::invalid_argument("per-dispatch and per-group profiles need SubmitMode::single");
-    memory_.add_missing_scratch(graph);
-    validate_for_replay(graph, memory_);
     std::vector<ExecutionTiming> out(steps);
     if (steps == 0) return out;
     // Two buffers: one executing, the other being recorded for the next step. A buffer is
@@ -354,6 +365,11 @@ std::vector<ExecutionTiming> GraphExecutor::execute_steps(const ComputeGraph& gr
         auto record = [&](size_t i) {
             CommandRecorder& rec = *recs[i % 2];
             ConflictTracker tracker;
+            const ComputeGraph& graph = step_graph(i);
+            if (i == 0 || validate_each) {
+                memory_.add_missing_scratch(graph);
+                validate_for_replay(graph, memory_);
+            }
             const auto t0 = Clock::now();
             rec.begin(options.timestamps);
             const ReplayCounts c = encode_graph(graph, options.barriers, rec, tracker);

@@ -200,10 +200,12 @@ class TransformerEndToEndTest : public test::GpuTest {
             model.record_step(session, uint32_t(tokens.size()), kv_length);
             const ComputeGraph graph = session.finish_recording();
             std::vector<float> serial;
+            // serial first: the reference of the others.
             for (ExecutionMode mode :
                  {ExecutionMode::serial, ExecutionMode::per_op_submit, ExecutionMode::elided,
                   ExecutionMode::fused, ExecutionMode::greedy, ExecutionMode::levels,
-                  ExecutionMode::levels_split}) {
+                  ExecutionMode::levels_split, ExecutionMode::levels_stream,
+                  ExecutionMode::levels_parallel, ExecutionMode::levels_ahead}) {
                 const std::string name(execution_mode_name(mode));
                 ModePlan plan;
                 try {

@@ -120,19 +120,15 @@ void ops::flash_attn_vec(GraphSession& s, const TensorView& q, const TensorView&
                               {"counters and out", &counters, &out},
                               {"tmp and counters", &tmp, &counters}})
         if (a->range().overlaps(b->range())) fail(op, label, fmt::format("{} overlap", name));
-    struct {
-        uint32_t head_dim, n_heads, n_kv_heads, kv_len, split_len, n_splits;
-        float scale, softcap;
-        uint32_t window;
-    } params{fp.head_dim,
-             fp.n_heads,
-             fp.n_kv_heads,
-             fp.kv_len,
-             fp.split_len,
-             splits,
-             fp.scale != 0 ? fp.scale : 1.0f / std::sqrt(float(fp.head_dim)),
-             fp.softcap,
-             fp.window};
+    const FlashAttnVecPush params{fp.head_dim,
+                                  fp.n_heads,
+                                  fp.n_kv_heads,
+                                  fp.kv_len,
+                                  fp.split_len,
+                                  splits,
+                                  fp.scale != 0 ? fp.scale : 1.0f / std::sqrt(float(fp.head_dim)),
+                                  fp.softcap,
+                                  fp.window};
     const uint32_t group = fp.n_heads / fp.n_kv_heads;
     const uint32_t batches = (group + kFlashAttnHeadBatch - 1) / kFlashAttnHeadBatch;
     const bool gqa =

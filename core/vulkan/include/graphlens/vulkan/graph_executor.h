@@ -3,16 +3,17 @@
 // GraphSessions, and executes ComputeGraphs in the ways the Runner's modes need. The
 // executor must outlive its sessions.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
-#include "graphlens/vulkan/command_encoder.h"
-#include "graphlens/vulkan/graph_session.h"
 #include "graphlens/graph/compute_graph.h"
 #include "graphlens/graph/run_result.h"
 #include "graphlens/graph/snapshot.h"
+#include "graphlens/vulkan/command_encoder.h"
+#include "graphlens/vulkan/graph_session.h"
 
 namespace graphlens {
 
@@ -117,6 +118,15 @@ class GraphExecutor {
     std::vector<ExecutionTiming> execute_steps(const ComputeGraph& graph,
                                                const ExecuteOptions& options, size_t steps);
 
+    /// The graph of step i of a loop, asked for just before step i is recorded (for i > 0
+    /// while step i - 1 executes); it must stay unchanged until that recording is done.
+    using StepGraph = std::function<const ComputeGraph&(size_t step)>;
+    /// execute_steps for steps whose graphs differ in per-step values (a decode loop's KV
+    /// length and cache slot: one plan, each token's values written into it): each step's
+    /// graph is validated and recorded when its turn comes, the rest as above.
+    std::vector<ExecutionTiming> execute_steps(const StepGraph& step_graph,
+                                               const ExecuteOptions& options, size_t steps);
+
     Device& device() const { return device_; }
     DeviceMemory& memory() const { return memory_; }
 
@@ -126,6 +136,10 @@ class GraphExecutor {
     void release(std::unique_ptr<CommandRecorder> recorder);
 
   private:
+    /// Both execute_steps: `validate_each` validates every step's graph (else only step 0's).
+    std::vector<ExecutionTiming> run_steps(const StepGraph& step_graph,
+                                           const ExecuteOptions& options, size_t steps,
+                                           bool validate_each);
     ExecutionTiming execute_parallel(const ComputeGraph& graph, const ExecuteOptions& options);
 
     Device& device_;

@@ -184,5 +184,14 @@ void quantize_q8(GraphSession& s, const TensorView& x, const TensorView& out,
 void get_rows(GraphSession& s, const TensorView& table, const TensorView& ids,
               const TensorView& out, std::string label = "get_rows");
 
+// --- sampling.cpp ---
+/// Greedy sampling of a decode loop on the GPU: the index of the largest of `logits` (f32
+/// [n_vocab]; the lowest index among equal largest ones) is written to `token` (i32 [1], the
+/// next step's input token) and to generated[slot] (i32), and `next_position` to `position`
+/// (i32 [1], the next step's position). One workgroup.
+void greedy_next_token(GraphSession& s, const TensorView& logits, const TensorView& token,
+                       const TensorView& position, const TensorView& generated, uint32_t slot,
+                       int32_t next_position, std::string label = "greedy_next_token");
+
 }  // namespace ops
 }  // namespace graphlens

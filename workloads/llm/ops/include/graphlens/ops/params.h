@@ -66,6 +66,21 @@ struct FlashAttnVecParams {
     uint32_t window = 0;   ///< > 0: sliding window, only the last `window` keys
 };
 
+/// flash_attn_vec's push constants (flash_attn_vec*.comp, Params), in their order: a decode
+/// loop that reuses one recorded step for every token writes each token's kv_len here.
+struct FlashAttnVecPush {
+    uint32_t head_dim, n_heads, n_kv_heads, kv_len, split_len, n_splits;
+    float scale, softcap;
+    uint32_t window;
+};
+
+/// greedy_next_token's push constants (greedy_next_token.comp), in their order: a decode loop
+/// writes each token's slot and next position here.
+struct GreedyNextTokenPush {
+    uint32_t n_vocab, slot;
+    int32_t next_position;
+};
+
 /// Workgroups (splits x query heads) the automatic split length aims at: about two per SM of
 /// a large GPU. A constant, not a device query, so a capture is the same on every device.
 constexpr uint32_t kFlashAttnVecTargetWorkgroups = 256;
