@@ -51,6 +51,7 @@ AllocationId GraphBuilder::allocation_of(const BufferState& buffer) {
         allocation_memory_.push_back(buffer.memory);
         allocation_buffers_.emplace_back();
     }
+    if (buffer.device_address) graph_.allocations[it->second].device_address = true;
     auto& buffers = allocation_buffers_[it->second];
     if (std::find(buffers.begin(), buffers.end(), buffer.handle) == buffers.end())
         buffers.push_back(buffer.handle);
@@ -80,8 +81,9 @@ std::string GraphBuilder::bind_views(const PipelineState& pipeline, const BindSt
                                      Node& node) {
     if (!pipeline.reflection_error.empty())
         return "its kernel could not be reflected: " + pipeline.reflection_error;
-    if (pipeline.uses_physical_storage_buffer)
-        return "its kernel addresses memory through buffer device addresses";
+    if (pipeline.device_addresses == spirv::DeviceAddresses::unknown)
+        return "its kernel addresses memory through buffer device addresses: " +
+               pipeline.device_address_reason;
     std::vector<BoundView> views;
     std::vector<ByteRange> reads, writes;
     bool arrays = false;
@@ -166,6 +168,11 @@ void GraphBuilder::dispatch(const ResolvedDispatch& cmd, const BindState& bound,
         node.reads.clear();
         node.writes.clear();
         note(node.id, "ranges unknown: " + why);
+    } else if (bound.pipeline->device_addresses == spirv::DeviceAddresses::within_bindings) {
+        note(node.id,
+             "ranges from its bindings although its kernel uses buffer device "
+             "addresses: " +
+                 bound.pipeline->device_address_reason);
     }
     if (cmd.base != std::array<uint32_t, 3>{0, 0, 0})
         note(node.id, "vkCmdDispatchBase: the base workgroup is not stored, only the counts");
