@@ -51,7 +51,7 @@ VkDescriptorSetLayout push_set_layout(Context& c) {
 
 int main(int argc, char** argv) {
     const bool validate = argc > 1 && std::strcmp(argv[1], "--validate") == 0;
-    Context c = create_context(validate, true);
+    Context c = create_context(validate, kBufferDeviceAddress);
     VkDeviceMemory addressed =
         allocate_memory(c, kBytes, "addressed", VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT);
     VkDeviceMemory plain = allocate_memory(c, kBytes, "plain");

@@ -62,7 +62,7 @@ VkPhysicalDevice pick_device(VkInstance instance) {
 
 }  // namespace
 
-Context create_context(bool validate, bool device_address) {
+Context create_context(bool validate, uint32_t features) {
     Context c;
     VkDebugUtilsMessengerCreateInfoEXT messenger{
         VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
@@ -97,8 +97,9 @@ Context create_context(bool validate, bool device_address) {
     VkPhysicalDeviceVulkan13Features v13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
     v13.synchronization2 = VK_TRUE;
     VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-    v12.bufferDeviceAddress = VK_TRUE;
-    if (device_address) v13.pNext = &v12;
+    v12.bufferDeviceAddress = (features & kBufferDeviceAddress) ? VK_TRUE : VK_FALSE;
+    v12.timelineSemaphore = (features & kTimelineSemaphore) ? VK_TRUE : VK_FALSE;
+    if (features) v13.pNext = &v12;
     const char* extensions[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
     VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     info.pNext = &v13;

@@ -43,9 +43,15 @@ struct ValidationLog {
 };
 ValidationLog& validation_log();
 
-/// Creates instance, device (with VK_KHR_push_descriptor and synchronization2, and with
-/// `device_address` the bufferDeviceAddress feature) and queue.
-Context create_context(bool validate, bool device_address = false);
+/// Features a program enables besides synchronization2 (create_context's `features`).
+enum ContextFeature : uint32_t {
+    kBufferDeviceAddress = 1,  ///< VkPhysicalDeviceVulkan12Features::bufferDeviceAddress
+    kTimelineSemaphore = 2,    ///< VkPhysicalDeviceVulkan12Features::timelineSemaphore
+};
+
+/// Creates instance, device (with VK_KHR_push_descriptor, synchronization2 and the
+/// ContextFeature bits in `features`) and queue.
+Context create_context(bool validate, uint32_t features = 0);
 void destroy_context(Context& c);
 
 VkBuffer create_buffer(Context& c, uint64_t size, VkBufferUsageFlags usage, const char* name);
