@@ -301,4 +301,17 @@ std::string CaptureSession::write_buffer_data() {
     }
 }
 
+std::optional<std::vector<uint8_t>> snapshot_bytes(const BufferSnapshot& snapshot,
+                                                   const MemoryState* memory, uint64_t offset,
+                                                   uint64_t size) {
+    for (const auto& e : snapshot.entries) {
+        if (e.memory.get() != memory || offset < e.offset ||
+            offset + size > e.offset + e.bytes.size())
+            continue;
+        const auto first = e.bytes.begin() + int64_t(offset - e.offset);
+        return std::vector<uint8_t>(first, first + int64_t(size));
+    }
+    return std::nullopt;
+}
+
 }  // namespace graphlens::layer

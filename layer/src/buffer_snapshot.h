@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,12 @@ struct BufferSnapshot {
 /// Waits for `device` to be idle and copies its buffers' bytes through `queue`. Takes nothing
 /// (and says why) when they are more than `limit` bytes.
 BufferSnapshot take_buffer_snapshot(DeviceState& device, VkQueue queue, uint64_t limit);
+
+/// The `size` bytes at `offset` of `memory` as the snapshot holds them, or none when no entry
+/// covers all of them.
+std::optional<std::vector<uint8_t>> snapshot_bytes(const BufferSnapshot& snapshot,
+                                                   const MemoryState* memory, uint64_t offset,
+                                                   uint64_t size);
 
 /// The entries of the allocations `graph` reads, as allocation byte ranges
 /// (`memories[id]` is allocation id's memory).

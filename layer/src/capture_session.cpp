@@ -166,7 +166,12 @@ void CaptureSession::process_batch(DeviceState& device, uint64_t queue, QueueSta
     if (r.kind == RangeKind::first_dispatch_submission && began_) range_over_ = true;
     q.last_submission = current_index_;
     last_queue_ = queue;
-    for (uint64_t s : batch.signals) semaphore_signal_[s] = {queue, current_index_};
+    for (const auto& s : batch.signals) {
+        if (auto t = timeline_signals_.find(s.semaphore); t != timeline_signals_.end())
+            t->second[s.value] = std::pair{queue, current_index_};
+        else
+            semaphore_signal_[s.semaphore] = {queue, current_index_};
+    }
 }
 
 void CaptureSession::walk(const CommandList& list, Walk& w) {

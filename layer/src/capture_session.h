@@ -29,9 +29,14 @@ struct SubmittedBatch {
     struct Wait {
         uint64_t semaphore = 0;
         VkPipelineStageFlags2 stages = 0;
+        uint64_t value = 0;  ///< for a timeline semaphore: the value waited for
+    };
+    struct Signal {
+        uint64_t semaphore = 0;
+        uint64_t value = 0;  ///< for a timeline semaphore: the value signalled
     };
     std::vector<Wait> waits;
-    std::vector<uint64_t> signals;
+    std::vector<Signal> signals;
 };
 
 enum class QueueLabel : uint8_t { begin, end, insert };
@@ -59,6 +64,15 @@ class CaptureSession {
     void on_queue_idle(uint64_t queue);
     void on_device_idle(const DeviceState& device);
     void on_fences_waited(std::span<const uint64_t> fences);
+    /// vkCreateSemaphore: timeline semaphores order by value (VkSemaphoreTypeCreateInfo).
+    void on_semaphore_created(uint64_t semaphore, bool timeline);
+    void on_semaphore_destroyed(uint64_t semaphore);
+    /// vkSignalSemaphore: the host set a timeline semaphore's value; a wait it satisfies
+    /// orders nothing on the device.
+    void on_semaphore_signalled_by_host(uint64_t semaphore, uint64_t value);
+    /// vkWaitSemaphores returned VK_SUCCESS for all of these (semaphore, value) pairs: the host
+    /// waited for the submissions that signal them, as for a fence.
+    void on_semaphores_waited(std::span<const std::pair<uint64_t, uint64_t>> waited);
     void on_queue_label(uint64_t queue, QueueLabel what, std::string name);
     void on_device_destroyed(const DeviceState& device);
     void on_exit();
@@ -121,6 +135,14 @@ class CaptureSession {
     std::map<uint64_t, QueueState> queues_;
     std::map<uint64_t, std::pair<uint64_t, uint64_t>> fence_submission_;  ///< fence → (queue, idx)
     std::map<uint64_t, std::pair<uint64_t, uint64_t>> semaphore_signal_;  ///< → (queue, idx)
+    /// Timeline semaphores: value → the (queue, submission) that signals it, or none when
+    /// the host signalled it.
+    using TimelineSignals = std::map<uint64_t, std::optional<std::pair<uint64_t, uint64_t>>>;
+    std::map<uint64_t, TimelineSignals> timeline_signals_;
+    /// The submission whose signal completes a wait for `value` (the first signal of a value
+    /// ≥ it); none when the host signalled it or nothing signalled it yet.
+    std::optional<std::pair<uint64_t, uint64_t>> timeline_signaller(uint64_t semaphore,
+                                                                    uint64_t value) const;
     uint64_t submissions_ = 0;
     uint64_t dispatches_seen_ = 0;
     std::unique_ptr<GraphBuilder> builder_;

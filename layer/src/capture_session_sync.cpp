@@ -1,7 +1,10 @@
 // How consecutive submissions are ordered. Two submissions are ordered when the host waited
-// for the earlier one (vkQueueWaitIdle, vkDeviceWaitIdle, or vkWaitForFences on its fence or
-// a later one of its queue) before making the later one, or when the later one waits on a
-// semaphore signalled at or after the earlier one on its queue. Submission order alone
+// for the earlier one (vkQueueWaitIdle, vkDeviceWaitIdle, vkWaitForFences or vkGetFenceStatus
+// returning VK_SUCCESS on its fence or a later one of its queue, vkWaitSemaphores on a value it
+// or a later one of its queue signals) before making the later one, or when the later one waits on
+// a semaphore signalled at or after the earlier one on its queue (for a timeline semaphore, the
+// submission whose signal completes the wait: the first to signal a value at least the one
+// waited for; a value the host signalled orders nothing). Submission order alone
 // orders nothing for memory: a hazard across such a boundary is a race, so an unsynchronised
 // boundary adds no node.
 #include "layer/src/barrier_mapping.h"
@@ -27,9 +30,15 @@ std::string CaptureSession::sync_with_previous(const QueueState& q, const Submit
         return "host wait";
     }
     for (const auto& wait : batch.waits) {
-        auto it = semaphore_signal_.find(wait.semaphore);
-        if (it == semaphore_signal_.end()) continue;
-        const auto [signal_queue, signal_index] = it->second;
+        std::optional<std::pair<uint64_t, uint64_t>> signaller;
+        if (timeline_signals_.contains(wait.semaphore)) {
+            signaller = timeline_signaller(wait.semaphore, wait.value);
+        } else if (auto it = semaphore_signal_.find(wait.semaphore);
+                   it != semaphore_signal_.end()) {
+            signaller = it->second;
+        }
+        if (!signaller) continue;
+        const auto [signal_queue, signal_index] = *signaller;
         if (signal_queue != *last_queue_ || signal_index < prev) continue;
         MemoryDependency dep;
         dep.src_stages = kStageCompute | kStageTransfer;
@@ -103,6 +112,47 @@ void CaptureSession::on_fences_waited(std::span<const uint64_t> fences) {
         auto& q = queues_[it->second.first];
         if (!q.host_waited_through || *q.host_waited_through < it->second.second)
             q.host_waited_through = it->second.second;
+    }
+}
+
+std::optional<std::pair<uint64_t, uint64_t>> CaptureSession::timeline_signaller(
+    uint64_t semaphore, uint64_t value) const {
+    auto t = timeline_signals_.find(semaphore);
+    if (t == timeline_signals_.end()) return std::nullopt;
+    auto first = t->second.lower_bound(value);
+    if (first == t->second.end()) return std::nullopt;
+    return first->second;
+}
+
+void CaptureSession::on_semaphore_created(uint64_t semaphore, bool timeline) {
+    std::lock_guard lock(mutex_);
+    semaphore_signal_.erase(semaphore);  // a handle the driver reuses starts over
+    if (timeline)
+        timeline_signals_[semaphore].clear();
+    else
+        timeline_signals_.erase(semaphore);
+}
+
+void CaptureSession::on_semaphore_destroyed(uint64_t semaphore) {
+    std::lock_guard lock(mutex_);
+    semaphore_signal_.erase(semaphore);
+    timeline_signals_.erase(semaphore);
+}
+
+void CaptureSession::on_semaphore_signalled_by_host(uint64_t semaphore, uint64_t value) {
+    std::lock_guard lock(mutex_);
+    if (auto t = timeline_signals_.find(semaphore); t != timeline_signals_.end())
+        t->second[value] = std::nullopt;
+}
+
+void CaptureSession::on_semaphores_waited(std::span<const std::pair<uint64_t, uint64_t>> waited) {
+    std::lock_guard lock(mutex_);
+    for (const auto& [semaphore, value] : waited) {
+        const auto signaller = timeline_signaller(semaphore, value);
+        if (!signaller) continue;
+        auto& q = queues_[signaller->first];
+        if (!q.host_waited_through || *q.host_waited_through < signaller->second)
+            q.host_waited_through = signaller->second;
     }
 }
 

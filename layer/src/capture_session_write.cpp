@@ -93,6 +93,7 @@ void CaptureSession::write_capture(const char* why_now) {
     // The cost of writing is reported with the file: docs/benchmarks.md quotes it.
     const auto started = std::chrono::steady_clock::now();
     const uint64_t started_cpu = thread_cpu_ns();
+    builder_->read_indirect_counts(settings_.data ? snapshot_.get() : nullptr);
     document_.graph = builder_->finish(capture_device_, source.notes);
     document_.generator = std::string("VK_LAYER_GRAPHLENS_capture ") + GRAPHLENS_LAYER_VERSION;
     if (settings_.data) source.notes.push_back({std::nullopt, write_buffer_data()});

@@ -78,7 +78,14 @@ namespace graphlens::layer {
     X(QueueSubmit2KHR)                     \
     X(QueueWaitIdle)                       \
     X(DeviceWaitIdle)                      \
-    X(WaitForFences)
+    X(WaitForFences)                       \
+    X(GetFenceStatus)                      \
+    X(CreateSemaphore)                     \
+    X(DestroySemaphore)                    \
+    X(SignalSemaphore)                     \
+    X(SignalSemaphoreKHR)                  \
+    X(WaitSemaphores)                      \
+    X(WaitSemaphoresKHR)
 
 struct DeviceDispatch {
     PFN_vkGetDeviceProcAddr GetDeviceProcAddr = nullptr;

@@ -1,6 +1,7 @@
 #include "layer/src/graph_builder.h"
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 
 #include "layer/src/descriptor_writes.h"
@@ -51,6 +52,7 @@ AllocationId GraphBuilder::allocation_of(const BufferState& buffer) {
         allocation_memory_.push_back(buffer.memory);
         allocation_buffers_.emplace_back();
     }
+    if (buffer.device_address) graph_.allocations[it->second].device_address = true;
     auto& buffers = allocation_buffers_[it->second];
     if (std::find(buffers.begin(), buffers.end(), buffer.handle) == buffers.end())
         buffers.push_back(buffer.handle);
@@ -80,8 +82,9 @@ std::string GraphBuilder::bind_views(const PipelineState& pipeline, const BindSt
                                      Node& node) {
     if (!pipeline.reflection_error.empty())
         return "its kernel could not be reflected: " + pipeline.reflection_error;
-    if (pipeline.uses_physical_storage_buffer)
-        return "its kernel addresses memory through buffer device addresses";
+    if (pipeline.device_addresses == spirv::DeviceAddresses::unknown)
+        return "its kernel addresses memory through buffer device addresses: " +
+               pipeline.device_address_reason;
     std::vector<BoundView> views;
     std::vector<ByteRange> reads, writes;
     bool arrays = false;
@@ -166,15 +169,19 @@ void GraphBuilder::dispatch(const ResolvedDispatch& cmd, const BindState& bound,
         node.reads.clear();
         node.writes.clear();
         note(node.id, "ranges unknown: " + why);
+    } else if (bound.pipeline->device_addresses == spirv::DeviceAddresses::within_bindings) {
+        note(node.id,
+             "ranges from its bindings although its kernel uses buffer device "
+             "addresses: " +
+                 bound.pipeline->device_address_reason);
     }
     if (cmd.base != std::array<uint32_t, 3>{0, 0, 0})
         note(node.id, "vkCmdDispatchBase: the base workgroup is not stored, only the counts");
     if (cmd.is_indirect) {
-        // The counts are in device memory, unknown when recorded; the arguments are a read.
-        note(node.id,
-             "vkCmdDispatchIndirect: workgroup counts unknown at record time (stored "
-             "as 0,0,0); the arguments buffer is a read");
+        // The counts are in device memory: read_indirect_counts reads them from the buffer
+        // contents where it can. The arguments are a read.
         const auto args = resolve(cmd.indirect_args);
+        indirect_.push_back({graph_.nodes.size(), args.range});
         if (node.ranges_known && args.range) {
             graph_.derive_ranges(node);
             node.bindings.clear();
@@ -251,6 +258,48 @@ void GraphBuilder::note(std::optional<NodeId> node, const std::string& text) {
     if (!added) return;
     notes_.push_back({node, text});
     warn_once(text, text);
+}
+
+std::optional<size_t> GraphBuilder::earlier_writer(size_t index, const ByteRange& bytes) const {
+    for (size_t i = 0; i < index; ++i) {
+        const Node& n = graph_.nodes[i];
+        if (!n.is_dispatch()) continue;
+        if (!n.ranges_known) return i;
+        for (const ByteRange& w : n.writes)
+            if (w.allocation == bytes.allocation && w.begin < bytes.end && bytes.begin < w.end)
+                return i;
+    }
+    return std::nullopt;
+}
+
+void GraphBuilder::read_indirect_counts(const BufferSnapshot* contents_at_start) {
+    for (const IndirectDispatch& d : indirect_) {
+        Node& node = graph_.nodes[d.index];
+        std::string why;
+        std::optional<std::vector<uint8_t>> bytes;
+        if (!d.args) {
+            why = "its arguments are in a buffer the layer cannot place";
+        } else if (!contents_at_start) {
+            why = "the capture has no buffer contents (record with --data)";
+        } else if (!contents_at_start->not_taken.empty()) {
+            why = contents_at_start->not_taken;
+        } else if (const auto w = earlier_writer(d.index, *d.args)) {
+            why = "node " + std::to_string(*w) + " before it may write its arguments";
+        } else if (!(bytes = snapshot_bytes(*contents_at_start,
+                                            allocation_memory_[d.args->allocation].get(),
+                                            d.args->begin, d.args->size()))) {
+            why = "the buffer contents hold no copy of its arguments";
+        }
+        if (!why.empty()) {
+            note(node.id,
+                 "vkCmdDispatchIndirect: workgroup counts unknown (stored as 0,0,0): " + why);
+            continue;
+        }
+        std::memcpy(node.workgroups.data(), bytes->data(), 12);
+        note(node.id,
+             "vkCmdDispatchIndirect: workgroup counts read from its arguments as the buffer "
+             "contents held them when the range began");
+    }
 }
 
 }  // namespace graphlens::layer

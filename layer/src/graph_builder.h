@@ -14,6 +14,7 @@
 #include "graphlens/capture/capture_file.h"
 #include "graphlens/graph/compute_graph.h"
 #include "layer/src/bind_state.h"
+#include "layer/src/buffer_snapshot.h"
 #include "layer/src/command_resolution.h"
 #include "layer/src/layer_state.h"
 
@@ -34,6 +35,11 @@ class GraphBuilder {
     const std::vector<std::shared_ptr<const MemoryState>>& allocation_memories() const {
         return allocation_memory_;
     }
+    /// Sets the workgroup counts of the indirect dispatches from `contents_at_start` (the
+    /// buffers' contents when the range began; null without GRAPHLENS_CAPTURE_DATA) where no
+    /// command of the range before the dispatch may write its arguments; the others keep
+    /// 0,0,0 and a note says why they are unknown. Called once, before finish.
+    void read_indirect_counts(const BufferSnapshot* contents_at_start);
     /// Names allocations and kernels from the debug-utils names the program gave (it may name
     /// objects after recording them) and hands the graph and notes over.
     ComputeGraph finish(const DeviceState* device, std::vector<CaptureNote>& notes);
@@ -56,6 +62,14 @@ class GraphBuilder {
     /// step, and a copy per node would be most of a node's memory.
     const SharedString& label_of(const std::string& text);
 
+    /// The earliest node before `index` that writes `bytes` or whose ranges are unknown.
+    std::optional<size_t> earlier_writer(size_t index, const ByteRange& bytes) const;
+
+    struct IndirectDispatch {
+        size_t index = 0;               ///< of the node in graph_.nodes
+        std::optional<ByteRange> args;  ///< the 12 bytes of VkDispatchIndirectCommand
+    };
+    std::vector<IndirectDispatch> indirect_;
     ComputeGraph graph_;
     std::map<const MemoryState*, AllocationId> allocations_;
     std::vector<std::shared_ptr<const MemoryState>> allocation_memory_;

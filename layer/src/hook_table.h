@@ -25,6 +25,7 @@ void add_command_hooks(HookTable& table);         // hooks_commands.cpp
 void add_transfer_hooks(HookTable& table);        // hooks_transfers.cpp
 void add_sync_command_hooks(HookTable& table);    // hooks_sync_commands.cpp
 void add_queue_hooks(HookTable& table);           // hooks_queue.cpp
+void add_semaphore_hooks(HookTable& table);       // hooks_semaphores.cpp
 void add_debug_utils_hooks(HookTable& table);     // hooks_debug_utils.cpp
 
 template <class Fn>

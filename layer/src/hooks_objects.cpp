@@ -27,6 +27,7 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_CreateBuffer(VkDevice device, const VkBuffer
             auto s = std::make_shared<BufferState>();
             s->handle = handle_bits(*buffer);
             s->size = info->size;
+            s->device_address = (info->usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT) != 0;
             const uint64_t handle = s->handle;
             d->buffers.put(handle, std::move(s));
         });

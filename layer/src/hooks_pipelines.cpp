@@ -52,7 +52,8 @@ void reflect(PipelineState& p) {
         p.kernel.local_size = r.local_size;
         p.kernel.push_constant_size = r.push_constant_size;
         p.reflected = r.bindings;
-        p.uses_physical_storage_buffer = r.uses_physical_storage_buffer;
+        p.device_addresses = r.device_addresses;
+        p.device_address_reason = r.device_address_reason;
         for (const auto& b : r.bindings) p.kernel.bindings.push_back(kernel_binding(b));
     } catch (const std::exception& e) {
         p.reflection_error = e.what();

@@ -13,17 +13,34 @@ std::shared_ptr<const CommandList> list_of(DeviceState& d, VkCommandBuffer cb) {
     return s ? s->list : std::make_shared<const CommandList>();
 }
 
+// The timeline values of a VkSubmitInfo (VkTimelineSemaphoreSubmitInfo in its chain); a value
+// past the arrays given is 0, which a binary semaphore ignores.
+const VkTimelineSemaphoreSubmitInfo* timeline_values(const VkSubmitInfo& s) {
+    for (auto* p = static_cast<const VkBaseInStructure*>(s.pNext); p; p = p->pNext)
+        if (p->sType == VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO)
+            return reinterpret_cast<const VkTimelineSemaphoreSubmitInfo*>(p);
+    return nullptr;
+}
+
+uint64_t value_at(const uint64_t* values, uint32_t count, uint32_t k) {
+    return values && k < count ? values[k] : 0;
+}
+
 std::vector<SubmittedBatch> batches_of(DeviceState& d, uint32_t count, const VkSubmitInfo* infos) {
     std::vector<SubmittedBatch> out(count);
     for (uint32_t i = 0; i < count; ++i) {
         const auto& s = infos[i];
+        const VkTimelineSemaphoreSubmitInfo* t = timeline_values(s);
         for (uint32_t k = 0; k < s.commandBufferCount; ++k)
             out[i].lists.push_back(list_of(d, s.pCommandBuffers[k]));
         for (uint32_t k = 0; k < s.waitSemaphoreCount; ++k)
             out[i].waits.push_back(
-                {handle_bits(s.pWaitSemaphores[k]), VkPipelineStageFlags2(s.pWaitDstStageMask[k])});
+                {handle_bits(s.pWaitSemaphores[k]), VkPipelineStageFlags2(s.pWaitDstStageMask[k]),
+                 t ? value_at(t->pWaitSemaphoreValues, t->waitSemaphoreValueCount, k) : 0});
         for (uint32_t k = 0; k < s.signalSemaphoreCount; ++k)
-            out[i].signals.push_back(handle_bits(s.pSignalSemaphores[k]));
+            out[i].signals.push_back(
+                {handle_bits(s.pSignalSemaphores[k]),
+                 t ? value_at(t->pSignalSemaphoreValues, t->signalSemaphoreValueCount, k) : 0});
     }
     return out;
 }
@@ -36,9 +53,11 @@ std::vector<SubmittedBatch> batches_of(DeviceState& d, uint32_t count, const VkS
             out[i].lists.push_back(list_of(d, s.pCommandBufferInfos[k].commandBuffer));
         for (uint32_t k = 0; k < s.waitSemaphoreInfoCount; ++k)
             out[i].waits.push_back({handle_bits(s.pWaitSemaphoreInfos[k].semaphore),
-                                    s.pWaitSemaphoreInfos[k].stageMask});
+                                    s.pWaitSemaphoreInfos[k].stageMask,
+                                    s.pWaitSemaphoreInfos[k].value});
         for (uint32_t k = 0; k < s.signalSemaphoreInfoCount; ++k)
-            out[i].signals.push_back(handle_bits(s.pSignalSemaphoreInfos[k].semaphore));
+            out[i].signals.push_back({handle_bits(s.pSignalSemaphoreInfos[k].semaphore),
+                                      s.pSignalSemaphoreInfos[k].value});
     }
     return out;
 }

@@ -22,6 +22,7 @@ const HookTable& hook_table() {
         add_transfer_hooks(t);
         add_sync_command_hooks(t);
         add_queue_hooks(t);
+        add_semaphore_hooks(t);
         add_debug_utils_hooks(t);
         return t;
     }();

@@ -28,6 +28,8 @@ struct BufferState {
     /// Set by vkBindBufferMemory[2]; null while unbound.
     std::shared_ptr<MemoryState> memory;
     uint64_t memory_offset = 0;
+    /// Created with VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT: its replay needs the same.
+    bool device_address = false;
     std::atomic<bool> destroyed{false};
 };
 
@@ -99,7 +101,9 @@ struct PipelineState {
     KernelInfo kernel;    ///< name filled when the capture is built (debug names may come later)
     std::shared_ptr<const PipelineLayoutState> layout;
     std::vector<spirv::ReflectedBinding> reflected;
-    bool uses_physical_storage_buffer = false;
+    /// What its buffer device addresses can reach (spirv::DeviceAddresses), and why.
+    spirv::DeviceAddresses device_addresses = spirv::DeviceAddresses::none;
+    std::string device_address_reason;
     /// Why the kernel could not be reflected; empty when it was.
     std::string reflection_error;
     uint64_t module_handle = 0;  ///< for the module's debug name; 0 when given inline

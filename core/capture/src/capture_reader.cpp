@@ -72,7 +72,7 @@ OpKind as_op(const Json& v, const Path& p) {
 
 AllocationInfo read_allocation(const Json& v, const Path& p, size_t index) {
     Fields f(v, p, "an allocation");
-    f.only({"id", "size", "name", "usage"});
+    f.only({"id", "size", "name", "usage", "device_address"});
     AllocationInfo a;
     a.id = static_cast<AllocationId>(
         as_u64(f.need("id", "the allocation's id"), p / "id", Limits::max_allocations));
@@ -85,6 +85,7 @@ AllocationInfo read_allocation(const Json& v, const Path& p, size_t index) {
     if (auto u = f.find("usage"))
         a.usage = as_enum<AllocationUsage>(*u, p / "usage", "an allocation usage", 6,
                                            allocation_usage_from_name, allocation_usage_name);
+    opt_bool(f, "device_address", a.device_address);
     return a;
 }
 
@@ -157,7 +158,8 @@ KernelInfo read_kernel(const Json& v, const Path& p, size_t index, ReadContext& 
     if (auto j = f.find("spirv_hash")) {
         const auto bytes = as_hex_bytes(*j, p / "spirv_hash", 8);
         if (bytes.size() != 8)
-            fail(p / "spirv_hash", "16 hex digits (the SPIR-V words' hash, docs/capture-format.md)", describe(*j));
+            fail(p / "spirv_hash", "16 hex digits (the SPIR-V words' hash, docs/capture-format.md)",
+                 describe(*j));
         for (uint8_t b : bytes) k.spirv_hash = k.spirv_hash << 8 | b;
     }
     opt_list(

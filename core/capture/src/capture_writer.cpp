@@ -27,6 +27,7 @@ Json allocation_json(const AllocationInfo& a) {
     j["size"] = a.size;
     j["name"] = a.name;
     j["usage"] = allocation_usage_name(a.usage);
+    if (a.device_address) j["device_address"] = true;
     return j;
 }
 

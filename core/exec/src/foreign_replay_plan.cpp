@@ -116,9 +116,15 @@ DeviceRequirements foreign_requirements(const ComputeGraph& graph, const Capture
     }
     const bool subgroup = std::any_of(graph.kernels.begin(), graph.kernels.end(),
                                       [](const KernelInfo& k) { return k.required_subgroup_size; });
-    if (subgroup &&
-        std::find(r.features.begin(), r.features.end(), "subgroupSizeControl") == r.features.end())
-        r.features.push_back("subgroupSizeControl");
+    auto require = [&](const char* feature) {
+        if (std::find(r.features.begin(), r.features.end(), feature) == r.features.end())
+            r.features.push_back(feature);
+    };
+    if (subgroup) require("subgroupSizeControl");
+    // Buffers the program gave device addresses get them in the replay too (DeviceMemory).
+    if (std::any_of(graph.allocations.begin(), graph.allocations.end(),
+                    [](const AllocationInfo& a) { return a.device_address; }))
+        require("bufferDeviceAddress");
     return r;
 }
 

@@ -139,12 +139,14 @@ class PointerWalk {
             case op::AtomicLoad:
             case op::CooperativeMatrixLoadKHR:
             case op::CooperativeMatrixLoadNV:
+            case op::CooperativeMatrixLoadTensorNV:
                 if (in.operand(2) == id) access_.reads = true;
                 return;
             case op::AtomicStore:
             case op::AtomicFlagClear:
             case op::CooperativeMatrixStoreKHR:
             case op::CooperativeMatrixStoreNV:
+            case op::CooperativeMatrixStoreTensorNV:
                 if (in.operand(0) == id) access_.writes = true;
                 return;
             case op::ExtInst: {  // GLSL.std.450's Modf / Frexp write through a pointer operand
@@ -238,10 +240,15 @@ void AccessAnalysis::collect_reachable(uint32_t entry_function, size_t at) {
     for (size_t next = 0; next < reachable_.size(); ++next) {
         const Function& f = *reachable_[next];
         for (size_t i = f.first; i < f.end; ++i) {
+            // Called (OpFunctionCall) or handed to the driver to call (a cooperative-matrix
+            // decode, per-element or reduce function): any operand naming a function. A
+            // literal that equals a function's id by chance only adds code to the walk.
             const Instruction& in = module_.instructions()[i];
-            if (in.opcode() != op::FunctionCall) continue;
-            const Function* callee = module_.function(in.operand(2));
-            if (callee && seen.insert(callee->id).second) reachable_.push_back(callee);
+            if (is_debug_only(in)) continue;
+            for (uint32_t word : in.operands_from(0)) {
+                const Function* callee = module_.function(word);
+                if (callee && seen.insert(callee->id).second) reachable_.push_back(callee);
+            }
         }
     }
 }

@@ -5,7 +5,8 @@
 // functions and back out of OpReturnValue, to the instructions that touch memory: OpLoad
 // reads, OpStore writes, atomics do both (OpAtomicLoad reads, OpAtomicStore writes),
 // OpCopyMemory writes its target and reads its source, cooperative-matrix loads (KHR, NV)
-// read and stores write, OpArrayLength does neither. An image
+// read and stores write (tensor-addressed ones of SPV_NV_cooperative_matrix2 too), OpArrayLength
+// does neither. An image
 // loaded from the variable is followed the same way: OpImageWrite writes, queries touch
 // nothing, any other use reads. A pointer reaching anything else "escapes" (stored to memory,
 // converted to an integer, an unknown opcode): the caller then takes read_write.
@@ -34,6 +35,9 @@ class AccessAnalysis {
     bool referenced(uint32_t id) const { return uses_.contains(id); }
     /// The accesses the call tree makes through pointers derived from `variable`.
     CodeAccess access_of(uint32_t variable) const;
+    /// The entry point's function and every function it calls or hands to the driver to call
+    /// (cooperative-matrix decode callbacks): the code that runs for a dispatch.
+    const std::vector<const Function*>& reachable_functions() const { return reachable_; }
 
   private:
     friend class PointerWalk;

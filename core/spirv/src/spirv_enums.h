@@ -35,9 +35,10 @@ inline constexpr uint32_t VectorShuffle = 79, CompositeExtract = 81, CompositeIn
                           ImageQueryFormat = 101, ImageQueryOrder = 102, ImageQuerySizeLod = 103,
                           ImageQuerySize = 104, ImageQueryLod = 105, ImageQueryLevels = 106,
                           ImageQuerySamples = 107;
-inline constexpr uint32_t UConvert = 113, SConvert = 114, ConvertPtrToU = 117, Bitcast = 124,
-                          SNegate = 126, IAdd = 128, ISub = 130, IMul = 132, UDiv = 134, SDiv = 135,
-                          UMod = 137, SRem = 138, SMod = 139;
+inline constexpr uint32_t CompositeConstruct = 80, CopyLogical = 400;
+inline constexpr uint32_t UConvert = 113, SConvert = 114, ConvertPtrToU = 117, ConvertUToPtr = 120,
+                          Bitcast = 124, SNegate = 126, IAdd = 128, ISub = 130, IMul = 132,
+                          UDiv = 134, SDiv = 135, UMod = 137, SRem = 138, SMod = 139;
 inline constexpr uint32_t LogicalEqual = 164, LogicalNotEqual = 165, LogicalOr = 166,
                           LogicalAnd = 167, LogicalNot = 168, Select = 169, IEqual = 170,
                           INotEqual = 171, UGreaterThan = 172, SGreaterThan = 173,
@@ -47,6 +48,7 @@ inline constexpr uint32_t ShiftRightLogical = 194, ShiftRightArithmetic = 195,
                           ShiftLeftLogical = 196, BitwiseOr = 197, BitwiseXor = 198,
                           BitwiseAnd = 199, Not = 200;
 inline constexpr uint32_t AtomicLoad = 227, AtomicStore = 228, AtomicExchange = 229,
+                          AtomicCompareExchange = 230, AtomicCompareExchangeWeak = 231,
                           AtomicXor = 242, AtomicFlagTestAndSet = 318, AtomicFlagClear = 319,
                           AtomicFMinEXT = 5614, AtomicFMaxEXT = 5615, AtomicFAddEXT = 6035;
 inline constexpr uint32_t Phi = 245, LoopMerge = 246, SelectionMerge = 247, BranchConditional = 250,
@@ -54,6 +56,10 @@ inline constexpr uint32_t Phi = 245, LoopMerge = 246, SelectionMerge = 247, Bran
                           PtrEqual = 401, PtrNotEqual = 402, PtrDiff = 403;
 inline constexpr uint32_t CooperativeMatrixLoadKHR = 4457, CooperativeMatrixStoreKHR = 4458,
                           CooperativeMatrixLoadNV = 5359, CooperativeMatrixStoreNV = 5360;
+// SPV_NV_cooperative_matrix2: tensor-addressed loads may name a decode function, which the
+// driver calls with a PhysicalStorageBuffer pointer into the loaded buffer.
+inline constexpr uint32_t CooperativeMatrixLoadTensorNV = 5367,
+                          CooperativeMatrixStoreTensorNV = 5368;
 }  // namespace op
 
 namespace decoration {
@@ -63,7 +69,9 @@ inline constexpr uint32_t SpecId = 1, Block = 2, BufferBlock = 3, RowMajor = 4, 
 }
 
 namespace storage_class {
-inline constexpr uint32_t UniformConstant = 0, Uniform = 2, PushConstant = 9, StorageBuffer = 12;
+inline constexpr uint32_t UniformConstant = 0, Input = 1, Uniform = 2, Workgroup = 4, Private = 6,
+                          Function = 7, PushConstant = 9, StorageBuffer = 12,
+                          PhysicalStorageBuffer = 5349;
 }
 
 inline constexpr uint32_t kExecutionModelGLCompute = 5;

@@ -11,6 +11,7 @@
 
 #include "spirv/src/access_analysis.h"
 #include "spirv/src/constant_evaluator.h"
+#include "spirv/src/device_address_analysis.h"
 #include "spirv/src/spirv_enums.h"
 #include "spirv/src/spirv_module.h"
 #include "spirv/src/type_layout.h"
@@ -224,9 +225,9 @@ ReflectedKernel reflect_compute_kernel(std::span<const uint32_t> words,
     ReflectedKernel kernel;
     kernel.entry_point = ep.name;
     resolve_local_size(module, constants, ep, kernel);
-    kernel.uses_physical_storage_buffer =
-        module.has_capability(kCapabilityPhysicalStorageBufferAddresses) ||
-        module.addressing_model() == kAddressingModelPhysicalStorageBuffer64;
+    DeviceAddressFinding addresses = DeviceAddressAnalysis(module, code).run();
+    kernel.device_addresses = addresses.use;
+    kernel.device_address_reason = std::move(addresses.reason);
 
     std::vector<ReflectedBinding> bindings;
     for (uint32_t id : interface_variables(module, ep, code)) {

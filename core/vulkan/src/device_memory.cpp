@@ -145,7 +145,8 @@ uint32_t DeviceMemory::pick_memory_type(uint32_t type_bits) const {
     throw std::runtime_error("no memory type for storage buffers");
 }
 
-AllocationId DeviceMemory::allocate(std::string name, uint64_t size, AllocationUsage usage) {
+AllocationId DeviceMemory::allocate(std::string name, uint64_t size, AllocationUsage usage,
+                                    bool device_address) {
     const auto& f = device_->facts();
     if (size == 0) throw std::length_error(fmt::format("allocation '{}': size 0", name));
     if (f.max_allocation_size && size > f.max_allocation_size)
@@ -160,7 +161,7 @@ AllocationId DeviceMemory::allocate(std::string name, uint64_t size, AllocationU
     VkDevice dev = device_->handle();
     VkBufferCreateInfo bi = vk_struct<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
     bi.size = size;
-    bi.usage = kUsage;
+    bi.usage = kUsage | (device_address ? VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT : 0);
     DeviceBuffer buf;
     buf.size = size;
     vk_check(vkCreateBuffer(dev, &bi, nullptr, &buf.buffer), "vkCreateBuffer");
@@ -171,6 +172,7 @@ AllocationId DeviceMemory::allocate(std::string name, uint64_t size, AllocationU
         Arena* arena = nullptr;
         uint64_t offset = 0;
         for (auto& a : arenas_) {
+            if (a.device_address != device_address) continue;
             const uint64_t at = align_up(a.used, alignment);
             if (at + req.size <= a.size) {
                 arena = &a;
@@ -180,6 +182,7 @@ AllocationId DeviceMemory::allocate(std::string name, uint64_t size, AllocationU
         }
         if (!arena) {
             Arena a;
+            a.device_address = device_address;
             a.size = std::max(arena_bytes_, req.size);
             if (f.max_allocation_size)
                 a.size =
@@ -188,6 +191,10 @@ AllocationId DeviceMemory::allocate(std::string name, uint64_t size, AllocationU
                 vk_struct<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
             ai.allocationSize = a.size;
             ai.memoryTypeIndex = pick_memory_type(req.memoryTypeBits);
+            VkMemoryAllocateFlagsInfo flags =
+                vk_struct<VkMemoryAllocateFlagsInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO);
+            flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+            if (device_address) ai.pNext = &flags;
             VkResult r = vkAllocateMemory(dev, &ai, nullptr, &a.memory);
             if (r != VK_SUCCESS)
                 throw std::length_error(fmt::format(
@@ -215,6 +222,7 @@ AllocationId DeviceMemory::allocate(std::string name, uint64_t size, AllocationU
     info.size = size;
     info.name = std::move(name);
     info.usage = usage;
+    info.device_address = device_address;
     infos_.push_back(std::move(info));
     buffers_.push_back(buf);
     return infos_.back().id;
@@ -228,7 +236,7 @@ void DeviceMemory::recreate(const ComputeGraph& graph) {
             throw std::invalid_argument(
                 fmt::format("graph allocation '{}' at index {} has id {}; ids must equal indices",
                             a.name, i, a.id));
-        allocate(a.name, a.size, a.usage);
+        allocate(a.name, a.size, a.usage, a.device_address);
     }
 }
 

@@ -1,9 +1,9 @@
 // DeviceRequirements: a recorded program's extensions and features, checked against a
-// physical device and set in the feature structs of vkCreateDevice. The member lists are
-// vulkan_core.h's in declaration order (the same lists the capture layer reads enabled
-// features with, layer/src/enabled_features.cpp); each struct lays its VkBool32 members out
-// consecutively, which the static_asserts check against the structs' sizes.
+// physical device and set in the feature structs of vkCreateDevice. The feature names are the
+// members of graphlens/vulkan/feature_table.h, the table the capture layer reads a program's
+// enabled features with.
 #include "graphlens/vulkan/device_requirements.h"
+#include "graphlens/vulkan/feature_table.h"
 #include "vulkan/src/device_requirements_apply.h"
 #include "vulkan/src/vk_struct.h"
 
@@ -11,183 +11,21 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstring>
-#include <span>
+#include <iterator>
+#include <optional>
 
 namespace graphlens {
 namespace {
 
-constexpr const char* kFeaturesNames[] = {
-    "robustBufferAccess",
-    "fullDrawIndexUint32",
-    "imageCubeArray",
-    "independentBlend",
-    "geometryShader",
-    "tessellationShader",
-    "sampleRateShading",
-    "dualSrcBlend",
-    "logicOp",
-    "multiDrawIndirect",
-    "drawIndirectFirstInstance",
-    "depthClamp",
-    "depthBiasClamp",
-    "fillModeNonSolid",
-    "depthBounds",
-    "wideLines",
-    "largePoints",
-    "alphaToOne",
-    "multiViewport",
-    "samplerAnisotropy",
-    "textureCompressionETC2",
-    "textureCompressionASTC_LDR",
-    "textureCompressionBC",
-    "occlusionQueryPrecise",
-    "pipelineStatisticsQuery",
-    "vertexPipelineStoresAndAtomics",
-    "fragmentStoresAndAtomics",
-    "shaderTessellationAndGeometryPointSize",
-    "shaderImageGatherExtended",
-    "shaderStorageImageExtendedFormats",
-    "shaderStorageImageMultisample",
-    "shaderStorageImageReadWithoutFormat",
-    "shaderStorageImageWriteWithoutFormat",
-    "shaderUniformBufferArrayDynamicIndexing",
-    "shaderSampledImageArrayDynamicIndexing",
-    "shaderStorageBufferArrayDynamicIndexing",
-    "shaderStorageImageArrayDynamicIndexing",
-    "shaderClipDistance",
-    "shaderCullDistance",
-    "shaderFloat64",
-    "shaderInt64",
-    "shaderInt16",
-    "shaderResourceResidency",
-    "shaderResourceMinLod",
-    "sparseBinding",
-    "sparseResidencyBuffer",
-    "sparseResidencyImage2D",
-    "sparseResidencyImage3D",
-    "sparseResidency2Samples",
-    "sparseResidency4Samples",
-    "sparseResidency8Samples",
-    "sparseResidency16Samples",
-    "sparseResidencyAliased",
-    "variableMultisampleRate",
-    "inheritedQueries",
-};
-constexpr const char* kVulkan11FeaturesNames[] = {
-    "storageBuffer16BitAccess",
-    "uniformAndStorageBuffer16BitAccess",
-    "storagePushConstant16",
-    "storageInputOutput16",
-    "multiview",
-    "multiviewGeometryShader",
-    "multiviewTessellationShader",
-    "variablePointersStorageBuffer",
-    "variablePointers",
-    "protectedMemory",
-    "samplerYcbcrConversion",
-    "shaderDrawParameters",
-};
-constexpr const char* kVulkan12FeaturesNames[] = {
-    "samplerMirrorClampToEdge",
-    "drawIndirectCount",
-    "storageBuffer8BitAccess",
-    "uniformAndStorageBuffer8BitAccess",
-    "storagePushConstant8",
-    "shaderBufferInt64Atomics",
-    "shaderSharedInt64Atomics",
-    "shaderFloat16",
-    "shaderInt8",
-    "descriptorIndexing",
-    "shaderInputAttachmentArrayDynamicIndexing",
-    "shaderUniformTexelBufferArrayDynamicIndexing",
-    "shaderStorageTexelBufferArrayDynamicIndexing",
-    "shaderUniformBufferArrayNonUniformIndexing",
-    "shaderSampledImageArrayNonUniformIndexing",
-    "shaderStorageBufferArrayNonUniformIndexing",
-    "shaderStorageImageArrayNonUniformIndexing",
-    "shaderInputAttachmentArrayNonUniformIndexing",
-    "shaderUniformTexelBufferArrayNonUniformIndexing",
-    "shaderStorageTexelBufferArrayNonUniformIndexing",
-    "descriptorBindingUniformBufferUpdateAfterBind",
-    "descriptorBindingSampledImageUpdateAfterBind",
-    "descriptorBindingStorageImageUpdateAfterBind",
-    "descriptorBindingStorageBufferUpdateAfterBind",
-    "descriptorBindingUniformTexelBufferUpdateAfterBind",
-    "descriptorBindingStorageTexelBufferUpdateAfterBind",
-    "descriptorBindingUpdateUnusedWhilePending",
-    "descriptorBindingPartiallyBound",
-    "descriptorBindingVariableDescriptorCount",
-    "runtimeDescriptorArray",
-    "samplerFilterMinmax",
-    "scalarBlockLayout",
-    "imagelessFramebuffer",
-    "uniformBufferStandardLayout",
-    "shaderSubgroupExtendedTypes",
-    "separateDepthStencilLayouts",
-    "hostQueryReset",
-    "timelineSemaphore",
-    "bufferDeviceAddress",
-    "bufferDeviceAddressCaptureReplay",
-    "bufferDeviceAddressMultiDevice",
-    "vulkanMemoryModel",
-    "vulkanMemoryModelDeviceScope",
-    "vulkanMemoryModelAvailabilityVisibilityChains",
-    "shaderOutputViewportIndex",
-    "shaderOutputLayer",
-    "subgroupBroadcastDynamicId",
-};
-constexpr const char* kVulkan13FeaturesNames[] = {
-    "robustImageAccess",
-    "inlineUniformBlock",
-    "descriptorBindingInlineUniformBlockUpdateAfterBind",
-    "pipelineCreationCacheControl",
-    "privateData",
-    "shaderDemoteToHelperInvocation",
-    "shaderTerminateInvocation",
-    "subgroupSizeControl",
-    "computeFullSubgroups",
-    "synchronization2",
-    "textureCompressionASTC_HDR",
-    "shaderZeroInitializeWorkgroupMemory",
-    "dynamicRendering",
-    "shaderIntegerDotProduct",
-    "maintenance4",
-};
+using vulkan_features::FeatureMember;
+using vulkan_features::kFeatureStructs;
 
-struct FeatureTable {
-    std::span<const char* const> names;
-    size_t first_offset;  // of the first VkBool32 member in its struct
-};
-
-constexpr FeatureTable kTables[] = {
-    {kFeaturesNames, 0},
-    {kVulkan11FeaturesNames, offsetof(VkPhysicalDeviceVulkan11Features, storageBuffer16BitAccess)},
-    {kVulkan12FeaturesNames, offsetof(VkPhysicalDeviceVulkan12Features, samplerMirrorClampToEdge)},
-    {kVulkan13FeaturesNames, offsetof(VkPhysicalDeviceVulkan13Features, robustImageAccess)},
-};
-
-static_assert(sizeof(VkPhysicalDeviceFeatures) == sizeof(kFeaturesNames) / sizeof(char*) * 4);
-static_assert(offsetof(VkPhysicalDeviceVulkan11Features, storageBuffer16BitAccess) +
-                  sizeof(kVulkan11FeaturesNames) / sizeof(char*) * 4 ==
-              sizeof(VkPhysicalDeviceVulkan11Features));
-static_assert(offsetof(VkPhysicalDeviceVulkan12Features, samplerMirrorClampToEdge) +
-                  sizeof(kVulkan12FeaturesNames) / sizeof(char*) * 4 <=
-              sizeof(VkPhysicalDeviceVulkan12Features));
-static_assert(offsetof(VkPhysicalDeviceVulkan13Features, robustImageAccess) +
-                  sizeof(kVulkan13FeaturesNames) / sizeof(char*) * 4 <=
-              sizeof(VkPhysicalDeviceVulkan13Features));
-
-// The table and member index of a feature name.
-std::optional<std::pair<size_t, size_t>> find_feature(const std::string& name) {
-    for (size_t t = 0; t < std::size(kTables); ++t)
-        for (size_t i = 0; i < kTables[t].names.size(); ++i)
-            if (name == kTables[t].names[i]) return std::pair{t, i};
+// The struct (index into kFeatureStructs) and member of a feature name.
+std::optional<std::pair<size_t, const FeatureMember*>> find_feature(const std::string& name) {
+    for (size_t t = 0; t < std::size(kFeatureStructs); ++t)
+        for (const FeatureMember& m : kFeatureStructs[t].members)
+            if (name == m.name) return std::pair{t, &m};
     return std::nullopt;
-}
-
-VkBool32* member(void* s, size_t table, size_t index) {
-    return reinterpret_cast<VkBool32*>(static_cast<char*>(s) + kTables[table].first_offset) + index;
 }
 
 std::string join(const std::vector<std::string>& items) {
@@ -249,19 +87,19 @@ RequiredFeatureStructs apply_device_requirements(
     vkGetPhysicalDeviceFeatures2(physical, &s10);
     void* supported[] = {&s10.features, &s11, &s12, &s13};
     void* enable[] = {&f10, &f11, &f12, &f13};
-    const uint32_t needs_api[] = {0, VK_API_VERSION_1_2, VK_API_VERSION_1_2, VK_API_VERSION_1_3};
     for (const auto& name : required.features) {
         const auto at = find_feature(name);
         if (!at) {
             missing_features.push_back(name + " (a feature this build does not know)");
             continue;
         }
-        const auto [t, i] = *at;
-        if (api_version < needs_api[t] || !*member(supported[t], t, i)) {
+        const auto [t, m] = *at;
+        if (api_version < kFeatureStructs[t].api_version ||
+            !vulkan_features::member_of(static_cast<const void*>(supported[t]), *m)) {
             missing_features.push_back(name);
             continue;
         }
-        *member(enable[t], t, i) = VK_TRUE;
+        vulkan_features::member_of(enable[t], *m) = VK_TRUE;
         used.vulkan11 = used.vulkan11 || t == 1;
         used.vulkan12 = used.vulkan12 || t == 2;
         used.vulkan13 = used.vulkan13 || t == 3;

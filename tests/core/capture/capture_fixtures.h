@@ -167,6 +167,7 @@ inline CaptureDocument foreign_document() {
     const auto in = g.add_allocation("in", 1024, AllocationUsage::input);
     const auto mid = g.add_allocation("mid", 4096, AllocationUsage::activations);
     const auto out = g.add_allocation("out", 4096, AllocationUsage::output);
+    g.allocations[mid].device_address = true;  // a buffer made with a device address
     KernelInfo scale = kernel("scale_rows", {BindingAccess::read, BindingAccess::write}, 8);
     scale.bindings[1].set = 1;
     scale.bindings[1].binding = 0;

@@ -64,6 +64,8 @@ TEST(CaptureVersion2, EveryNewFieldLoadsBackEqual) {
     EXPECT_EQ(scope->dependencies[0].range, (ByteRange{1, 0, 1024}));
     EXPECT_EQ(loaded.graph.scope_of(loaded.graph.nodes[5]), nullptr);  // the full barrier
     EXPECT_EQ(loaded.graph.stage_of(loaded.graph.nodes[0]), kStageTransfer);
+    EXPECT_TRUE(loaded.graph.allocations[1].device_address);
+    EXPECT_FALSE(loaded.graph.allocations[0].device_address);
 }
 
 TEST(CaptureVersion2, SaveLoadSaveIsByteIdentical) {
@@ -108,9 +110,10 @@ TEST(CaptureVersion2, SnapshotsStoreBarrierScopesOnlyWhereTheyDiffer) {
 TEST(CaptureVersion2, DefaultsAreNotWritten) {
     // GraphLens's own captures use none of the new fields: the file holds none of them.
     const std::string text = save_capture_to_string(test::small_document());
-    for (const char* key : {"\"set\"", "\"evidence\"", "\"descriptor\"", "\"stage\":\"",
-                            "spirv_base64", "\"specialization\"", "required_subgroup_size",
-                            "pipeline_flags", "\"scope\"", "barrier_scopes", "\"source\""})
+    for (const char* key :
+         {"\"set\"", "\"evidence\"", "\"descriptor\"", "\"stage\":\"", "spirv_base64",
+          "\"specialization\"", "required_subgroup_size", "pipeline_flags", "\"scope\"",
+          "barrier_scopes", "\"source\"", "device_address"})
         EXPECT_EQ(text.find(key), std::string::npos) << key;
 }
 

@@ -36,7 +36,7 @@ TEST_P(Descriptors, SetsClassesAndArraysSortedBySetAndBinding) {
     EXPECT_EQ(many.access, BindingAccess::read);
     EXPECT_EQ(many.evidence, AccessEvidence::code);
     EXPECT_EQ(k.local_size[0], 16u);
-    EXPECT_FALSE(k.uses_physical_storage_buffer);
+    EXPECT_EQ(k.device_addresses, DeviceAddresses::none);
 }
 
 INSTANTIATE_TEST_SUITE_P(SpirvVersions, Descriptors,

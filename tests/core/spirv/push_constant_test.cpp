@@ -23,7 +23,7 @@ TEST(PushConstants, ABufferReferenceIsEightBytes) {
     const ReflectedKernel k =
         reflect_compute_kernel(test::compiled_shader("buffer_reference"), "main");
     EXPECT_EQ(k.push_constant_size, 12u);
-    EXPECT_TRUE(k.uses_physical_storage_buffer);
+    EXPECT_EQ(k.device_addresses, DeviceAddresses::unknown) << k.device_address_reason;
     EXPECT_TRUE(k.bindings.empty());
 }
 

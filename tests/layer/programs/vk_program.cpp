@@ -62,7 +62,7 @@ VkPhysicalDevice pick_device(VkInstance instance) {
 
 }  // namespace
 
-Context create_context(bool validate) {
+Context create_context(bool validate, uint32_t features) {
     Context c;
     VkDebugUtilsMessengerCreateInfoEXT messenger{
         VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
@@ -96,6 +96,10 @@ Context create_context(bool validate) {
     queue.pQueuePriorities = &priority;
     VkPhysicalDeviceVulkan13Features v13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
     v13.synchronization2 = VK_TRUE;
+    VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    v12.bufferDeviceAddress = (features & kBufferDeviceAddress) ? VK_TRUE : VK_FALSE;
+    v12.timelineSemaphore = (features & kTimelineSemaphore) ? VK_TRUE : VK_FALSE;
+    if (features) v13.pNext = &v12;
     const char* extensions[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
     VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     info.pNext = &v13;
@@ -146,11 +150,15 @@ VkBuffer create_buffer(Context& c, uint64_t size, VkBufferUsageFlags usage, cons
     return b;
 }
 
-VkDeviceMemory allocate_memory(Context& c, uint64_t size, const char* name) {
+VkDeviceMemory allocate_memory(Context& c, uint64_t size, const char* name,
+                               VkMemoryAllocateFlags flags) {
     const VkMemoryPropertyFlags want =
         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     VkMemoryAllocateInfo info{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     info.allocationSize = size;
+    VkMemoryAllocateFlagsInfo flags_info{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+    flags_info.flags = flags;
+    if (flags) info.pNext = &flags_info;
     for (uint32_t i = 0; i < c.memory.memoryTypeCount; ++i)
         if ((c.memory.memoryTypes[i].propertyFlags & want) == want) {
             info.memoryTypeIndex = i;

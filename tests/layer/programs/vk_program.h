@@ -43,13 +43,22 @@ struct ValidationLog {
 };
 ValidationLog& validation_log();
 
-/// Creates instance, device (with VK_KHR_push_descriptor and synchronization2) and queue.
-Context create_context(bool validate);
+/// Features a program enables besides synchronization2 (create_context's `features`).
+enum ContextFeature : uint32_t {
+    kBufferDeviceAddress = 1,  ///< VkPhysicalDeviceVulkan12Features::bufferDeviceAddress
+    kTimelineSemaphore = 2,    ///< VkPhysicalDeviceVulkan12Features::timelineSemaphore
+};
+
+/// Creates instance, device (with VK_KHR_push_descriptor, synchronization2 and the
+/// ContextFeature bits in `features`) and queue.
+Context create_context(bool validate, uint32_t features = 0);
 void destroy_context(Context& c);
 
 VkBuffer create_buffer(Context& c, uint64_t size, VkBufferUsageFlags usage, const char* name);
-/// Host-visible, coherent memory (lavapipe's memory is all of that).
-VkDeviceMemory allocate_memory(Context& c, uint64_t size, const char* name);
+/// Host-visible, coherent memory (lavapipe's memory is all of that); `flags` go into a
+/// VkMemoryAllocateFlagsInfo when not 0 (VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT).
+VkDeviceMemory allocate_memory(Context& c, uint64_t size, const char* name,
+                               VkMemoryAllocateFlags flags = 0);
 VkShaderModule create_module(Context& c, const uint32_t* words, size_t bytes, const char* name);
 VkPipeline create_pipeline(Context& c, VkShaderModule module, VkPipelineLayout layout,
                            const VkSpecializationInfo* spec, const char* name);

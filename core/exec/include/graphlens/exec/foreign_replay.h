@@ -53,8 +53,9 @@ std::vector<ForeignMode> all_foreign_modes();
 std::vector<ForeignMode> parse_foreign_modes(std::string_view list);
 
 /// What the device must enable to run the graph's kernels as the program ran them: the
-/// program's device extensions and features (`source`, when the capture has one), and
-/// subgroupSizeControl where a kernel requires a subgroup size.
+/// program's device extensions and features (`source`, when the capture has one),
+/// subgroupSizeControl where a kernel requires a subgroup size, and bufferDeviceAddress where
+/// an allocation is marked `device_address`.
 DeviceRequirements foreign_requirements(const ComputeGraph& graph, const CaptureSource* source);
 
 struct ForeignRunOptions {

@@ -19,6 +19,10 @@ struct AllocationInfo {
     uint64_t size = 0;    ///< bytes
     std::string name;
     AllocationUsage usage = AllocationUsage::scratch;
+    /// A recorded program created a buffer on it with VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT
+    /// (a driver may derive addresses of it, e.g. for cooperative-matrix decode callbacks): its
+    /// replay's buffer gets that usage and memory allocated with the device-address flag.
+    bool device_address = false;
     friend bool operator==(const AllocationInfo&, const AllocationInfo&) = default;
 };
 

@@ -39,6 +39,21 @@ enum class DescriptorClass : uint8_t {
     other,  ///< texel buffers, acceleration structures, ...
 };
 
+/// What the kernel's PhysicalStorageBuffer pointers (buffer device addresses) can reach.
+enum class DeviceAddresses : uint8_t {
+    none,  ///< its code holds no PhysicalStorageBuffer pointer
+    /// Only pointers the driver derives from bound buffers: the parameters of the decode
+    /// callbacks of cooperative-matrix tensor loads (SPV_NV_cooperative_matrix2), passed on,
+    /// offset or re-typed, only read through; never formed from data. Its bindings' ranges
+    /// are all it touches.
+    within_bindings,
+    /// The code forms an address from data (an integer converted or bitcast to a pointer, a
+    /// pointer loaded from memory, a pointer in a push-constant, uniform or storage block),
+    /// writes through one, or uses one in a way the analysis does not follow: what it touches
+    /// cannot be known from its bindings.
+    unknown,
+};
+
 struct ReflectedBinding {
     uint32_t set = 0;
     uint32_t binding = 0;
@@ -72,9 +87,10 @@ struct ReflectedKernel {
     /// Sorted by (set, binding); only the variables of the entry point's interface (SPIR-V
     /// 1.4+) or of its call tree (older). Variables aliasing one binding are merged.
     std::vector<ReflectedBinding> bindings;
-    /// The module addresses memory through PhysicalStorageBuffer pointers (buffer device
-    /// address): what it touches there is outside every binding and cannot be known.
-    bool uses_physical_storage_buffer = false;
+    /// What its PhysicalStorageBuffer pointers can reach, and why (one sentence naming the
+    /// instruction that decided it; empty for `none` without the capability).
+    DeviceAddresses device_addresses = DeviceAddresses::none;
+    std::string device_address_reason;
 };
 
 /// Reflects the GLCompute entry point `entry_point` of a module (either byte order). Throws

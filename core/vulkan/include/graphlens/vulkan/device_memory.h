@@ -41,11 +41,16 @@ class DeviceMemory {
     DeviceMemory& operator=(const DeviceMemory&) = delete;
 
     /// A new allocation; its id is the next index. Throws std::length_error naming the
-    /// allocation when `size` is 0 or exceeds what the device can allocate.
+    /// allocation when `size` is 0 or exceeds what the device can allocate. With
+    /// `device_address` its buffer has VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT and lives in
+    /// arenas allocated with VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT (the device must have been
+    /// created with the bufferDeviceAddress feature).
     AllocationId allocate(std::string name, uint64_t size,
-                          AllocationUsage usage = AllocationUsage::scratch);
-    /// Allocates every allocation of `graph` (same ids, names, sizes, usages) after any
-    /// existing ones are released; used to replay a capture made on another machine.
+                          AllocationUsage usage = AllocationUsage::scratch,
+                          bool device_address = false);
+    /// Allocates every allocation of `graph` (same ids, names, sizes, usages, device-address
+    /// usage) after any existing ones are released; used to replay a capture made on another
+    /// machine.
     void recreate(const ComputeGraph& graph);
     /// Allocates, zeroed, the allocations `graph` has beyond this memory's: those a pass added
     /// for a fused kernel (FusionScratch, usage scratch). Throws std::invalid_argument naming
@@ -110,6 +115,7 @@ class DeviceMemory {
         uint64_t size = 0;
         uint64_t used = 0;
         uint8_t* mapped = nullptr;
+        bool device_address = false;  ///< allocated with VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT
     };
     uint32_t pick_memory_type(uint32_t type_bits) const;
     void copy_via_staging(AllocationId id, uint64_t offset, uint64_t size, const uint8_t* src,
