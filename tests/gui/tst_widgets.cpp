@@ -9,6 +9,7 @@
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QGraphicsPathItem>
+#include <QGraphicsRectItem>
 #include <QGraphicsScene>
 #include <QImage>
 #include <QInputDialog>
@@ -1246,6 +1247,35 @@ class TestWidgets : public QObject {
             }
         QCOMPARE(size_t(edges), graph->folded().edges.size());
         QCOMPARE(with_bytes, edges);
+    }
+
+    // Graphviz lays the sample's graph out, and no edge passes through a box it does not join.
+    void dependencyEdgesRouteAroundBoxes() {
+        DependencyGraphView* graph = w().dependencyGraph();
+        w().showView(graph);
+        graph->openRun(0);  // the first layer open beside the folded run
+        QVERIFY(graph->laidOutByGraphviz());
+        std::vector<QRectF> boxes;
+        std::vector<QPainterPath> edges;
+        for (QGraphicsItem* item : graph->view()->scene()->items()) {
+            if (auto* box = qgraphicsitem_cast<QGraphicsRectItem*>(item))
+                boxes.push_back(box->rect());
+            if (auto* edge = qgraphicsitem_cast<QGraphicsPathItem*>(item))
+                edges.push_back(edge->path());
+        }
+        QCOMPARE(boxes.size(), graph->folded().items.size());
+        QVERIFY(!edges.empty());
+        for (const QPainterPath& edge : edges)
+            for (const QRectF& box : boxes) {
+                const QRectF near = box.adjusted(-2, -2, 2, 2);
+                if (near.contains(edge.pointAtPercent(0)) || near.contains(edge.pointAtPercent(1)))
+                    continue;  // one of the edge's own ends
+                const QRectF inside = box.adjusted(2, 2, -2, -2);
+                for (int k = 0; k <= 100; ++k)
+                    QVERIFY2(!inside.contains(edge.pointAtPercent(k / 100.0)),
+                             "an edge passes through a box it does not join");
+            }
+        graph->foldAll();
     }
 
     void screenshotsOfTheSample() {
