@@ -248,14 +248,15 @@ void MainWindow::createMenus() {
     action(run, tr("&Cancel run"), QKeySequence(tr("Ctrl+Shift+R")), [this] { timing_->cancel(); });
     action(run, tr("Load &second run…"), QKeySequence(tr("Ctrl+Shift+L")),
            [this] { timing_->loadSecondRun(); });
-    action(run, tr("Capture one execution in Render&Doc…"), QKeySequence(), [this] {
-        const QStringList modes = CoreWorker::executionModes();
-        bool ok = false;
-        const QString mode = QInputDialog::getItem(
-            this, tr("Capture in RenderDoc"), tr("Execution mode:"), modes,
-            std::max(0, int(modes.indexOf(QStringLiteral("levels")))), false, &ok);
-        if (ok) captureInRenderDoc(mode);
-    });
+    action(run, tr("Capture one execution in Render&Doc…"), QKeySequence(tr("Ctrl+Shift+D")),
+           [this] {
+               const QStringList modes = CoreWorker::executionModes();
+               bool ok = false;
+               const QString mode = QInputDialog::getItem(
+                   this, tr("Capture in RenderDoc"), tr("Execution mode:"), modes,
+                   std::max(0, int(modes.indexOf(QStringLiteral("levels")))), false, &ok);
+               if (ok) captureInRenderDoc(mode);
+           });
 
     view_menu_ = menuBar()->addMenu(tr("&View"));
     int n = 1;
