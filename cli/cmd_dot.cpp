@@ -1,14 +1,17 @@
-// graphlens-cli dot: Graphviz DOT of a capture's dependency graph (graphlens/capture/dot_export.h).
+// graphlens-cli dot: Graphviz DOT of a capture's dependency graph (graphlens/capture/dot_export.h),
+// or with --svg the graph laid out by Graphviz's library and drawn as SVG
+// (graphlens/capture/dependency_svg.h, the dependency view's layout code).
 #include <fmt/core.h>
 
 #include <fstream>
 #include <memory>
 
 #include "command.h"
+#include "graphlens/capture/capture_file.h"
+#include "graphlens/capture/dependency_svg.h"
+#include "graphlens/capture/dot_export.h"
 #include "graphlens/graph/pass_pipeline.h"
 #include "graphlens/graph/pipeline_stage.h"
-#include "graphlens/capture/capture_file.h"
-#include "graphlens/capture/dot_export.h"
 #include "graphlens/ops/fusion_recipes.h"
 
 namespace graphlens::cli {
@@ -21,6 +24,7 @@ struct DotArgs {
     std::optional<size_t> layer;
     std::string output = "-";
     bool no_clusters = false;
+    bool svg = false;
 };
 
 std::pair<size_t, size_t> parse_node_range(const std::string& text) {
@@ -69,7 +73,8 @@ int run_dot(const DotArgs& a) {
     if (!a.nodes.empty()) o.node_range = parse_node_range(a.nodes);
     o.layer = a.layer;
     o.cluster_groups = !a.no_clusters;
-    const std::string dot = dependency_dot(stage_graph(doc, a.stage), o);
+    const ComputeGraph graph = stage_graph(doc, a.stage);
+    const std::string dot = a.svg ? dependency_svg(graph, o) : dependency_dot(graph, o);
     if (a.output == "-") {
         fmt::print("{}", dot);
         return 0;
@@ -95,6 +100,9 @@ const RegisterCommand reg{
         app.add_option("--layer", args->layer, "only dispatches of layer blk.N")->excludes(nodes);
         app.add_option("-o,--output", args->output, "output file ('-' = stdout)");
         app.add_flag("--no-clusters", args->no_clusters, "do not box concurrency groups");
+        app.add_flag("--svg", args->svg,
+                     "write SVG laid out by Graphviz's dot library (no dot program needed; "
+                     "groups are not boxed)");
         return [args] { return run_dot(*args); };
     }};
 

@@ -18,6 +18,7 @@
 #include "graphlens/vulkan/device_memory.h"
 #include "graphlens/vulkan/foreign_program.h"
 #include "run_foreign.h"
+#include "run_renderdoc.h"
 #include "validation_by_mode.h"
 
 namespace graphlens::cli {
@@ -42,6 +43,8 @@ struct RunOptions {
     std::string data;  // a recorded program's buffer contents (record --data)
     bool no_data = false;
     std::string outputs;  // a recorded program's final bytes as as-recorded leaves them
+    // One execution captured by RenderDoc instead of the timed runs (run_renderdoc.h).
+    bool renderdoc = false;
 };
 
 // A recorded program's capture runs its own kernels (run_foreign.h).
@@ -159,6 +162,7 @@ void print_profiles(const RunResult& r, size_t top) {
 
 int run_command(const RunOptions& o) {
     CaptureDocument doc = load_capture(o.capture);
+    if (o.renderdoc) return run_in_renderdoc(doc, o.modes, o.seed);
     if (is_foreign_graph(doc.graph)) return run_recorded_program(doc, o);
     Device device;
     RunnerOptions ro;
@@ -274,6 +278,10 @@ const RegisterCommand reg{
         app.add_option("--outputs", o->outputs,
                        "a recorded program: write the bytes as-recorded leaves in the "
                        "allocations it writes (the buffer data format of <capture>.data)");
+        app.add_flag("--renderdoc", o->renderdoc,
+                     "capture one execution of the mode --modes names with RenderDoc's in-app "
+                     "API (librenderdoc.so, opened only when present) instead of timing; prints "
+                     "the .rdc file to open in qrenderdoc");
         app.add_flag("--no-data", o->no_data,
                      "a recorded program's buffers start zeroed even where contents exist");
         return [o] { return run_command(*o); };

@@ -5,7 +5,7 @@ GRAPHLENS_PACKAGES=(
   cmake ninja-build g++ ccache pkg-config
   qt6-base-dev qt6-charts-dev qt6-svg-dev libgl-dev libqt6opengl6-dev libxkbcommon-dev
   libvulkan-dev glslang-tools glslang-dev libspirv-cross-c-shared-dev spirv-cross spirv-tools
-  libfmt-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libfmt-dev nlohmann-json3-dev libgraphviz-dev librenderdoc-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
   mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
   clang libclang-rt-14-dev
   xvfb xauth

@@ -12,6 +12,7 @@
 
 #include "graphlens/capture/capture_file.h"
 #include "graphlens/exec/execution_mode.h"
+#include "graphlens/exec/renderdoc_capture.h"
 #include "graphlens/exec/replay.h"
 #include "graphlens/exec/runner.h"
 #include "graphlens/graph/pass_pipeline.h"
@@ -384,6 +385,33 @@ void CoreWorker::exportDocument(DocumentPtr document, std::optional<RunResult> r
          [this, document, run = std::move(run), stage, format, path](uint64_t) {
              write_document(*document, run, stage, format, path);
              emit exportFinished(path);
+         });
+}
+
+void CoreWorker::captureInRenderDoc(DocumentPtr document, const QString& mode,
+                                    const QString& device_selector) {
+    post("renderdoc", tr("Capturing one execution of %1 in RenderDoc").arg(mode),
+         [this, document, mode, device_selector](uint64_t) {
+             const ComputeGraph& graph = *document->snapshot(0).graph;
+             if (is_foreign_graph(graph))
+                 throw std::invalid_argument(
+                     "a recorded program's graph is captured by starting GraphLens from "
+                     "qrenderdoc");
+             const auto chosen = execution_mode_from_name(mode.toStdString());
+             if (!chosen) throw std::invalid_argument("unknown mode " + mode.toStdString());
+             if (!renderdoc_) {
+                 std::string why;
+                 renderdoc_ = RenderDoc::load(why);
+                 if (!renderdoc_) throw std::runtime_error(why);
+             }
+             Device::Options o;
+             if (!device_selector.isEmpty()) o.selector = device_selector.toStdString();
+             Device captured_on(o);
+             RunnerOptions options;
+             options.fusion_recipes = ops::fusion_recipes();
+             const std::string path =
+                 capture_one_execution(*renderdoc_, captured_on, graph, *chosen, options);
+             emit renderDocCaptured(QString::fromStdString(path));
          });
 }
 

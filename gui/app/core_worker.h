@@ -22,7 +22,8 @@
 
 namespace graphlens {
 class Device;
-}
+class RenderDoc;
+}  // namespace graphlens
 
 #include "graphlens/record/program_recorder.h"
 
@@ -81,6 +82,12 @@ class CoreWorker : public QObject {
     /// without timings, a run of `request`'s modes on its graph (nothing when it has none).
     void loadSecondRun(const QString& path, const RunRequest& request = {});
     void listDevices();
+    /// Captures one execution of `mode` of the document's captured graph with RenderDoc's
+    /// in-app API (graphlens/exec/renderdoc_capture.h), on a device of its own created after
+    /// RenderDoc is loaded (its layer hooks only instances created after that); the worker's
+    /// own device is not touched. renderDocCaptured names the file; failed says why not
+    /// (RenderDoc absent, a recorded program's graph).
+    void captureInRenderDoc(DocumentPtr document, const QString& mode, const QString& device);
     /// Writes the document in an export format (write_document) off the UI thread.
     void exportDocument(DocumentPtr document, std::optional<RunResult> run, int stage,
                         const QString& format, const QString& path);
@@ -109,6 +116,7 @@ class CoreWorker : public QObject {
     void runCancelled();
     void devicesReady(QStringList devices);
     void exportFinished(QString path);
+    void renderDocCaptured(QString path);
     /// Something went wrong; `what` is the action ("Opening x.json"), `message` the reason.
     void failed(QString what, QString message);
     void busyChanged(bool busy, QString what);
@@ -143,6 +151,7 @@ class CoreWorker : public QObject {
     CancelFlag run_cancel_;  ///< the last run's flag; set and replaced on the UI thread only
     quint64 runs_started_ = 0;
     std::unique_ptr<Device> device_;
+    std::unique_ptr<RenderDoc> renderdoc_;  ///< loaded on the first RenderDoc capture
     std::atomic<int> devices_created_{0};
     QString device_selector_;
     std::thread thread_;

@@ -12,13 +12,14 @@
 #include <QWheelEvent>
 #include <cmath>
 
+#include "models/dependency_layout.h"
 #include "models/presentation.h"
 
 namespace graphlens::gui {
 
 namespace {
 
-constexpr double kItemW = 150, kItemH = 26, kColumn = 200, kRow = 36;
+constexpr double kItemW = 150, kItemH = 26;
 // Beyond this many items the scene would stop being interactive; the view says so.
 constexpr size_t kMaxItems = 6000;
 
@@ -141,6 +142,11 @@ bool DependencyGraphView::itemDimmed(size_t item) {
     return item < item_shapes_.size() && item_shapes_[item]->opacity() < 1.0;
 }
 
+bool DependencyGraphView::laidOutByGraphviz() {
+    folded();  // built if out of date
+    return by_graphviz_;
+}
+
 void DependencyGraphView::invalidate() {
     dirty_ = true;
     // A dock behind another tab stays "visible" but has no visible region.
@@ -188,6 +194,7 @@ void DependencyGraphView::rebuild() {
     scene_->clear();
     item_shapes_.clear();
     folded_ = {};
+    by_graphviz_ = false;
     const Snapshot* s = state_->snapshot();
     const StageAnalysis* a = state_->analysis();
     if (!s || !a) {
@@ -201,24 +208,18 @@ void DependencyGraphView::rebuild() {
         folded_ = {};
         return;
     }
-    info_->setText(tr("%1 dispatches as %2 items in %3 levels, %4 edges")
-                       .arg(s->graph->dispatch_count())
-                       .arg(folded_.items.size())
-                       .arg(folded_.levels)
-                       .arg(folded_.edges.size()));
-    auto rect_of = [](const GraphItem& it) {
-        const double h = it.folded ? kItemH * 1.6 : kItemH;
-        return QRectF(it.level * kColumn, it.row * kRow * 1.0 + (it.folded ? -4 : 0), kItemW, h);
-    };
+    const DependencyLayout placed = layout_dependency_graph(folded_);
+    by_graphviz_ = placed.by_graphviz;
+    const QString counts = tr("%1 dispatches as %2 items in %3 levels, %4 edges")
+                               .arg(s->graph->dispatch_count())
+                               .arg(folded_.items.size())
+                               .arg(folded_.levels)
+                               .arg(folded_.edges.size());
+    info_->setText(placed.note.isEmpty() ? counts : counts + QStringLiteral(" — ") + placed.note);
     for (size_t e = 0; e < folded_.edges.size(); ++e) {
         const GraphEdge& edge = folded_.edges[e];
-        const QRectF from = rect_of(folded_.items[edge.from]), to = rect_of(folded_.items[edge.to]);
-        const QPointF p0(from.right(), from.center().y()), p1(to.left(), to.center().y());
-        QPainterPath path(p0);
-        const double dx = std::max(40.0, (p1.x() - p0.x()) / 2);
-        path.cubicTo(p0 + QPointF(dx, 0), p1 - QPointF(dx, 0), p1);
         const Hazard& h = a->hazards[edge.hazard];
-        auto* item = new EdgeShape(this, e, path);
+        auto* item = new EdgeShape(this, e, placed.edge_paths[e]);
         item->setPen(QPen(hazardColor(h.kind), 1.5));
         item->setToolTip(
             tr("%1 %2 → %3\n%4%5")
@@ -232,7 +233,7 @@ void DependencyGraphView::rebuild() {
     }
     for (size_t i = 0; i < folded_.items.size(); ++i) {
         const GraphItem& it = folded_.items[i];
-        auto* shape = new NodeShape(this, i, rect_of(it));
+        auto* shape = new NodeShape(this, i, placed.item_rects[i]);
         const Node& first = s->graph->nodes[it.nodes.front()];
         QColor fill = it.folded ? QColor(0xee, 0xee, 0xee) : opColor(first.op).lighter(130);
         shape->setBrush(fill);

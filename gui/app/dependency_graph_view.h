@@ -1,9 +1,11 @@
 #pragma once
-// View 4: the hazard DAG, layered by level (left to right), edges coloured RAW/WAR/WAW with
-// the byte ranges in their tooltips. Repeated transformer layers fold into one "×N" item
-// (double-click opens it, "Fold all" closes it again). Clicking an edge follows it to its
-// other end; clicking an item selects it. The scene is built only while the view is shown
-// (it is usually a tab behind the node table): opening a large capture does not pay for it.
+// View 4: the hazard DAG, laid out left to right by Graphviz's dot (models/dependency_layout.h:
+// edges are splines routed around the boxes; a graph too large for dot is drawn by level with a
+// note), edges coloured RAW/WAR/WAW with the byte ranges in their tooltips. Repeated transformer
+// layers fold into one "×N" item (double-click opens it, "Fold all" closes it again). Clicking an
+// edge follows it to its other end; clicking an item selects it. The scene is built only while the
+// view is shown (it is usually a tab behind the node table): opening a large capture does not pay
+// for it.
 #include <QGraphicsView>
 #include <set>
 
@@ -35,6 +37,9 @@ class DependencyGraphView : public QWidget {
     void revealed();
     /// Whether an item is dimmed because the shared filter matches none of its dispatches.
     bool itemDimmed(size_t item);
+    /// Whether Graphviz laid the current scene out (else it is drawn by level, and the line
+    /// above the graph says why).
+    bool laidOutByGraphviz();
 
   protected:
     void showEvent(QShowEvent* event) override;
@@ -54,6 +59,7 @@ class DependencyGraphView : public QWidget {
     std::set<int> opened_;
     std::vector<QGraphicsRectItem*> item_shapes_;
     bool dirty_ = true;
+    bool by_graphviz_ = false;
 };
 
 }  // namespace graphlens::gui

@@ -58,6 +58,10 @@ MainWindow::MainWindow(QWidget* parent)
     connect(worker_, &CoreWorker::documentReady, this, &MainWindow::onDocument);
     connect(worker_, &CoreWorker::documentUpdated, this, &MainWindow::onDocumentUpdate);
     connect(worker_, &CoreWorker::failed, this, &MainWindow::showError);
+    connect(worker_, &CoreWorker::renderDocCaptured, this, [this](const QString& path) {
+        log(tr("RenderDoc capture written to %1 (open it in qrenderdoc)").arg(path));
+        statusBar()->showMessage(tr("RenderDoc capture: %1").arg(path));
+    });
     connect(worker_, &CoreWorker::busyChanged, this, [this](bool busy, const QString& what) {
         busy_->setText(busy ? what + QStringLiteral("…") : QString());
         if (busy) log(what);
@@ -244,6 +248,15 @@ void MainWindow::createMenus() {
     action(run, tr("&Cancel run"), QKeySequence(tr("Ctrl+Shift+R")), [this] { timing_->cancel(); });
     action(run, tr("Load &second run…"), QKeySequence(tr("Ctrl+Shift+L")),
            [this] { timing_->loadSecondRun(); });
+    action(run, tr("Capture one execution in Render&Doc…"), QKeySequence(tr("Ctrl+Shift+D")),
+           [this] {
+               const QStringList modes = CoreWorker::executionModes();
+               bool ok = false;
+               const QString mode = QInputDialog::getItem(
+                   this, tr("Capture in RenderDoc"), tr("Execution mode:"), modes,
+                   std::max(0, int(modes.indexOf(QStringLiteral("levels")))), false, &ok);
+               if (ok) captureInRenderDoc(mode);
+           });
 
     view_menu_ = menuBar()->addMenu(tr("&View"));
     int n = 1;
@@ -408,6 +421,11 @@ void MainWindow::updateTitle() {
     const StageAnalysis& a = doc->analysis(stage);
     statusBar()->showMessage(
         where + tr(": %1 dispatches, %2 barriers").arg(a.dispatch_count).arg(a.barrier_count));
+}
+
+void MainWindow::captureInRenderDoc(const QString& mode) {
+    if (!state_->document()) return;
+    worker_->captureInRenderDoc(state_->document(), mode, QString());
 }
 
 void MainWindow::log(const QString& line) {

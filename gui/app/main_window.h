@@ -60,6 +60,10 @@ class MainWindow : public QMainWindow {
     /// called when the run is over (or could not be made).
     void prepareScreenshots(const std::function<void()>& ready);
 
+    /// Run → Capture one execution in RenderDoc: `mode` of the captured graph through the
+    /// worker (CoreWorker::captureInRenderDoc); the log names the .rdc file.
+    void captureInRenderDoc(const QString& mode);
+
   public slots:
     void openFile(const QString& path);
     void openSample();

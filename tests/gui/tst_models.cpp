@@ -1,6 +1,6 @@
 // The gui/models library without widgets: analysis, shared selection, every item model
-// (checked with QAbstractItemModelTester), the schedule geometry, layer folding and the
-// worker's request queue.
+// (checked with QAbstractItemModelTester), the schedule geometry, layer folding, the dependency
+// graph's layout and the worker's request queue.
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>
 #include <QSignalSpy>
@@ -10,6 +10,7 @@
 
 #include "graphlens/graph/palette.h"
 #include "graphlens/synthetic/synthetic_graphs.h"
+#include "models/dependency_layout.h"
 #include "models/fusion_model.h"
 #include "models/graph_folding.h"
 #include "models/hazard_model.h"
@@ -579,6 +580,51 @@ class TestModels : public QObject {
         const FoldedGraph all = fold_graph(g, a, {0, 1, 2, 3, 4});
         QCOMPARE(all.items.size(), size_t(13));
         QCOMPARE(all.levels, 13);  // a chain: norm → mm → norm → ... → output
+    }
+
+    // Graphviz places every item of a folded graph (folded runs included) without overlap, and
+    // each edge runs from its item's border to its other item's border.
+    void dependencyLayoutPlacesFoldedItemsApartWithEdgesOnTheirBorders() {
+        const ComputeGraph g = layeredGraph(6);
+        const StageAnalysis a = analyse_stage(g);
+        const FoldedGraph folded = fold_graph(g, a, {0, 1});  // two layers open, ×4 folded
+        QVERIFY(folded.items.size() >= 6);
+        const DependencyLayout placed = layout_dependency_graph(folded);
+        QVERIFY(placed.by_graphviz);
+        QVERIFY(placed.note.isEmpty());
+        QCOMPARE(placed.item_rects.size(), folded.items.size());
+        QCOMPARE(placed.edge_paths.size(), folded.edges.size());
+        for (size_t i = 0; i < folded.items.size(); ++i) {
+            QCOMPARE(placed.item_rects[i].size(), item_size(folded.items[i]));
+            for (size_t j = i + 1; j < folded.items.size(); ++j)
+                QVERIFY2(!placed.item_rects[i].intersects(placed.item_rects[j]),
+                         qPrintable(QStringLiteral("items %1 and %2 overlap").arg(i).arg(j)));
+        }
+        auto on_border = [](const QRectF& r, QPointF p) {
+            return r.adjusted(-1.5, -1.5, 1.5, 1.5).contains(p) &&
+                   !r.adjusted(1.5, 1.5, -1.5, -1.5).contains(p);
+        };
+        for (size_t e = 0; e < folded.edges.size(); ++e) {
+            const QPainterPath& path = placed.edge_paths[e];
+            QVERIFY(on_border(placed.item_rects[folded.edges[e].from], path.pointAtPercent(0)));
+            QVERIFY(on_border(placed.item_rects[folded.edges[e].to], path.pointAtPercent(1)));
+            // Left to right: an edge leaves its item rightwards.
+            QVERIFY(placed.item_rects[folded.edges[e].from].center().x() <
+                    placed.item_rects[folded.edges[e].to].center().x());
+        }
+    }
+
+    // Beyond the items Graphviz lays out in about 2 s, the view draws by level and says why.
+    void dependencyLayoutFallsBackToLevelsWithANote() {
+        const ComputeGraph g = layeredGraph(6);
+        const StageAnalysis a = analyse_stage(g);
+        const FoldedGraph folded = fold_graph(g, a, {0, 1, 2, 3, 4});  // a chain of 13 items
+        const DependencyLayout placed = layout_dependency_graph(folded, 10);
+        QVERIFY(!placed.by_graphviz);
+        QVERIFY(placed.note.contains(QStringLiteral("13 items")));
+        QCOMPARE(placed.item_rects.size(), folded.items.size());
+        for (size_t i = 0; i + 1 < folded.items.size(); ++i)  // one column per level
+            QVERIFY(placed.item_rects[i].left() < placed.item_rects[i + 1].left());
     }
 
     // A fused dispatch's label names its layer in every part ("blk.3.norm+blk.3.mul"): the

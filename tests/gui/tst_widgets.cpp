@@ -8,7 +8,10 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
 #include <QGraphicsPathItem>
+#include <QGraphicsRectItem>
 #include <QGraphicsScene>
 #include <QImage>
 #include <QInputDialog>
@@ -1248,6 +1251,35 @@ class TestWidgets : public QObject {
         QCOMPARE(with_bytes, edges);
     }
 
+    // Graphviz lays the sample's graph out, and no edge passes through a box it does not join.
+    void dependencyEdgesRouteAroundBoxes() {
+        DependencyGraphView* graph = w().dependencyGraph();
+        w().showView(graph);
+        graph->openRun(0);  // the first layer open beside the folded run
+        QVERIFY(graph->laidOutByGraphviz());
+        std::vector<QRectF> boxes;
+        std::vector<QPainterPath> edges;
+        for (QGraphicsItem* item : graph->view()->scene()->items()) {
+            if (auto* box = qgraphicsitem_cast<QGraphicsRectItem*>(item))
+                boxes.push_back(box->rect());
+            if (auto* edge = qgraphicsitem_cast<QGraphicsPathItem*>(item))
+                edges.push_back(edge->path());
+        }
+        QCOMPARE(boxes.size(), graph->folded().items.size());
+        QVERIFY(!edges.empty());
+        for (const QPainterPath& edge : edges)
+            for (const QRectF& box : boxes) {
+                const QRectF near = box.adjusted(-2, -2, 2, 2);
+                if (near.contains(edge.pointAtPercent(0)) || near.contains(edge.pointAtPercent(1)))
+                    continue;  // one of the edge's own ends
+                const QRectF inside = box.adjusted(2, 2, -2, -2);
+                for (int k = 0; k <= 100; ++k)
+                    QVERIFY2(!inside.contains(edge.pointAtPercent(k / 100.0)),
+                             "an edge passes through a box it does not join");
+            }
+        graph->foldAll();
+    }
+
     void screenshotsOfTheSample() {
         // The user guide's story: on "captured", a barrier forced by one RAW hazard; on
         // "fused", the norm and its mul merged and that barrier gone.
@@ -1316,6 +1348,33 @@ class TestWidgets : public QObject {
         for (QAction* a : window_->findChildren<QAction*>())
             offered |= a->text() == tr("&Record a program…");
         QVERIFY(offered);
+    }
+
+    // Last: RenderDoc, once loaded, stays in the process and hooks every Vulkan instance
+    // created after it. Run → Capture one execution in RenderDoc writes an .rdc through the
+    // worker, on a device of its own; without librenderdoc.so the failure says so. (The
+    // sample's decode reads 8-bit x, and RenderDoc's layer hides integer dot products: the
+    // format page's minimal capture runs anywhere.)
+    void aRenderDocCaptureComesThroughTheWorker() {
+        waitForDocument(
+            [&] { w().openFile(QStringLiteral(GRAPHLENS_TEST_CAPTURES_DIR "/minimal.json")); });
+        bool offered = false;
+        for (QAction* a : window_->findChildren<QAction*>())
+            offered |= a->text() == tr("Capture one execution in Render&Doc…");
+        QVERIFY(offered);
+        QSignalSpy captured(w().worker(), &CoreWorker::renderDocCaptured);
+        QSignalSpy failed(w().worker(), &CoreWorker::failed);
+        w().captureInRenderDoc(QStringLiteral("levels"));
+        QTRY_VERIFY_WITH_TIMEOUT(!captured.isEmpty() || !failed.isEmpty(), 120000);
+        if (!failed.isEmpty()) {
+            const QString why = failed.front().at(1).toString();
+            if (why.contains(QStringLiteral("RenderDoc is not available"))) QSKIP(qPrintable(why));
+            QFAIL(qPrintable(why));
+        }
+        const QString path = captured.front().at(0).toString();
+        QVERIFY2(path.endsWith(QStringLiteral(".rdc")), qPrintable(path));
+        QVERIFY2(QFileInfo(path).size() > 0, qPrintable(path));
+        QFile::remove(path);
     }
 };
 

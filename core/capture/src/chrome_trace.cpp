@@ -36,6 +36,10 @@ std::string fmt_group(size_t i, const GroupTiming& g) {
 // The trace's events and metadata, before serialising (chrome_trace_json adds the graph's).
 Json trace_document(const RunResult& run);
 
+// The first concurrency group's track: after the modes' and the profiles' tracks, however many
+// modes a run has.
+constexpr int kFirstGroupTid = 100000;
+
 // The tid of the per-dispatch track (where the hazards and barriers go), 0 when there is none.
 int per_dispatch_tid(const RunResult& run) {
     return run.per_dispatch.empty() ? 0 : static_cast<int>(run.modes.size()) + 1;
@@ -51,9 +55,8 @@ std::string hazard_text(const ComputeGraph& g, const Hazard& h) {
            std::to_string(r.end) + ")";
 }
 
-// Flow events from each hazard's earlier dispatch slice to its later one, and an instant
-// event at each barrier, on the per-dispatch track.
-void add_graph_events(Json& events, const RunResult& run, const ComputeGraph& g, int tid) {
+// Per node of the graph: its timing in the per-dispatch profile, null when it has none.
+std::vector<const DispatchTiming*> timed_slices(const RunResult& run, const ComputeGraph& g) {
     std::unordered_map<NodeId, size_t> timing_of_id;
     for (size_t i = 0; i < run.per_dispatch.size(); ++i) timing_of_id[run.per_dispatch[i].node] = i;
     std::vector<const DispatchTiming*> slice_of(g.nodes.size(), nullptr);
@@ -61,6 +64,45 @@ void add_graph_events(Json& events, const RunResult& run, const ComputeGraph& g,
         if (g.nodes[n].is_dispatch())
             if (auto it = timing_of_id.find(g.nodes[n].id); it != timing_of_id.end())
                 slice_of[n] = &run.per_dispatch[it->second];
+    return slice_of;
+}
+
+// One track per concurrency group of the graph (the dispatches between two barriers, which may
+// run together), holding the group's dispatches as the per-dispatch profile timed them, so a
+// trace viewer shows the groups one under the other. Their tids follow every other track's.
+void add_group_tracks(Json& events, const ComputeGraph& g,
+                      const std::vector<const DispatchTiming*>& slice_of) {
+    size_t group = 0;
+    bool open = false, named = false;
+    for (size_t n = 0; n < g.nodes.size(); ++n) {
+        if (g.nodes[n].is_barrier()) {
+            if (open) ++group;
+            open = named = false;
+            continue;
+        }
+        open = true;
+        const DispatchTiming* d = slice_of[n];
+        if (!d) continue;
+        const int tid = kFirstGroupTid + static_cast<int>(group);
+        if (!named) {
+            events.push_back(thread_name(tid, "concurrency group " + std::to_string(group)));
+            events.push_back(Json{{"name", "thread_sort_index"},
+                                  {"ph", "M"},
+                                  {"pid", 1},
+                                  {"tid", tid},
+                                  {"args", {{"sort_index", tid}}}});
+            named = true;
+        }
+        const std::string name = d->label.empty() ? "node " + std::to_string(d->node) : d->label;
+        events.push_back(slice(name, "group dispatch", tid, d->start_ns, d->end_ns - d->start_ns,
+                               Json{{"node", d->node}, {"group", group}}));
+    }
+}
+
+// Flow events from each hazard's earlier dispatch slice to its later one, and an instant
+// event at each barrier, on the per-dispatch track.
+void add_graph_events(Json& events, const ComputeGraph& g,
+                      const std::vector<const DispatchTiming*>& slice_of, int tid) {
     const HazardIndex hazards(g);
     uint64_t flow_id = 0;
     for (const Hazard& h : hazards.hazards()) {
@@ -121,8 +163,11 @@ std::string chrome_trace_json(const RunResult& run) {
 
 std::string chrome_trace_json(const RunResult& run, const TraceGraph& graph) {
     Json root = trace_document(run);
-    if (graph.graph && per_dispatch_tid(run) != 0)
-        add_graph_events(root["traceEvents"], run, *graph.graph, per_dispatch_tid(run));
+    if (graph.graph && per_dispatch_tid(run) != 0) {
+        const auto slice_of = timed_slices(run, *graph.graph);
+        add_graph_events(root["traceEvents"], *graph.graph, slice_of, per_dispatch_tid(run));
+        add_group_tracks(root["traceEvents"], *graph.graph, slice_of);
+    }
     root["otherData"]["source"] = graph.source;
     return root.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 }

@@ -3,12 +3,7 @@
 
 #include <fmt/format.h>
 
-#include <stdexcept>
-#include <unordered_set>
-
-#include "graphlens/graph/dependency_dag.h"
-#include "graphlens/graph/hazard_index.h"
-#include "graphlens/capture/report.h"
+#include "capture/src/dependency_selection.h"
 
 namespace graphlens {
 namespace {
@@ -29,27 +24,7 @@ std::string quote(std::string_view s) {
 }  // namespace
 
 std::string dependency_dot(const ComputeGraph& g, const DotOptions& options) {
-    std::vector<bool> selected(g.nodes.size(), false);
-    size_t count = 0;
-    const std::string layer = options.layer ? "blk." + std::to_string(*options.layer) : "";
-    for (size_t i = 0; i < g.nodes.size(); ++i) {
-        const Node& n = g.nodes[i];
-        if (!n.is_dispatch()) continue;
-        if (options.node_range && (i < options.node_range->first || i > options.node_range->second))
-            continue;
-        if (options.layer && layer_of_label(n.label) != layer) continue;
-        selected[i] = true;
-        ++count;
-    }
-    if (count == 0) throw std::invalid_argument("the selection holds no dispatch");
-    if (count > options.max_dispatches)
-        throw std::invalid_argument(fmt::format(
-            "the selection holds {} dispatches, more than {} (select with --nodes A..B or "
-            "--layer N)",
-            count, options.max_dispatches));
-
-    const HazardIndex hazards(g);
-    const DependencyDag dag(g, hazards);
+    const std::vector<bool> selected = select_dispatches(g, options);
     std::string dot =
         "digraph dependencies {\n  rankdir=TB;\n  node [shape=box, style=\"rounded,filled\", "
         "fillcolor=\"#f7f7f7\", fontname=\"Helvetica\", fontsize=10];\n  edge "
@@ -94,10 +69,13 @@ std::string dependency_dot(const ComputeGraph& g, const DotOptions& options) {
     }
     if (cluster_open) dot += "  }\n";
 
-    std::unordered_set<uint64_t> hazard_pairs;
-    for (const Hazard& h : hazards.hazards()) {
-        if (!selected[h.earlier] || !selected[h.later]) continue;
-        hazard_pairs.insert(uint64_t{h.earlier} << 32 | h.later);
+    for (const DependencyEdge& e : dependency_edges(g, selected)) {
+        if (!e.hazard) {
+            dot += fmt::format("  n{} -> n{} [color=\"#999999\", style=dashed, label=\"fence\"];\n",
+                               e.from, e.to);
+            continue;
+        }
+        const Hazard& h = *e.hazard;
         const ByteRange bytes = h.overlap();
         const std::string alloc = bytes.allocation < g.allocations.size()
                                       ? g.allocations[bytes.allocation].name
@@ -106,15 +84,6 @@ std::string dependency_dot(const ComputeGraph& g, const DotOptions& options) {
                            h.later, hazard_colour(h.kind).hex(), hazard_colour(h.kind).hex(),
                            quote(fmt::format("{} {}\n[{}, {})", hazard_kind_name(h.kind), alloc,
                                              bytes.begin, bytes.end)));
-    }
-    // Ordering that is not a byte hazard: fences conflict with everything.
-    for (size_t i = 0; i < g.nodes.size(); ++i) {
-        if (!selected[i]) continue;
-        for (uint32_t p : dag.predecessors(i)) {
-            if (!selected[p] || hazard_pairs.count(uint64_t{p} << 32 | i)) continue;
-            dot += fmt::format("  n{} -> n{} [color=\"#999999\", style=dashed, label=\"fence\"];\n",
-                               p, i);
-        }
     }
     dot += "}\n";
     return dot;

@@ -147,6 +147,30 @@ TEST(ChromeTrace, ARedundantBarrierSaysSo) {
     EXPECT_EQ(barriers[0]["args"]["reason"], "redundant: no hazard crosses only it");
 }
 
+TEST(ChromeTrace, EachConcurrencyGroupHasATrackWithItsDispatches) {
+    const Json trace = traced_small_run();
+    // small_graph: norm and mul | barrier | residual and the (unprofiled) fence.
+    std::vector<std::pair<int, std::string>> tracks;
+    for (const auto& e : trace["traceEvents"])
+        if (e["name"] == "thread_name" &&
+            e["args"]["name"].get<std::string>().rfind("concurrency group", 0) == 0)
+            tracks.emplace_back(e["tid"].get<int>(), e["args"]["name"].get<std::string>());
+    ASSERT_EQ(tracks.size(), 2u);
+    EXPECT_EQ(tracks[0].second, "concurrency group 0");
+    EXPECT_EQ(tracks[1].second, "concurrency group 1");
+    const auto first = events_of(trace, tracks[0].first, "X");
+    const auto second = events_of(trace, tracks[1].first, "X");
+    ASSERT_EQ(first.size(), 2u);
+    ASSERT_EQ(second.size(), 1u);
+    EXPECT_EQ(first[0]["name"], "blk.0.attn_norm");
+    EXPECT_EQ(first[1]["name"], "blk.0.attn_norm_mul");
+    EXPECT_EQ(second[0]["name"], "blk.0.residual");
+    EXPECT_DOUBLE_EQ(second[0]["ts"].get<double>(), 0.72);
+    // No group track without the graph.
+    const Json plain = Json::parse(chrome_trace_json(test::small_run()));
+    for (const auto& e : plain["traceEvents"]) EXPECT_NE(e.value("cat", ""), "group dispatch");
+}
+
 TEST(ChromeTrace, TheSourceIsInTheMetadata) {
     EXPECT_EQ(traced_small_run()["otherData"]["source"], "hand-built graph");
 }

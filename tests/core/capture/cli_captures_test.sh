@@ -31,6 +31,13 @@ grep -q '<svg' "$out/report.html" || fail "HTML report has no inline SVG"
 [ "$(wc -l < "$out/report.csv")" -eq 3 ] || fail "CSV report needs a header and 2 dispatch rows"
 "$cli" dot "$data/minimal.json" > "$out/graph.dot" || fail "dot failed"
 grep -q '^digraph dependencies {' "$out/graph.dot" || fail "dot output is not a digraph"
+# --svg: laid out by Graphviz's library, one box per dispatch, well-formed XML.
+"$cli" dot "$data/minimal.json" --svg -o "$out/graph.svg" || fail "dot --svg failed"
+[ "$(grep -c '<rect x=' "$out/graph.svg")" -eq 2 ] || fail "dot --svg: not one box per dispatch"
+if command -v python3 > /dev/null; then
+  python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$out/graph.svg" ||
+    fail "dot --svg wrote malformed XML"
+fi
 "$cli" diff "$data/minimal.json" "$data/minimal.json" > "$out/diff.md" || fail "diff failed"
 grep -q 'only in A: 0; only in B: 0' "$out/diff.md" || fail "a capture diffed with itself has unmatched labels"
 

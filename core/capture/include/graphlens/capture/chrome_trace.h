@@ -30,8 +30,10 @@ struct TraceGraph {
 /// (an arrow in Perfetto, "ph" "s" → "f", category "hazard") per hazard of the graph
 /// (HazardIndex: RAW, WAR, WAW) from the earlier dispatch's slice to the later one's, and one
 /// instant event ("ph" "i", category "barrier") per barrier of the graph, at the start of the
-/// dispatch after it, naming the hazards that need it or saying it is redundant. otherData
-/// gains "source".
+/// dispatch after it, naming the hazards that need it or saying it is redundant. Then one track
+/// per concurrency group of the graph ("concurrency group N": the dispatches between two
+/// barriers, which may run together) with the group's profiled dispatch slices, so the groups
+/// stand one under the other. otherData gains "source".
 std::string chrome_trace_json(const RunResult& run, const TraceGraph& graph);
 
 /// Writes chrome_trace_json(run[, graph]) to `path`; throws std::runtime_error naming the path
