@@ -29,7 +29,7 @@ if [ "${GRAPHLENS_SKIP_SANITIZE:-0}" != "1" ]; then
   asan="$root/build-asan"
   [ -f "$asan/build.ninja" ] || cmake -S "$root" -B "$asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
     -DGRAPHLENS_SANITIZE=ON -DGRAPHLENS_WERROR=ON -DGRAPHLENS_BUILD_GUI=OFF -DGRAPHLENS_BUILD_BENCH=OFF
-  cmake --build "$asan" -j"$jobs" --target test_graph test_layout test_capture test_spirv test_layer graphlens-cli
+  cmake --build "$asan" -j"$jobs" --target test_graph test_synthetic test_layout test_capture test_spirv test_layer graphlens-cli
 fi
 if [ "${GRAPHLENS_SKIP_FUZZ:-0}" != "1" ]; then
   GRAPHLENS_FUZZ_SECONDS="${GRAPHLENS_FUZZ_SECONDS:-60}" bash "$root/scripts/fuzz.sh"
@@ -37,7 +37,7 @@ fi
 if [ "${GRAPHLENS_SKIP_SANITIZE:-0}" != "1" ]; then
   # Leak checks are off here: the Vulkan loader and Mesa keep process-lifetime allocations.
   (cd "$asan" && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --output-on-failure -j"$jobs" -L '^(graph|layout|capture|spirv|layer)$' --timeout 900)
+    ctest --output-on-failure -j"$jobs" -L '^(graph|synthetic|layout|capture|spirv|layer)$' --timeout 900)
 fi
 # The main run last, so its summary closes the output.
 (cd "$build" && ctest --output-on-failure -j"$jobs" --timeout 900)
