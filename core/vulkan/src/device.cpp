@@ -243,9 +243,14 @@ uint32_t instance_api_version() {
     return v >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : VK_API_VERSION_1_2;
 }
 
-DeviceFacts gather_facts(VkInstance instance, VkPhysicalDevice pd, uint32_t index) {
-    DeviceFacts f;
-    f.index = index;
+// What the compute-shader subgroups of a device can do (the attention twin's requirement).
+struct SubgroupSupport {
+    VkSubgroupFeatureFlags operations = 0;
+    VkShaderStageFlags stages = 0;
+};
+
+// Name, driver, limits and timestamp support, from the core properties.
+SubgroupSupport gather_properties(VkPhysicalDevice pd, DeviceFacts& f) {
     VkPhysicalDeviceDriverProperties driver = vk_struct<VkPhysicalDeviceDriverProperties>(
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES);
     VkPhysicalDeviceSubgroupProperties subgroup = vk_struct<VkPhysicalDeviceSubgroupProperties>(
@@ -274,7 +279,11 @@ DeviceFacts gather_facts(VkInstance instance, VkPhysicalDevice pd, uint32_t inde
     compute_family(pd, &valid_bits);
     f.timestamp_valid_bits = valid_bits;
     f.timestamps = valid_bits > 0 && p.limits.timestampPeriod > 0;
+    return {subgroup.supportedOperations, subgroup.supportedStages};
+}
 
+// Largest allocation, device-local bytes and whether host and device share memory.
+void gather_memory(VkPhysicalDevice pd, DeviceFacts& f) {
     VkPhysicalDeviceMaintenance3Properties m3 = vk_struct<VkPhysicalDeviceMaintenance3Properties>(
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES);
     VkPhysicalDeviceProperties2 props_m3 =
@@ -296,7 +305,11 @@ DeviceFacts gather_facts(VkInstance instance, VkPhysicalDevice pd, uint32_t inde
     if (f.type == DeviceType::cpu || f.type == DeviceType::integrated)
         for (uint32_t i = 0; i < mem.memoryTypeCount; ++i)
             if ((mem.memoryTypes[i].propertyFlags & unified) == unified) f.unified_memory = true;
+}
 
+// The optional extensions GraphLens uses, noted in f; returns whether the device offers
+// VK_KHR_synchronization2 as an extension.
+bool gather_extensions(VkPhysicalDevice pd, DeviceFacts& f) {
     const auto exts = device_extensions(pd);
     auto note = [&](const char* name, bool& flag) {
         flag = has_extension(exts, name);
@@ -312,16 +325,32 @@ DeviceFacts gather_facts(VkInstance instance, VkPhysicalDevice pd, uint32_t inde
     note(VK_KHR_8BIT_STORAGE_EXTENSION_NAME, f.storage_8bit);
     note("VK_KHR_cooperative_matrix", f.cooperative_matrix);
     note(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME, f.cooperative_matrix_nv);
-    bool tc_shape = false;
-    if (f.cooperative_matrix_nv) gather_cooperative_matrix_nv(instance, pd, f, tc_shape);
+    return sync2_ext;
+}
 
+bool integer_dot_product_accelerated(VkPhysicalDevice pd) {
+    VkPhysicalDeviceShaderIntegerDotProductProperties idp =
+        vk_struct<VkPhysicalDeviceShaderIntegerDotProductProperties>(
+            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES);
+    VkPhysicalDeviceProperties2 props_idp =
+        vk_struct<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
+    props_idp.pNext = &idp;
+    vkGetPhysicalDeviceProperties2(pd, &props_idp);
+    return idp.integerDotProduct4x8BitPackedMixedSignednessAccelerated;
+}
+
+// Synchronization2, integer dot products and tensor cores: the features behind them, and for
+// tensor cores the shape, subgroup and shared-memory needs of the *_tc.comp kernels.
+void gather_features(VkPhysicalDevice pd, DeviceFacts& f, bool sync2_ext, bool tc_shape,
+                     SubgroupSupport subgroup) {
+    const uint32_t api = f.api_version;
     VkPhysicalDeviceSynchronization2Features sync2 =
         vk_struct<VkPhysicalDeviceSynchronization2Features>(
             VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES);
     VkPhysicalDeviceFeatures2 feats =
         vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
     void** tail = &feats.pNext;
-    if (sync2_ext || p.apiVersion >= VK_API_VERSION_1_3) {
+    if (sync2_ext || api >= VK_API_VERSION_1_3) {
         *tail = &sync2;
         tail = &sync2.pNext;
     }
@@ -330,41 +359,41 @@ DeviceFacts gather_facts(VkInstance instance, VkPhysicalDevice pd, uint32_t inde
             VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
     VkPhysicalDeviceVulkan12Features v12 = vk_struct<VkPhysicalDeviceVulkan12Features>(
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
-    if (f.cooperative_matrix_nv && p.apiVersion >= VK_API_VERSION_1_2) {
+    if (f.cooperative_matrix_nv && api >= VK_API_VERSION_1_2) {
         *tail = &coop;
         coop.pNext = &v12;
     }
     VkPhysicalDeviceVulkan13Features v13 = vk_struct<VkPhysicalDeviceVulkan13Features>(
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
-    const bool v13_ok =
-        p.apiVersion >= VK_API_VERSION_1_3 && instance_api_version() >= VK_API_VERSION_1_3;
+    const bool v13_ok = api >= VK_API_VERSION_1_3 && instance_api_version() >= VK_API_VERSION_1_3;
     if (v13_ok) {
         v13.pNext = feats.pNext;
         feats.pNext = &v13;
     }
     vkGetPhysicalDeviceFeatures2(pd, &feats);
     f.integer_dot_product = v13_ok && v13.shaderIntegerDotProduct;
-    if (f.integer_dot_product) {
-        VkPhysicalDeviceShaderIntegerDotProductProperties idp =
-            vk_struct<VkPhysicalDeviceShaderIntegerDotProductProperties>(
-                VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES);
-        VkPhysicalDeviceProperties2 props_idp =
-            vk_struct<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
-        props_idp.pNext = &idp;
-        vkGetPhysicalDeviceProperties2(pd, &props_idp);
-        f.integer_dot_product_accelerated =
-            idp.integerDotProduct4x8BitPackedMixedSignednessAccelerated;
-    }
-    f.synchronization2 =
-        (sync2_ext || p.apiVersion >= VK_API_VERSION_1_3) && sync2.synchronization2;
-    f.tensor_cores = f.cooperative_matrix_nv && p.apiVersion >= VK_API_VERSION_1_2 &&
+    if (f.integer_dot_product)
+        f.integer_dot_product_accelerated = integer_dot_product_accelerated(pd);
+    f.synchronization2 = (sync2_ext || api >= VK_API_VERSION_1_3) && sync2.synchronization2;
+    f.tensor_cores = f.cooperative_matrix_nv && api >= VK_API_VERSION_1_2 &&
                      coop.cooperativeMatrix && tc_shape && v12.vulkanMemoryModel &&
                      v12.shaderFloat16 && f.subgroup_size == 32 &&
                      // the two-stage 128 x 128 mat-mat twin (matmul_tc.comp) keeps 48 KiB
                      f.max_shared_memory >= 48u * 1024u &&
                      // the attention twin (sdpa_tc.comp) reduces rows with clustered operations
-                     (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_CLUSTERED_BIT) &&
-                     (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
+                     (subgroup.operations & VK_SUBGROUP_FEATURE_CLUSTERED_BIT) &&
+                     (subgroup.stages & VK_SHADER_STAGE_COMPUTE_BIT);
+}
+
+DeviceFacts gather_facts(VkInstance instance, VkPhysicalDevice pd, uint32_t index) {
+    DeviceFacts f;
+    f.index = index;
+    const SubgroupSupport subgroup = gather_properties(pd, f);
+    gather_memory(pd, f);
+    const bool sync2_ext = gather_extensions(pd, f);
+    bool tc_shape = false;
+    if (f.cooperative_matrix_nv) gather_cooperative_matrix_nv(instance, pd, f, tc_shape);
+    gather_features(pd, f, sync2_ext, tc_shape, subgroup);
     return f;
 }
 
