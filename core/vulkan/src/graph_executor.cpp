@@ -42,6 +42,168 @@ std::string buffer_name(const ExecuteOptions& o, size_t index = 0, size_t count 
     const std::string base = o.name.empty() ? "graphlens" : o.name;
     return count == 1 ? base : fmt::format("{}: {} {} of {}", base, kind, index + 1, count);
 }
+
+// Host times: encoding alone (t0 to t1) and encoding through completion (t0 to t2).
+void set_host_times(ExecutionTiming& t, Clock::time_point t0, Clock::time_point t1,
+                    Clock::time_point t2) {
+    t.encode_ns = ns_between(t0, t1);
+    t.wall_ns = ns_between(t0, t2);
+}
+
+// One device clock: the first buffer's start to the last one's end.
+uint64_t gpu_span_ns(const CommandRecorder& first, const CommandRecorder& last) {
+    const uint64_t b = first.begin_timestamp_ns(), e = last.end_timestamp_ns();
+    return e > b ? e - b : 0;
+}
+
+void set_counts(ExecutionTiming& t, const ReplayCounts& c, size_t command_buffers) {
+    t.dispatches = c.dispatches;
+    t.barriers = c.barriers;
+    t.command_buffers = command_buffers;
+}
+
+std::vector<DispatchTiming> dispatch_timings(const ComputeGraph& graph,
+                                             const CommandRecorder& rec) {
+    std::vector<DispatchTiming> timings;
+    std::unordered_map<NodeId, const Node*> by_id;
+    for (const auto& n : graph.nodes)
+        if (n.is_dispatch()) by_id[n.id] = &n;
+    for (const auto& iv : rec.dispatch_intervals()) {
+        DispatchTiming d;
+        d.node = iv.node;
+        d.label = iv.label;
+        if (auto it = by_id.find(iv.node); it != by_id.end()) d.op = it->second->op;
+        d.start_ns = static_cast<double>(iv.start_ns);
+        d.end_ns = static_cast<double>(iv.end_ns);
+        timings.push_back(std::move(d));
+    }
+    return timings;
+}
+
+std::vector<GroupTiming> group_timings(const CommandRecorder& rec) {
+    std::vector<GroupTiming> timings;
+    for (const auto& g : rec.group_intervals()) {
+        GroupTiming gt;
+        gt.first_dispatch = g.first_dispatch;
+        gt.dispatches = g.dispatches;
+        gt.first_label = g.first_label;
+        gt.start_ns = static_cast<double>(g.start_ns);
+        gt.end_ns = static_cast<double>(g.end_ns);
+        timings.push_back(std::move(gt));
+    }
+    return timings;
+}
+
+// SubmitMode::single: one command buffer, the only mode with per-dispatch and per-group
+// profiles.
+ExecutionTiming execute_single(GraphExecutor& executor, const ComputeGraph& graph,
+                               const ExecuteOptions& options) {
+    ExecutionTiming t;
+    auto rec = executor.acquire(buffer_name(options));
+    ConflictTracker tracker;
+    const auto t0 = Clock::now();
+    rec->begin(options.timestamps, options.profile_dispatches, graph.dispatch_count(),
+               options.profile_groups);
+    const ReplayCounts c = encode_graph(graph, options.barriers, *rec, tracker);
+    rec->end();
+    const auto t1 = Clock::now();
+    rec->submit();
+    rec->wait();
+    const auto t2 = Clock::now();
+    set_host_times(t, t0, t1, t2);
+    t.gpu_ns = rec->gpu_ns();
+    set_counts(t, c, 1);
+    if (options.profile_dispatches) t.per_dispatch = dispatch_timings(graph, *rec);
+    t.per_group = group_timings(*rec);
+    executor.release(std::move(rec));
+    return t;
+}
+
+// SubmitMode::dual_buffer: the first dispatches submitted early, the rest in a second buffer.
+ExecutionTiming execute_dual_buffer(GraphExecutor& executor, const ComputeGraph& graph,
+                                    const ExecuteOptions& options) {
+    if (options.barriers == BarrierSource::every_dispatch ||
+        options.barriers == BarrierSource::none)
+        throw std::invalid_argument("dual buffer encodes recorded or recomputed barriers only");
+    ExecutionTiming t;
+    auto first = executor.acquire(buffer_name(options, 0, 2));
+    auto second = executor.acquire(buffer_name(options, 1, 2));
+    DualBufferOptions d;
+    d.first_dispatches = options.first_dispatches;
+    d.recompute_barriers = options.barriers == BarrierSource::recompute;
+    d.timestamps = options.timestamps;
+    const auto t0 = Clock::now();
+    const ReplayCounts c = encode_dual_buffer(graph, *first, *second, d);
+    const auto t1 = Clock::now();
+    first->wait();
+    second->wait();
+    const auto t2 = Clock::now();
+    set_host_times(t, t0, t1, t2);
+    t.gpu_ns = gpu_span_ns(*first, *second);
+    set_counts(t, c, 2);
+    executor.release(std::move(first));
+    executor.release(std::move(second));
+    return t;
+}
+
+// SubmitMode::stream: growing chunks, each submitted as soon as it is recorded.
+ExecutionTiming execute_stream(GraphExecutor& executor, const ComputeGraph& graph,
+                               const ExecuteOptions& options) {
+    if (options.barriers == BarrierSource::every_dispatch ||
+        options.barriers == BarrierSource::none)
+        throw std::invalid_argument("stream encodes recorded or recomputed barriers only");
+    ExecutionTiming t;
+    StreamOptions so;
+    so.chunk_dispatches = stream_chunk_dispatches(graph.dispatch_count(), options.stream_first,
+                                                  options.stream_growth);
+    // The plan's groups are known only from recorded barriers.
+    if (options.barriers == BarrierSource::recorded)
+        so.chunk_dispatches = align_stream_chunks(graph, so.chunk_dispatches);
+    so.recompute_barriers = options.barriers == BarrierSource::recompute;
+    so.timestamps = options.timestamps;
+    std::vector<std::unique_ptr<CommandRecorder>> owned;
+    std::vector<CommandRecorder*> recs;
+    for (size_t i = 0; i < so.chunk_dispatches.size(); ++i) {
+        owned.push_back(executor.acquire(buffer_name(options, i, so.chunk_dispatches.size())));
+        recs.push_back(owned.back().get());
+    }
+    const auto t0 = Clock::now();
+    const ReplayCounts c = encode_stream(graph, recs, so);
+    const auto t1 = Clock::now();
+    for (auto* r : recs) r->wait();
+    const auto t2 = Clock::now();
+    set_host_times(t, t0, t1, t2);
+    if (!recs.empty()) t.gpu_ns = gpu_span_ns(*recs.front(), *recs.back());
+    set_counts(t, c, recs.size());
+    for (auto& r : owned) executor.release(std::move(r));
+    return t;
+}
+
+// SubmitMode::per_dispatch: one command buffer, submit and wait per dispatch; the submission
+// boundary orders everything, so no barriers are recorded.
+ExecutionTiming execute_per_dispatch(GraphExecutor& executor, const ComputeGraph& graph,
+                                     const ExecuteOptions& options) {
+    ExecutionTiming t;
+    auto rec = executor.acquire(buffer_name(options));
+    const auto t0 = Clock::now();
+    for (const Node& n : graph.nodes) {
+        if (!n.is_dispatch()) continue;
+        const auto e0 = Clock::now();
+        rec->begin(options.timestamps);
+        rec->dispatch(graph.kernels[n.kernel].name, n.bindings, n.push_constants, n.workgroups,
+                      n.label, n.id);
+        rec->end();
+        t.encode_ns += ns_between(e0, Clock::now());
+        rec->submit();
+        rec->wait();
+        t.gpu_ns += rec->gpu_ns();
+        ++t.dispatches;
+        ++t.command_buffers;
+    }
+    t.wall_ns = ns_between(t0, Clock::now());
+    executor.release(std::move(rec));
+    return t;
+}
 }  // namespace
 
 GraphExecutor::GraphExecutor(Device& device, DeviceMemory& memory)
@@ -80,149 +242,14 @@ ExecutionTiming GraphExecutor::execute(const ComputeGraph& graph, const ExecuteO
     if (options.submit == SubmitMode::ahead) return std::move(execute_steps(graph, options, 1)[0]);
     memory_.add_missing_scratch(graph);  // fused kernels' own zeroed memory (FusionScratch)
     validate_for_replay(graph, memory_);
-    ExecutionTiming t;
-    auto encode = [&](CommandRecorder& rec, ConflictTracker& tracker) {
-        return encode_graph(graph, options.barriers, rec, tracker);
-    };
-
-    if (options.submit == SubmitMode::single) {
-        auto rec = acquire(buffer_name(options));
-        ConflictTracker tracker;
-        const auto t0 = Clock::now();
-        rec->begin(options.timestamps, options.profile_dispatches, graph.dispatch_count(),
-                   options.profile_groups);
-        const ReplayCounts c = encode(*rec, tracker);
-        rec->end();
-        const auto t1 = Clock::now();
-        rec->submit();
-        rec->wait();
-        const auto t2 = Clock::now();
-        t.encode_ns = ns_between(t0, t1);
-        t.wall_ns = ns_between(t0, t2);
-        t.gpu_ns = rec->gpu_ns();
-        t.dispatches = c.dispatches;
-        t.barriers = c.barriers;
-        t.command_buffers = 1;
-        if (options.profile_dispatches) {
-            std::unordered_map<NodeId, const Node*> by_id;
-            for (const auto& n : graph.nodes)
-                if (n.is_dispatch()) by_id[n.id] = &n;
-            for (const auto& iv : rec->dispatch_intervals()) {
-                DispatchTiming d;
-                d.node = iv.node;
-                d.label = iv.label;
-                if (auto it = by_id.find(iv.node); it != by_id.end()) d.op = it->second->op;
-                d.start_ns = static_cast<double>(iv.start_ns);
-                d.end_ns = static_cast<double>(iv.end_ns);
-                t.per_dispatch.push_back(std::move(d));
-            }
-        }
-        for (const auto& g : rec->group_intervals()) {
-            GroupTiming gt;
-            gt.first_dispatch = g.first_dispatch;
-            gt.dispatches = g.dispatches;
-            gt.first_label = g.first_label;
-            gt.start_ns = static_cast<double>(g.start_ns);
-            gt.end_ns = static_cast<double>(g.end_ns);
-            t.per_group.push_back(std::move(gt));
-        }
-        release(std::move(rec));
-        return t;
-    }
-
+    if (options.submit == SubmitMode::single) return execute_single(*this, graph, options);
     if (options.profile_dispatches || options.profile_groups)
         throw std::invalid_argument("per-dispatch and per-group profiles need SubmitMode::single");
-
-    if (options.submit == SubmitMode::dual_buffer) {
-        if (options.barriers == BarrierSource::every_dispatch ||
-            options.barriers == BarrierSource::none)
-            throw std::invalid_argument("dual buffer encodes recorded or recomputed barriers only");
-        auto first = acquire(buffer_name(options, 0, 2));
-        auto second = acquire(buffer_name(options, 1, 2));
-        DualBufferOptions d;
-        d.first_dispatches = options.first_dispatches;
-        d.recompute_barriers = options.barriers == BarrierSource::recompute;
-        d.timestamps = options.timestamps;
-        const auto t0 = Clock::now();
-        const ReplayCounts c = encode_dual_buffer(graph, *first, *second, d);
-        const auto t1 = Clock::now();
-        first->wait();
-        second->wait();
-        const auto t2 = Clock::now();
-        t.encode_ns = ns_between(t0, t1);
-        t.wall_ns = ns_between(t0, t2);
-        // One device clock: the span from the first buffer's start to the second's end.
-        const uint64_t b = first->begin_timestamp_ns(), e = second->end_timestamp_ns();
-        t.gpu_ns = e > b ? e - b : 0;
-        t.dispatches = c.dispatches;
-        t.barriers = c.barriers;
-        t.command_buffers = 2;
-        release(std::move(first));
-        release(std::move(second));
-        return t;
-    }
-
+    if (options.submit == SubmitMode::dual_buffer)
+        return execute_dual_buffer(*this, graph, options);
     if (options.submit == SubmitMode::parallel) return execute_parallel(graph, options);
-
-    if (options.submit == SubmitMode::stream) {
-        if (options.barriers == BarrierSource::every_dispatch ||
-            options.barriers == BarrierSource::none)
-            throw std::invalid_argument("stream encodes recorded or recomputed barriers only");
-        StreamOptions so;
-        so.chunk_dispatches = stream_chunk_dispatches(graph.dispatch_count(), options.stream_first,
-                                                      options.stream_growth);
-        // The plan's groups are known only from recorded barriers.
-        if (options.barriers == BarrierSource::recorded)
-            so.chunk_dispatches = align_stream_chunks(graph, so.chunk_dispatches);
-        so.recompute_barriers = options.barriers == BarrierSource::recompute;
-        so.timestamps = options.timestamps;
-        std::vector<std::unique_ptr<CommandRecorder>> owned;
-        std::vector<CommandRecorder*> recs;
-        for (size_t i = 0; i < so.chunk_dispatches.size(); ++i) {
-            owned.push_back(acquire(buffer_name(options, i, so.chunk_dispatches.size())));
-            recs.push_back(owned.back().get());
-        }
-        const auto t0 = Clock::now();
-        const ReplayCounts c = encode_stream(graph, recs, so);
-        const auto t1 = Clock::now();
-        for (auto* r : recs) r->wait();
-        const auto t2 = Clock::now();
-        t.encode_ns = ns_between(t0, t1);
-        t.wall_ns = ns_between(t0, t2);
-        if (!recs.empty()) {
-            // One device clock: the first buffer's start to the last one's end.
-            const uint64_t b = recs.front()->begin_timestamp_ns(),
-                           e = recs.back()->end_timestamp_ns();
-            t.gpu_ns = e > b ? e - b : 0;
-        }
-        t.dispatches = c.dispatches;
-        t.barriers = c.barriers;
-        t.command_buffers = recs.size();
-        for (auto& r : owned) release(std::move(r));
-        return t;
-    }
-
-    // per_dispatch: one command buffer, submit and wait per dispatch; the submission boundary
-    // orders everything, so no barriers are recorded.
-    auto rec = acquire(buffer_name(options));
-    const auto t0 = Clock::now();
-    for (const Node& n : graph.nodes) {
-        if (!n.is_dispatch()) continue;
-        const auto e0 = Clock::now();
-        rec->begin(options.timestamps);
-        rec->dispatch(graph.kernels[n.kernel].name, n.bindings, n.push_constants, n.workgroups,
-                      n.label, n.id);
-        rec->end();
-        t.encode_ns += ns_between(e0, Clock::now());
-        rec->submit();
-        rec->wait();
-        t.gpu_ns += rec->gpu_ns();
-        ++t.dispatches;
-        ++t.command_buffers;
-    }
-    t.wall_ns = ns_between(t0, Clock::now());
-    release(std::move(rec));
-    return t;
+    if (options.submit == SubmitMode::stream) return execute_stream(*this, graph, options);
+    return execute_per_dispatch(*this, graph, options);
 }
 
 ExecutionTiming GraphExecutor::execute_parallel(const ComputeGraph& graph,
