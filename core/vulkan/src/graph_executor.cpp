@@ -94,6 +94,60 @@ std::vector<GroupTiming> group_timings(const CommandRecorder& rec) {
     return timings;
 }
 
+// Nodes of SubmitMode::parallel's early buffer: it ends where a concurrency group ends (its
+// submission barrier stands for the plan's barrier there), at or after parallel_first
+// dispatches; 0 when there is none.
+size_t parallel_head_nodes(const ComputeGraph& graph, size_t parallel_first) {
+    const size_t total = graph.dispatch_count();
+    if (parallel_first == 0) return 0;
+    const size_t first = std::min(parallel_first, total);
+    const std::vector<size_t> sizes = {first, total - first};
+    const std::vector<size_t> aligned = align_stream_chunks(graph, sizes);
+    return node_index_after_dispatches(graph, aligned.empty() ? 0 : aligned[0]);
+}
+
+// Recorded and submitted first: the GPU starts while the threads record the rest.
+void record_and_submit_head(CommandRecorder& head, const ComputeGraph& graph, size_t head_nodes,
+                            bool timestamps, ExecutionTiming& t) {
+    head.begin(timestamps);
+    const ReplayCounts c = encode_sequential(graph, head, 0, head_nodes);
+    head.end();
+    head.submit();
+    t.dispatches += c.dispatches;
+    t.barriers += c.barriers;
+}
+
+// The slices [bounds[i], bounds[i + 1]) recorded into the secondaries on the threads, then
+// executed from the primary in order; a barrier of the plan at a cut goes between two.
+void record_primary(CommandRecorder& primary,
+                    const std::vector<std::unique_ptr<CommandRecorder>>& secondaries,
+                    RecordingThreads& threads, const ComputeGraph& graph,
+                    const std::vector<size_t>& bounds, bool timestamps, ExecutionTiming& t) {
+    const size_t slices = bounds.size() - 1;
+    std::vector<ReplayCounts> counts(slices);
+    primary.begin(timestamps);
+    threads.run(slices, [&](size_t i) {
+        CommandRecorder& rec = *secondaries[i];
+        rec.begin(false);
+        counts[i] = encode_sequential(graph, rec, bounds[i], bounds[i + 1]);
+        rec.end();
+    });
+    std::vector<VkCommandBuffer> run;
+    for (size_t i = 0; i < slices; ++i) {
+        if (i > 0 && graph.nodes[bounds[i]].is_barrier() && counts[i].dispatches > 0) {
+            primary.execute(run);
+            run.clear();
+            primary.barrier();
+            ++t.barriers;
+        }
+        run.push_back(secondaries[i]->handle());
+        t.dispatches += counts[i].dispatches;
+        t.barriers += counts[i].barriers;
+    }
+    primary.execute(run);
+    primary.end();
+}
+
 // SubmitMode::single: one command buffer, the only mode with per-dispatch and per-group
 // profiles.
 ExecutionTiming execute_single(GraphExecutor& executor, const ComputeGraph& graph,
@@ -260,16 +314,7 @@ ExecutionTiming GraphExecutor::execute_parallel(const ComputeGraph& graph,
     if (threads == 0) threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
     if (!threads_ || threads_->size() != threads)
         threads_ = std::make_unique<RecordingThreads>(threads - 1);
-    // The early buffer ends where a concurrency group ends (its submission barrier stands for
-    // the plan's barrier there), at or after parallel_first dispatches.
-    const size_t total = graph.dispatch_count();
-    size_t head_nodes = 0;
-    if (options.parallel_first > 0) {
-        const size_t first = std::min(options.parallel_first, total);
-        const std::vector<size_t> sizes = {first, total - first};
-        const std::vector<size_t> aligned = align_stream_chunks(graph, sizes);
-        head_nodes = node_index_after_dispatches(graph, aligned.empty() ? 0 : aligned[0]);
-    }
+    const size_t head_nodes = parallel_head_nodes(graph, options.parallel_first);
     const std::vector<size_t> bounds = parallel_slice_bounds(graph, threads, head_nodes);
     const size_t slices = bounds.size() - 1;
 
@@ -289,74 +334,39 @@ ExecutionTiming GraphExecutor::execute_parallel(const ComputeGraph& graph,
             std::make_unique<CommandRecorder>(device_, memory_, CommandLevel::secondary));
     for (size_t i = 0; i < slices; ++i)
         secondaries[i]->set_name(buffer_name(options, i, slices, "secondary"));
+    // Waits for both primaries before their secondaries go back to the free list.
     auto give_back = [&] {
         for (auto* r : {head.get(), primary.get()})
             if (r) r->wait();
-        std::lock_guard lock(mutex_);
-        for (auto& r : secondaries) free_secondaries_.push_back(std::move(r));
+        {
+            std::lock_guard lock(mutex_);
+            for (auto& r : secondaries) free_secondaries_.push_back(std::move(r));
+        }
+        if (head) release(std::move(head));
+        if (primary) release(std::move(primary));
     };
 
     ExecutionTiming t;
-    std::vector<ReplayCounts> counts(slices);
     try {
         const auto t0 = Clock::now();
-        if (head) {
-            // Recorded and submitted first: the GPU starts while the threads record the rest.
-            head->begin(options.timestamps);
-            const ReplayCounts c = encode_sequential(graph, *head, 0, head_nodes);
-            head->end();
-            head->submit();
-            t.dispatches += c.dispatches;
-            t.barriers += c.barriers;
-        }
-        if (primary) {
-            primary->begin(options.timestamps);
-            threads_->run(slices, [&](size_t i) {
-                CommandRecorder& rec = *secondaries[i];
-                rec.begin(false);
-                counts[i] = encode_sequential(graph, rec, bounds[i], bounds[i + 1]);
-                rec.end();
-            });
-            // The secondaries in order; a barrier of the plan at a cut goes between two.
-            std::vector<VkCommandBuffer> run;
-            for (size_t i = 0; i < slices; ++i) {
-                if (i > 0 && graph.nodes[bounds[i]].is_barrier() && counts[i].dispatches > 0) {
-                    primary->execute(run);
-                    run.clear();
-                    primary->barrier();
-                    ++t.barriers;
-                }
-                run.push_back(secondaries[i]->handle());
-                t.dispatches += counts[i].dispatches;
-                t.barriers += counts[i].barriers;
-            }
-            primary->execute(run);
-            primary->end();
-        }
+        if (head) record_and_submit_head(*head, graph, head_nodes, options.timestamps, t);
+        if (primary)
+            record_primary(*primary, secondaries, *threads_, graph, bounds, options.timestamps, t);
         const auto t1 = Clock::now();
         if (primary) primary->submit();
         if (head) head->wait();
         if (primary) primary->wait();
         const auto t2 = Clock::now();
-        t.encode_ns = ns_between(t0, t1);
-        t.wall_ns = ns_between(t0, t2);
-        // One device clock: the first buffer's start to the last one's end.
+        set_host_times(t, t0, t1, t2);
         CommandRecorder* first = head ? head.get() : primary.get();
         CommandRecorder* last = primary ? primary.get() : head.get();
-        if (first) {
-            const uint64_t b = first->begin_timestamp_ns(), e = last->end_timestamp_ns();
-            t.gpu_ns = e > b ? e - b : 0;
-        }
+        if (first) t.gpu_ns = gpu_span_ns(*first, *last);
         t.command_buffers = (head ? 1 : 0) + (primary ? 1 : 0) + slices;
     } catch (...) {
         give_back();
-        if (head) release(std::move(head));
-        if (primary) release(std::move(primary));
         throw;
     }
     give_back();
-    if (head) release(std::move(head));
-    if (primary) release(std::move(primary));
     return t;
 }
 
