@@ -243,26 +243,24 @@ std::string workload_of(const ComputeGraph& graph, const ForeignRunOptions& o) {
     return fmt::format("recorded program, {} commands", graph.dispatch_count());
 }
 
-}  // namespace
+// The run's progress lines and cancellation checks.
+class ForeignRunControl {
+  public:
+    explicit ForeignRunControl(const ForeignRunOptions& options) : options_(options) {}
+    void progress(std::string_view line) const {
+        if (options_.progress) options_.progress(line);
+    }
+    void stop_if_cancelled() const {
+        if (options_.cancelled && options_.cancelled()) throw RunCancelled();
+    }
 
-ForeignRunResult run_foreign_capture(Device& device, const ComputeGraph& graph,
-                                     const ForeignRunOptions& options) {
-    auto progress = [&](std::string_view line) {
-        if (options.progress) options.progress(line);
-    };
-    auto stop_if_cancelled = [&] {
-        if (options.cancelled && options.cancelled()) throw RunCancelled();
-    };
-    ForeignRunResult result;
-    const auto& f = device.facts();
-    result.run.device = fmt::format("{} ({} {})", f.name, f.driver_name, f.driver_info);
-    result.run.workload = workload_of(graph, options);
-    result.run.warmup = options.warmup;
-    result.run.repeats = options.repeats;
-    result.run.date = utc_now();
+  private:
+    const ForeignRunOptions& options_;
+};
 
-    progress("building the recorded program's pipelines");
-    ForeignReplay replay(device, graph, options);
+// What the run starts from: the program's own notes, the initial bytes, fusion, atomics.
+void add_setup_notes(ForeignRunResult& result, const ForeignReplay& replay,
+                     const ForeignRunOptions& options) {
     result.notes = replay.program().notes();
     if (!options.data)
         result.notes.push_back(
@@ -282,97 +280,152 @@ ForeignRunResult run_foreign_capture(Device& device, const ComputeGraph& graph,
         result.notes.push_back("kernels with atomics (results may depend on execution order): " +
                                names);
     }
+}
 
-    // The reference: as-recorded from the initial bytes, twice, to find what it does not
-    // compute the same way twice (atomics, races) before judging other modes by it.
-    progress("as-recorded: reference runs");
+// As-recorded's final bytes, and the allocations two as-recorded runs disagree on.
+struct ForeignReference {
+    FinalBytes bytes;
+    std::set<AllocationId> unstable;
+};
+
+// The reference: as-recorded from the initial bytes, twice, to find what it does not
+// compute the same way twice (atomics, races) before judging other modes by it.
+ForeignReference run_reference(ForeignReplay& replay, const ComputeGraph& graph,
+                               const ForeignRunOptions& options, const ForeignRunControl& control,
+                               ForeignRunResult& result) {
+    control.progress("as-recorded: reference runs");
     const ForeignPlan reference_plan = plan_foreign_mode(graph, ForeignMode::as_recorded, options);
     replay.restore();
-    stop_if_cancelled();
+    control.stop_if_cancelled();
     replay.executor().execute(reference_plan);
-    const FinalBytes reference = replay.final_bytes();
+    ForeignReference reference;
+    reference.bytes = replay.final_bytes();
     if (options.keep_final_bytes)
-        for (const auto& [id, bytes] : reference)
+        for (const auto& [id, bytes] : reference.bytes)
             result.final_bytes.entries.push_back({id, 0, bytes});
     replay.restore();
     replay.executor().execute(reference_plan);
-    std::set<AllocationId> unstable;
-    for (auto d = first_difference(reference, replay.final_bytes()); d;
-         d = first_difference(reference, replay.final_bytes(), unstable)) {
-        unstable.insert(d->allocation);
+    for (auto d = first_difference(reference.bytes, replay.final_bytes()); d;
+         d = first_difference(reference.bytes, replay.final_bytes(), reference.unstable)) {
+        reference.unstable.insert(d->allocation);
         result.nondeterministic.push_back(graph.allocations[d->allocation].name);
         result.notes.push_back("as-recorded is not deterministic: two runs differ at " +
                                replay.describe(*d));
     }
+    return reference;
+}
+
+std::string bitwise_comparison(const ComputeGraph& graph, const std::set<AllocationId>& unstable) {
+    std::string comparison = "bitwise";
+    if (!unstable.empty()) {
+        comparison += " except";
+        for (AllocationId id : unstable)
+            comparison += fmt::format(" '{}'", graph.allocations[id].name);
+        comparison += " (not deterministic)";
+    }
+    return comparison;
+}
+
+// Warm-up (at least `warmup` runs and `warmup_ms`), then `repeats` timed runs.
+void time_plan(ForeignReplay& replay, const ForeignPlan& plan, const std::string& name,
+               const ForeignRunOptions& options, const ForeignRunControl& control, ModeResult& mr) {
+    control.progress(fmt::format("{}: warm-up", name));
+    const auto warm_start = Clock::now();
+    for (uint32_t r = 0;
+         r < options.warmup ||
+         Clock::now() - warm_start < std::chrono::duration<double, std::milli>(options.warmup_ms);
+         ++r) {
+        control.stop_if_cancelled();
+        replay.executor().execute(plan);
+    }
+    std::vector<double> gpu, encode, wall;
+    for (uint32_t r = 0; r < options.repeats; ++r) {
+        if (r % 5 == 0)
+            control.progress(fmt::format("{}: run {}/{}", name, r + 1, options.repeats));
+        control.stop_if_cancelled();
+        const ExecutionTiming s = replay.executor().execute(plan);
+        gpu.push_back(double(s.gpu_ns));
+        encode.push_back(double(s.encode_ns));
+        wall.push_back(double(s.wall_ns));
+    }
+    mr.gpu_ns = TimingSummary::from_samples(std::move(gpu));
+    mr.encode_ns = TimingSummary::from_samples(std::move(encode));
+    mr.wall_ns = TimingSummary::from_samples(std::move(wall));
+}
+
+// One mode: planned, run from the initial bytes, compared bitwise with as-recorded (except
+// its unstable allocations), then timed. The mode's own failure is its result; a lost device
+// or a cancellation ends the whole run.
+ModeResult run_foreign_mode(ForeignReplay& replay, const ComputeGraph& graph, ForeignMode mode,
+                            const ForeignReference& reference, const ForeignRunOptions& options,
+                            const ForeignRunControl& control) {
+    const std::string name(foreign_mode_name(mode));
+    ModeResult mr;
+    mr.mode = name;
+    try {
+        control.progress(fmt::format("{}: planning", name));
+        const ForeignPlan plan = plan_foreign_mode(graph, mode, options);
+        replay.restore();
+        control.stop_if_cancelled();
+        const ExecutionTiming t = replay.executor().execute(plan);
+        mr.dispatches = t.dispatches;
+        mr.barriers = t.barriers;
+        mr.command_buffers = t.command_buffers;
+        const FinalBytes out = replay.final_bytes();
+        const auto d = first_difference(reference.bytes, out, reference.unstable);
+        mr.comparison = bitwise_comparison(graph, reference.unstable);
+        if (d) {
+            mr.outputs_match = false;
+            mr.mismatch = replay.mismatch(*d);
+            mr.comparison = "differs from as-recorded at " + replay.describe(*d);
+            mr.error = mr.comparison;
+        } else {
+            time_plan(replay, plan, name, options, control, mr);
+        }
+    } catch (const DeviceLost&) {
+        throw;
+    } catch (const RunCancelled&) {
+        throw;
+    } catch (const std::exception& e) {
+        mr.outputs_match = false;
+        mr.error = e.what();
+    }
+    return mr;
+}
+
+// The validation layer's verdict on one mode: its error count and its first five errors.
+void add_validation_verdict(const Device& device, ForeignRunResult& result) {
+    std::vector<std::string> messages;
+    for (const auto& m : device.validation_messages())
+        if (m.error && messages.size() < 5) messages.push_back(m.id + ": " + m.text);
+    result.validation_errors.push_back(device.validation_errors());
+    result.validation_messages.push_back(std::move(messages));
+}
+
+}  // namespace
+
+ForeignRunResult run_foreign_capture(Device& device, const ComputeGraph& graph,
+                                     const ForeignRunOptions& options) {
+    const ForeignRunControl control(options);
+    ForeignRunResult result;
+    const auto& f = device.facts();
+    result.run.device = fmt::format("{} ({} {})", f.name, f.driver_name, f.driver_info);
+    result.run.workload = workload_of(graph, options);
+    result.run.warmup = options.warmup;
+    result.run.repeats = options.repeats;
+    result.run.date = utc_now();
+
+    control.progress("building the recorded program's pipelines");
+    ForeignReplay replay(device, graph, options);
+    add_setup_notes(result, replay, options);
+    const ForeignReference reference = run_reference(replay, graph, options, control, result);
 
     for (ForeignMode mode : all_foreign_modes()) {
         if (std::find(options.modes.begin(), options.modes.end(), mode) == options.modes.end())
             continue;
-        const std::string name(foreign_mode_name(mode));
-        ModeResult mr;
-        mr.mode = name;
         device.clear_validation_messages();
-        try {
-            progress(fmt::format("{}: planning", name));
-            const ForeignPlan plan = plan_foreign_mode(graph, mode, options);
-            replay.restore();
-            stop_if_cancelled();
-            const ExecutionTiming t = replay.executor().execute(plan);
-            mr.dispatches = t.dispatches;
-            mr.barriers = t.barriers;
-            mr.command_buffers = t.command_buffers;
-            const FinalBytes out = replay.final_bytes();
-            const auto d = first_difference(reference, out, unstable);
-            mr.comparison = "bitwise";
-            if (!unstable.empty()) {
-                mr.comparison += " except";
-                for (AllocationId id : unstable)
-                    mr.comparison += fmt::format(" '{}'", graph.allocations[id].name);
-                mr.comparison += " (not deterministic)";
-            }
-            if (d) {
-                mr.outputs_match = false;
-                mr.mismatch = replay.mismatch(*d);
-                mr.comparison = "differs from as-recorded at " + replay.describe(*d);
-                mr.error = mr.comparison;
-            } else {
-                progress(fmt::format("{}: warm-up", name));
-                const auto warm_start = Clock::now();
-                for (uint32_t r = 0;
-                     r < options.warmup ||
-                     Clock::now() - warm_start <
-                         std::chrono::duration<double, std::milli>(options.warmup_ms);
-                     ++r) {
-                    stop_if_cancelled();
-                    replay.executor().execute(plan);
-                }
-                std::vector<double> gpu, encode, wall;
-                for (uint32_t r = 0; r < options.repeats; ++r) {
-                    if (r % 5 == 0)
-                        progress(fmt::format("{}: run {}/{}", name, r + 1, options.repeats));
-                    stop_if_cancelled();
-                    const ExecutionTiming s = replay.executor().execute(plan);
-                    gpu.push_back(double(s.gpu_ns));
-                    encode.push_back(double(s.encode_ns));
-                    wall.push_back(double(s.wall_ns));
-                }
-                mr.gpu_ns = TimingSummary::from_samples(std::move(gpu));
-                mr.encode_ns = TimingSummary::from_samples(std::move(encode));
-                mr.wall_ns = TimingSummary::from_samples(std::move(wall));
-            }
-        } catch (const DeviceLost&) {
-            throw;
-        } catch (const RunCancelled&) {
-            throw;
-        } catch (const std::exception& e) {
-            mr.outputs_match = false;
-            mr.error = e.what();
-        }
-        std::vector<std::string> messages;
-        for (const auto& m : device.validation_messages())
-            if (m.error && messages.size() < 5) messages.push_back(m.id + ": " + m.text);
-        result.validation_errors.push_back(device.validation_errors());
-        result.validation_messages.push_back(std::move(messages));
+        ModeResult mr = run_foreign_mode(replay, graph, mode, reference, options, control);
+        add_validation_verdict(device, result);
         result.run.modes.push_back(std::move(mr));
     }
     return result;

@@ -213,24 +213,204 @@ ModePlan Runner::plan(const ComputeGraph& captured, ExecutionMode mode,
     return p;
 }
 
+namespace {
+
+// The run's progress lines and cancellation checks.
+class RunControl {
+  public:
+    explicit RunControl(const RunnerOptions& options) : options_(options) {}
+    void progress(std::string_view line) const {
+        if (options_.progress) options_.progress(line);
+    }
+    void stop_if_cancelled() const {
+        if (options_.cancelled && options_.cancelled()) throw RunCancelled();
+    }
+
+  private:
+    const RunnerOptions& options_;
+};
+
+// The options' workload name, else the graph's workload/model/phase metadata, else its size.
+std::string workload_name(const ComputeGraph& captured, const RunnerOptions& options) {
+    std::string workload = options.workload;
+    if (workload.empty()) {
+        for (const char* key : {"workload", "model", "phase"})
+            if (auto it = captured.metadata.find(key); it != captured.metadata.end())
+                workload += (workload.empty() ? "" : " ") + it->second;
+        if (workload.empty()) workload = fmt::format("{} dispatches", captured.dispatch_count());
+    }
+    return workload;
+}
+
+// The initial state every comparison run starts from: only the allocations the graph writes
+// are saved and restored (weights stay put).
+class WrittenAllocations {
+  public:
+    WrittenAllocations(DeviceMemory& memory, const ComputeGraph& graph) : memory_(memory) {
+        std::set<AllocationId> written;
+        for (const Node& n : graph.nodes)
+            for (const auto& w : n.writes) written.insert(w.allocation);
+        for (AllocationId id : written)
+            saved_.emplace_back(id, memory_.download(id, 0, memory_.info(id).size));
+    }
+    void restore() const {
+        for (const auto& [id, bytes] : saved_) memory_.upload(id, bytes);
+    }
+
+  private:
+    DeviceMemory& memory_;
+    std::vector<std::pair<AllocationId, std::vector<uint8_t>>> saved_;
+};
+
+// Warm-up: at least `warmup` runs and at least `warmup_ms` of back-to-back work, so a discrete
+// GPU is back at its boost clock after the restore and planning (on an H100 a cold start made
+// serial decode 3x slower than a warm one).
+void warm_up(GraphExecutor& executor, const ModePlan& p, const RunnerOptions& options,
+             const RunControl& control) {
+    const bool loop = p.execute.submit == SubmitMode::ahead;
+    const auto warm_start = std::chrono::steady_clock::now();
+    for (uint32_t r = 0;
+         r < options.warmup || std::chrono::steady_clock::now() - warm_start <
+                                   std::chrono::duration<double, std::milli>(options.warmup_ms);
+         ++r) {
+        control.stop_if_cancelled();
+        if (loop)
+            executor.execute_steps(p.graph, p.execute, std::max(options.warmup, 2u));
+        else
+            executor.execute(p.graph, p.execute);
+    }
+}
+
+struct TimingSamples {
+    std::vector<double> gpu, encode, wall;
+    void add(const ExecutionTiming& s) {
+        gpu.push_back(static_cast<double>(s.gpu_ns));
+        encode.push_back(static_cast<double>(s.encode_ns));
+        wall.push_back(static_cast<double>(s.wall_ns));
+    }
+};
+
+// `repeats` timed executions of a warm plan.
+TimingSamples timed_repeats(GraphExecutor& executor, const ModePlan& p, const std::string& name,
+                            const RunnerOptions& options, const RunControl& control) {
+    TimingSamples samples;
+    const bool loop = p.execute.submit == SubmitMode::ahead;
+    if (loop) {
+        // One loop of repeats + 1 steps; the first step's wall includes its own
+        // recording (nothing ran before it to hide it), so it is not a sample.
+        control.progress(fmt::format("{}: {} steps", name, options.repeats));
+        const auto steps = executor.execute_steps(p.graph, p.execute, size_t{options.repeats} + 1);
+        for (size_t i = 1; i < steps.size(); ++i) samples.add(steps[i]);
+    }
+    for (uint32_t r = 0; !loop && r < options.repeats; ++r) {
+        if (r % 5 == 0)
+            control.progress(fmt::format("{}: run {}/{}", name, r + 1, options.repeats));
+        control.stop_if_cancelled();
+        samples.add(executor.execute(p.graph, p.execute));
+    }
+    return samples;
+}
+
+// The serial run every mode's outputs are compared against.
+struct SerialReference {
+    ModePlan plan;
+    OutputSnapshot outputs;
+};
+
+// What one mode's run needs besides the mode.
+struct ModeRunContext {
+    GraphExecutor& executor;
+    DeviceMemory& memory;
+    const ComputeGraph& captured;
+    const SerialReference& serial;
+    const WrittenAllocations& initial;
+    const RunnerOptions& options;
+    const RunControl& control;
+};
+
+// One mode: planned, run from the initial state, its outputs checked against serial's, then
+// warmed up and timed. The mode's own failure is its result; a lost device or a cancellation
+// ends the whole run.
+ModeResult run_mode(const ModeRunContext& ctx, ExecutionMode mode) {
+    const RunnerOptions& options = ctx.options;
+    const std::string name(execution_mode_name(mode));
+    ModeResult mr;
+    mr.mode = name;
+    try {
+        ctx.control.progress(fmt::format("{}: planning", name));
+        ctx.control.stop_if_cancelled();
+        ModePlan p = mode == ExecutionMode::serial ? ctx.serial.plan
+                                                   : Runner::plan(ctx.captured, mode, options);
+        if (options.adjust_plan && mode != ExecutionMode::serial) options.adjust_plan(p);
+        ctx.initial.restore();
+        ctx.control.stop_if_cancelled();
+        const ExecutionTiming t = ctx.executor.execute(p.graph, p.execute);
+        const OutputSnapshot out =
+            read_outputs(ctx.memory, comparable_outputs(ctx.serial.plan.graph, p.graph));
+        const Comparison c =
+            compare_outputs(ctx.captured, ctx.serial.outputs, out, p.fusions_applied == 0,
+                            options.rel_tolerance, options.abs_tolerance);
+        mr.outputs_match = c.match;
+        mr.comparison = c.text;
+        mr.mismatch = c.first_difference;
+        mr.dispatches = t.dispatches;
+        mr.barriers = t.barriers;
+        mr.command_buffers = t.command_buffers;
+        if (!c.match) {
+            mr.error = "outputs differ from serial: " + c.text;
+            return mr;
+        }
+        ctx.control.progress(fmt::format("{}: warm-up", name));
+        warm_up(ctx.executor, p, options, ctx.control);
+        TimingSamples samples = timed_repeats(ctx.executor, p, name, options, ctx.control);
+        mr.gpu_ns = TimingSummary::from_samples(std::move(samples.gpu));
+        mr.encode_ns = TimingSummary::from_samples(std::move(samples.encode));
+        mr.wall_ns = TimingSummary::from_samples(std::move(samples.wall));
+    } catch (const DeviceLost&) {
+        throw;  // nothing more can run on this device: no mode after this one either
+    } catch (const RunCancelled&) {
+        throw;  // the whole run is void, not this mode
+    } catch (const std::exception& e) {
+        mr.outputs_match = false;
+        mr.error = e.what();
+    }
+    return mr;
+}
+
+// The captured graph serialised with per-dispatch timestamps.
+void profile_dispatches(const ModeRunContext& ctx, RunResult& result) {
+    ctx.control.progress("per-dispatch profile (serialised)");
+    ctx.control.stop_if_cancelled();
+    ctx.initial.restore();
+    ExecuteOptions o;
+    o.barriers = BarrierSource::every_dispatch;
+    o.profile_dispatches = true;
+    result.per_dispatch = ctx.executor.execute(ctx.captured, o).per_dispatch;
+}
+
+// One mode's plan in a single command buffer with a timestamp per concurrency group.
+void profile_groups(const ModeRunContext& ctx, RunResult& result) {
+    const RunnerOptions& options = ctx.options;
+    const std::string name(execution_mode_name(options.group_profile_mode));
+    ctx.control.progress(fmt::format("per-group profile of {}", name));
+    ctx.control.stop_if_cancelled();
+    ModePlan p = Runner::plan(ctx.captured, options.group_profile_mode, options);
+    p.execute.submit = SubmitMode::single;
+    if (p.execute.barriers == BarrierSource::none) p.execute.barriers = BarrierSource::recompute;
+    p.execute.profile_groups = true;
+    ctx.initial.restore();
+    result.per_group_mode = name;
+    result.per_group = ctx.executor.execute(p.graph, p.execute).per_group;
+}
+
+}  // namespace
+
 RunResult Runner::run(const ComputeGraph& captured, const RunnerOptions& options) {
-    auto progress = [&](std::string_view line) {
-        if (options.progress) options.progress(line);
-    };
-    auto stop_if_cancelled = [&] {
-        if (options.cancelled && options.cancelled()) throw RunCancelled();
-    };
+    const RunControl control(options);
     RunResult result;
     const auto& f = device_.facts();
     result.device = fmt::format("{} ({} {})", f.name, f.driver_name, f.driver_info);
-    result.workload = options.workload;
-    if (result.workload.empty()) {
-        for (const char* key : {"workload", "model", "phase"})
-            if (auto it = captured.metadata.find(key); it != captured.metadata.end())
-                result.workload += (result.workload.empty() ? "" : " ") + it->second;
-        if (result.workload.empty())
-            result.workload = fmt::format("{} dispatches", captured.dispatch_count());
-    }
+    result.workload = workload_name(captured, options);
     result.warmup = options.warmup;
     result.repeats = options.repeats;
     result.date = utc_now();
@@ -238,132 +418,30 @@ RunResult Runner::run(const ComputeGraph& captured, const RunnerOptions& options
     validate_for_replay(captured, memory_);
 
     // The initial state every comparison run starts from: random (or kept) data once, then
-    // only the allocations the graph writes are saved and restored (weights stay put).
+    // only the allocations the graph writes are saved and restored.
     if (options.initial == InitialData::random) {
-        progress("filling allocations with seeded random data");
+        control.progress("filling allocations with seeded random data");
         fill_random(memory_, captured, options.seed, options.cancelled);
     }
-    std::vector<std::pair<AllocationId, std::vector<uint8_t>>> saved;
-    {
-        std::set<AllocationId> written;
-        for (const Node& n : captured.nodes)
-            for (const auto& w : n.writes) written.insert(w.allocation);
-        for (AllocationId id : written)
-            saved.emplace_back(id, memory_.download(id, 0, memory_.info(id).size));
-    }
-    auto restore = [&] {
-        for (const auto& [id, bytes] : saved) memory_.upload(id, bytes);
-    };
+    const WrittenAllocations initial(memory_, captured);
 
-    progress("serial: reference run");
-    const ModePlan serial = plan(captured, ExecutionMode::serial, options);
-    restore();
-    stop_if_cancelled();
-    executor_.execute(serial.graph, serial.execute);
-    const auto all_outputs = comparable_outputs(serial.graph, serial.graph);
-    const OutputSnapshot reference = read_outputs(memory_, all_outputs);
+    control.progress("serial: reference run");
+    SerialReference serial;
+    serial.plan = plan(captured, ExecutionMode::serial, options);
+    initial.restore();
+    control.stop_if_cancelled();
+    executor_.execute(serial.plan.graph, serial.plan.execute);
+    const auto all_outputs = comparable_outputs(serial.plan.graph, serial.plan.graph);
+    serial.outputs = read_outputs(memory_, all_outputs);
 
+    const ModeRunContext ctx{executor_, memory_, captured, serial, initial, options, control};
     for (ExecutionMode mode : all_execution_modes()) {
         if (std::find(options.modes.begin(), options.modes.end(), mode) == options.modes.end())
             continue;
-        const std::string name(execution_mode_name(mode));
-        ModeResult mr;
-        mr.mode = name;
-        try {
-            progress(fmt::format("{}: planning", name));
-            stop_if_cancelled();
-            ModePlan p = mode == ExecutionMode::serial ? serial : plan(captured, mode, options);
-            if (options.adjust_plan && mode != ExecutionMode::serial) options.adjust_plan(p);
-            restore();
-            stop_if_cancelled();
-            const ExecutionTiming t = executor_.execute(p.graph, p.execute);
-            const OutputSnapshot out =
-                read_outputs(memory_, comparable_outputs(serial.graph, p.graph));
-            const Comparison c = compare_outputs(captured, reference, out, p.fusions_applied == 0,
-                                                 options.rel_tolerance, options.abs_tolerance);
-            mr.outputs_match = c.match;
-            mr.comparison = c.text;
-            mr.mismatch = c.first_difference;
-            mr.dispatches = t.dispatches;
-            mr.barriers = t.barriers;
-            mr.command_buffers = t.command_buffers;
-            if (!c.match) {
-                mr.error = "outputs differ from serial: " + c.text;
-                result.modes.push_back(std::move(mr));
-                continue;
-            }
-            // Warm-up: at least `warmup` runs and at least `warmup_ms` of back-to-back work,
-            // so a discrete GPU is back at its boost clock after the restore and planning
-            // (on an H100 a cold start made serial decode 3x slower than a warm one).
-            progress(fmt::format("{}: warm-up", name));
-            const bool loop = p.execute.submit == SubmitMode::ahead;
-            const auto warm_start = std::chrono::steady_clock::now();
-            for (uint32_t r = 0; r < options.warmup ||
-                                 std::chrono::steady_clock::now() - warm_start <
-                                     std::chrono::duration<double, std::milli>(options.warmup_ms);
-                 ++r) {
-                stop_if_cancelled();
-                if (loop)
-                    executor_.execute_steps(p.graph, p.execute, std::max(options.warmup, 2u));
-                else
-                    executor_.execute(p.graph, p.execute);
-            }
-            std::vector<double> gpu, encode, wall;
-            auto add_sample = [&](const ExecutionTiming& s) {
-                gpu.push_back(static_cast<double>(s.gpu_ns));
-                encode.push_back(static_cast<double>(s.encode_ns));
-                wall.push_back(static_cast<double>(s.wall_ns));
-            };
-            if (loop) {
-                // One loop of repeats + 1 steps; the first step's wall includes its own
-                // recording (nothing ran before it to hide it), so it is not a sample.
-                progress(fmt::format("{}: {} steps", name, options.repeats));
-                const auto steps =
-                    executor_.execute_steps(p.graph, p.execute, size_t{options.repeats} + 1);
-                for (size_t i = 1; i < steps.size(); ++i) add_sample(steps[i]);
-            }
-            for (uint32_t r = 0; !loop && r < options.repeats; ++r) {
-                if (r % 5 == 0)
-                    progress(fmt::format("{}: run {}/{}", name, r + 1, options.repeats));
-                stop_if_cancelled();
-                add_sample(executor_.execute(p.graph, p.execute));
-            }
-            mr.gpu_ns = TimingSummary::from_samples(std::move(gpu));
-            mr.encode_ns = TimingSummary::from_samples(std::move(encode));
-            mr.wall_ns = TimingSummary::from_samples(std::move(wall));
-        } catch (const DeviceLost&) {
-            throw;  // nothing more can run on this device: no mode after this one either
-        } catch (const RunCancelled&) {
-            throw;  // the whole run is void, not this mode
-        } catch (const std::exception& e) {
-            mr.outputs_match = false;
-            mr.error = e.what();
-        }
-        result.modes.push_back(std::move(mr));
+        result.modes.push_back(run_mode(ctx, mode));
     }
-
-    if (options.profile_dispatches) {
-        progress("per-dispatch profile (serialised)");
-        stop_if_cancelled();
-        restore();
-        ExecuteOptions o;
-        o.barriers = BarrierSource::every_dispatch;
-        o.profile_dispatches = true;
-        result.per_dispatch = executor_.execute(captured, o).per_dispatch;
-    }
-    if (options.profile_groups) {
-        const std::string name(execution_mode_name(options.group_profile_mode));
-        progress(fmt::format("per-group profile of {}", name));
-        stop_if_cancelled();
-        ModePlan p = plan(captured, options.group_profile_mode, options);
-        p.execute.submit = SubmitMode::single;
-        if (p.execute.barriers == BarrierSource::none)
-            p.execute.barriers = BarrierSource::recompute;
-        p.execute.profile_groups = true;
-        restore();
-        result.per_group_mode = name;
-        result.per_group = executor_.execute(p.graph, p.execute).per_group;
-    }
+    if (options.profile_dispatches) profile_dispatches(ctx, result);
+    if (options.profile_groups) profile_groups(ctx, result);
     return result;
 }
 

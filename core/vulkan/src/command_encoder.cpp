@@ -163,6 +163,83 @@ void CommandRecorder::write_timestamp(VkPipelineStageFlagBits stage) {
     vkCmdWriteTimestamp(cmd_, stage, queries_, queries_used_++);
 }
 
+namespace {
+
+// The storage-buffer descriptor writes of one dispatch's bindings; each write points at its
+// buffer info inside this object, so it is built in place and never copied.
+class StorageBufferWrites {
+  public:
+    static constexpr size_t kMaxBindings = 16;
+
+    StorageBufferWrites(const std::vector<BoundView>& bindings, DeviceMemory& memory,
+                        std::string_view label)
+        : count_(static_cast<uint32_t>(bindings.size())) {
+        if (bindings.size() > kMaxBindings)
+            throw std::invalid_argument(fmt::format("dispatch '{}': {} bindings, at most {}", label,
+                                                    bindings.size(), kMaxBindings));
+        for (size_t i = 0; i < bindings.size(); ++i) {
+            const auto& v = bindings[i].view;
+            infos_[i] = {memory.buffer(v.allocation).buffer, v.offset, v.size};
+            writes_[i] = vk_struct<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
+            writes_[i].dstBinding = bindings[i].binding;
+            writes_[i].descriptorCount = 1;
+            writes_[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+            writes_[i].pBufferInfo = &infos_[i];
+        }
+    }
+    StorageBufferWrites(const StorageBufferWrites&) = delete;
+    StorageBufferWrites& operator=(const StorageBufferWrites&) = delete;
+
+    uint32_t count() const { return count_; }
+    VkWriteDescriptorSet* writes() { return writes_; }
+
+  private:
+    uint32_t count_;
+    VkDescriptorBufferInfo infos_[kMaxBindings];
+    VkWriteDescriptorSet writes_[kMaxBindings];
+};
+
+// Without push descriptors, sets come from a pool that grows geometrically; a full pool is
+// kept until the next begin() (its sets are in use).
+void ensure_descriptor_pool(VkDevice dev, VkDescriptorPool& pool, uint32_t& pool_sets,
+                            uint32_t& sets_used, std::vector<VkDescriptorPool>& retired) {
+    if (pool && sets_used < pool_sets) return;
+    if (pool) retired.push_back(pool);
+    pool_sets = std::max<uint32_t>(256, pool_sets * 2);
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, pool_sets * 8};
+    VkDescriptorPoolCreateInfo pi =
+        vk_struct<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
+    pi.maxSets = pool_sets;
+    pi.poolSizeCount = 1;
+    pi.pPoolSizes = &size;
+    vk_check(vkCreateDescriptorPool(dev, &pi, nullptr, &pool), "vkCreateDescriptorPool");
+    sets_used = 0;
+}
+
+VkResult allocate_descriptor_set(VkDevice dev, VkDescriptorPool pool, VkDescriptorSetLayout layout,
+                                 VkDescriptorSet& set) {
+    VkDescriptorSetAllocateInfo ai =
+        vk_struct<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
+    ai.descriptorPool = pool;
+    ai.descriptorSetCount = 1;
+    ai.pSetLayouts = &layout;
+    return vkAllocateDescriptorSets(dev, &ai, &set);
+}
+
+void begin_debug_label(const DeviceFunctions& fn, VkCommandBuffer cmd, std::string_view label) {
+    // Labels are NUL-terminated C strings; the view may not be.
+    char name[128];
+    const size_t len = std::min(label.size(), sizeof(name) - 1);
+    std::memcpy(name, label.data(), len);
+    name[len] = '\0';
+    VkDebugUtilsLabelEXT l =
+        vk_struct<VkDebugUtilsLabelEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT);
+    l.pLabelName = name;
+    fn.begin_label(cmd, &l);
+}
+
+}  // namespace
+
 void CommandRecorder::dispatch(std::string_view kernel, const std::vector<BoundView>& bindings,
                                const std::vector<uint8_t>& push_constants,
                                const std::array<uint32_t, 3>& workgroups, std::string_view label,
@@ -185,56 +262,24 @@ void CommandRecorder::dispatch(const KernelPipeline& p, const std::vector<BoundV
         vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
         bound_pipeline_ = p.pipeline;
     }
-    constexpr size_t kMaxBindings = 16;
-    if (bindings.size() > kMaxBindings)
-        throw std::invalid_argument(fmt::format("dispatch '{}': {} bindings, at most {}", label,
-                                                bindings.size(), kMaxBindings));
-    VkDescriptorBufferInfo infos[kMaxBindings];
-    VkWriteDescriptorSet writes[kMaxBindings];
-    for (size_t i = 0; i < bindings.size(); ++i) {
-        const auto& v = bindings[i].view;
-        infos[i] = {memory_.buffer(v.allocation).buffer, v.offset, v.size};
-        writes[i] = vk_struct<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
-        writes[i].dstBinding = bindings[i].binding;
-        writes[i].descriptorCount = 1;
-        writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        writes[i].pBufferInfo = &infos[i];
-    }
-    const auto n = static_cast<uint32_t>(bindings.size());
+    StorageBufferWrites writes(bindings, memory_, label);
     if (device_.uses_push_descriptor()) {
         device_.functions().push_descriptor_set(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0,
-                                                n, writes);
+                                                writes.count(), writes.writes());
     } else {
         VkDevice dev = device_.handle();
-        if (!descriptor_pool_ || descriptor_sets_used_ >= descriptor_pool_sets_) {
-            // Grow geometrically; a full pool is kept until the next begin() (sets in use).
-            if (descriptor_pool_) retired_pools_.push_back(descriptor_pool_);
-            descriptor_pool_sets_ = std::max<uint32_t>(256, descriptor_pool_sets_ * 2);
-            VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptor_pool_sets_ * 8};
-            VkDescriptorPoolCreateInfo pi = vk_struct<VkDescriptorPoolCreateInfo>(
-                VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
-            pi.maxSets = descriptor_pool_sets_;
-            pi.poolSizeCount = 1;
-            pi.pPoolSizes = &size;
-            vk_check(vkCreateDescriptorPool(dev, &pi, nullptr, &descriptor_pool_),
-                     "vkCreateDescriptorPool");
-            descriptor_sets_used_ = 0;
-        }
-        VkDescriptorSetAllocateInfo ai =
-            vk_struct<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
-        ai.descriptorPool = descriptor_pool_;
-        ai.descriptorSetCount = 1;
-        ai.pSetLayouts = &p.set_layout;
+        ensure_descriptor_pool(dev, descriptor_pool_, descriptor_pool_sets_, descriptor_sets_used_,
+                               retired_pools_);
         VkDescriptorSet set = VK_NULL_HANDLE;
-        VkResult r = vkAllocateDescriptorSets(dev, &ai, &set);
+        VkResult r = allocate_descriptor_set(dev, descriptor_pool_, p.set_layout, set);
         if (r == VK_ERROR_OUT_OF_POOL_MEMORY || r == VK_ERROR_FRAGMENTED_POOL) {
             descriptor_sets_used_ = descriptor_pool_sets_;  // force a new pool
             return dispatch(p, bindings, push_constants, workgroups, label, node);
         }
         vk_check(r, "vkAllocateDescriptorSets");
         ++descriptor_sets_used_;
-        for (uint32_t i = 0; i < n; ++i) writes[i].dstSet = set;
-        vkUpdateDescriptorSets(dev, n, writes, 0, nullptr);
+        for (uint32_t i = 0; i < writes.count(); ++i) writes.writes()[i].dstSet = set;
+        vkUpdateDescriptorSets(dev, writes.count(), writes.writes(), 0, nullptr);
         vkCmdBindDescriptorSets(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set, 0,
                                 nullptr);
     }
@@ -242,17 +287,7 @@ void CommandRecorder::dispatch(const KernelPipeline& p, const std::vector<BoundV
         vkCmdPushConstants(cmd_, p.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                            static_cast<uint32_t>(push_constants.size()), push_constants.data());
     const auto& fn = device_.functions();
-    if (fn.begin_label) {
-        // Labels are NUL-terminated C strings; the view may not be.
-        char name[128];
-        const size_t len = std::min(label.size(), sizeof(name) - 1);
-        std::memcpy(name, label.data(), len);
-        name[len] = '\0';
-        VkDebugUtilsLabelEXT l =
-            vk_struct<VkDebugUtilsLabelEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT);
-        l.pLabelName = name;
-        fn.begin_label(cmd_, &l);
-    }
+    if (fn.begin_label) begin_debug_label(fn, cmd_, label);
     vkCmdDispatch(cmd_, workgroups[0], workgroups[1], workgroups[2]);
     if (fn.end_label) fn.end_label(cmd_);
     if (profile_groups_) {

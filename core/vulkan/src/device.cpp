@@ -243,9 +243,14 @@ uint32_t instance_api_version() {
     return v >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : VK_API_VERSION_1_2;
 }
 
-DeviceFacts gather_facts(VkInstance instance, VkPhysicalDevice pd, uint32_t index) {
-    DeviceFacts f;
-    f.index = index;
+// What the compute-shader subgroups of a device can do (the attention twin's requirement).
+struct SubgroupSupport {
+    VkSubgroupFeatureFlags operations = 0;
+    VkShaderStageFlags stages = 0;
+};
+
+// Name, driver, limits and timestamp support, from the core properties.
+SubgroupSupport gather_properties(VkPhysicalDevice pd, DeviceFacts& f) {
     VkPhysicalDeviceDriverProperties driver = vk_struct<VkPhysicalDeviceDriverProperties>(
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES);
     VkPhysicalDeviceSubgroupProperties subgroup = vk_struct<VkPhysicalDeviceSubgroupProperties>(
@@ -274,7 +279,11 @@ DeviceFacts gather_facts(VkInstance instance, VkPhysicalDevice pd, uint32_t inde
     compute_family(pd, &valid_bits);
     f.timestamp_valid_bits = valid_bits;
     f.timestamps = valid_bits > 0 && p.limits.timestampPeriod > 0;
+    return {subgroup.supportedOperations, subgroup.supportedStages};
+}
 
+// Largest allocation, device-local bytes and whether host and device share memory.
+void gather_memory(VkPhysicalDevice pd, DeviceFacts& f) {
     VkPhysicalDeviceMaintenance3Properties m3 = vk_struct<VkPhysicalDeviceMaintenance3Properties>(
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES);
     VkPhysicalDeviceProperties2 props_m3 =
@@ -296,7 +305,11 @@ DeviceFacts gather_facts(VkInstance instance, VkPhysicalDevice pd, uint32_t inde
     if (f.type == DeviceType::cpu || f.type == DeviceType::integrated)
         for (uint32_t i = 0; i < mem.memoryTypeCount; ++i)
             if ((mem.memoryTypes[i].propertyFlags & unified) == unified) f.unified_memory = true;
+}
 
+// The optional extensions GraphLens uses, noted in f; returns whether the device offers
+// VK_KHR_synchronization2 as an extension.
+bool gather_extensions(VkPhysicalDevice pd, DeviceFacts& f) {
     const auto exts = device_extensions(pd);
     auto note = [&](const char* name, bool& flag) {
         flag = has_extension(exts, name);
@@ -312,16 +325,32 @@ DeviceFacts gather_facts(VkInstance instance, VkPhysicalDevice pd, uint32_t inde
     note(VK_KHR_8BIT_STORAGE_EXTENSION_NAME, f.storage_8bit);
     note("VK_KHR_cooperative_matrix", f.cooperative_matrix);
     note(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME, f.cooperative_matrix_nv);
-    bool tc_shape = false;
-    if (f.cooperative_matrix_nv) gather_cooperative_matrix_nv(instance, pd, f, tc_shape);
+    return sync2_ext;
+}
 
+bool integer_dot_product_accelerated(VkPhysicalDevice pd) {
+    VkPhysicalDeviceShaderIntegerDotProductProperties idp =
+        vk_struct<VkPhysicalDeviceShaderIntegerDotProductProperties>(
+            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES);
+    VkPhysicalDeviceProperties2 props_idp =
+        vk_struct<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
+    props_idp.pNext = &idp;
+    vkGetPhysicalDeviceProperties2(pd, &props_idp);
+    return idp.integerDotProduct4x8BitPackedMixedSignednessAccelerated;
+}
+
+// Synchronization2, integer dot products and tensor cores: the features behind them, and for
+// tensor cores the shape, subgroup and shared-memory needs of the *_tc.comp kernels.
+void gather_features(VkPhysicalDevice pd, DeviceFacts& f, bool sync2_ext, bool tc_shape,
+                     SubgroupSupport subgroup) {
+    const uint32_t api = f.api_version;
     VkPhysicalDeviceSynchronization2Features sync2 =
         vk_struct<VkPhysicalDeviceSynchronization2Features>(
             VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES);
     VkPhysicalDeviceFeatures2 feats =
         vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
     void** tail = &feats.pNext;
-    if (sync2_ext || p.apiVersion >= VK_API_VERSION_1_3) {
+    if (sync2_ext || api >= VK_API_VERSION_1_3) {
         *tail = &sync2;
         tail = &sync2.pNext;
     }
@@ -330,41 +359,41 @@ DeviceFacts gather_facts(VkInstance instance, VkPhysicalDevice pd, uint32_t inde
             VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
     VkPhysicalDeviceVulkan12Features v12 = vk_struct<VkPhysicalDeviceVulkan12Features>(
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
-    if (f.cooperative_matrix_nv && p.apiVersion >= VK_API_VERSION_1_2) {
+    if (f.cooperative_matrix_nv && api >= VK_API_VERSION_1_2) {
         *tail = &coop;
         coop.pNext = &v12;
     }
     VkPhysicalDeviceVulkan13Features v13 = vk_struct<VkPhysicalDeviceVulkan13Features>(
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
-    const bool v13_ok =
-        p.apiVersion >= VK_API_VERSION_1_3 && instance_api_version() >= VK_API_VERSION_1_3;
+    const bool v13_ok = api >= VK_API_VERSION_1_3 && instance_api_version() >= VK_API_VERSION_1_3;
     if (v13_ok) {
         v13.pNext = feats.pNext;
         feats.pNext = &v13;
     }
     vkGetPhysicalDeviceFeatures2(pd, &feats);
     f.integer_dot_product = v13_ok && v13.shaderIntegerDotProduct;
-    if (f.integer_dot_product) {
-        VkPhysicalDeviceShaderIntegerDotProductProperties idp =
-            vk_struct<VkPhysicalDeviceShaderIntegerDotProductProperties>(
-                VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES);
-        VkPhysicalDeviceProperties2 props_idp =
-            vk_struct<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2);
-        props_idp.pNext = &idp;
-        vkGetPhysicalDeviceProperties2(pd, &props_idp);
-        f.integer_dot_product_accelerated =
-            idp.integerDotProduct4x8BitPackedMixedSignednessAccelerated;
-    }
-    f.synchronization2 =
-        (sync2_ext || p.apiVersion >= VK_API_VERSION_1_3) && sync2.synchronization2;
-    f.tensor_cores = f.cooperative_matrix_nv && p.apiVersion >= VK_API_VERSION_1_2 &&
+    if (f.integer_dot_product)
+        f.integer_dot_product_accelerated = integer_dot_product_accelerated(pd);
+    f.synchronization2 = (sync2_ext || api >= VK_API_VERSION_1_3) && sync2.synchronization2;
+    f.tensor_cores = f.cooperative_matrix_nv && api >= VK_API_VERSION_1_2 &&
                      coop.cooperativeMatrix && tc_shape && v12.vulkanMemoryModel &&
                      v12.shaderFloat16 && f.subgroup_size == 32 &&
                      // the two-stage 128 x 128 mat-mat twin (matmul_tc.comp) keeps 48 KiB
                      f.max_shared_memory >= 48u * 1024u &&
                      // the attention twin (sdpa_tc.comp) reduces rows with clustered operations
-                     (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_CLUSTERED_BIT) &&
-                     (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT);
+                     (subgroup.operations & VK_SUBGROUP_FEATURE_CLUSTERED_BIT) &&
+                     (subgroup.stages & VK_SHADER_STAGE_COMPUTE_BIT);
+}
+
+DeviceFacts gather_facts(VkInstance instance, VkPhysicalDevice pd, uint32_t index) {
+    DeviceFacts f;
+    f.index = index;
+    const SubgroupSupport subgroup = gather_properties(pd, f);
+    gather_memory(pd, f);
+    const bool sync2_ext = gather_extensions(pd, f);
+    bool tc_shape = false;
+    if (f.cooperative_matrix_nv) gather_cooperative_matrix_nv(instance, pd, f, tc_shape);
+    gather_features(pd, f, sync2_ext, tc_shape, subgroup);
     return f;
 }
 
@@ -434,6 +463,220 @@ std::vector<VkPhysicalDevice> physical_devices(VkInstance instance) {
             return vkEnumeratePhysicalDevices(instance, n, p);
         },
         "vkEnumeratePhysicalDevices");
+}
+
+// The device GRAPHLENS_DEVICE (or Options::selector) names, else the most capable device with a
+// compute queue (discrete before integrated before virtual before CPU).
+uint32_t choose_device(const std::vector<VkPhysicalDevice>& pds,
+                       const std::vector<DeviceFacts>& facts, const std::string& selector) {
+    std::optional<uint32_t> chosen;
+    if (!selector.empty()) {
+        for (const auto& f : facts)
+            if (matches_selector(f, selector)) {
+                chosen = f.index;
+                break;
+            }
+        if (!chosen) {
+            std::string names;
+            for (const auto& f : facts)
+                names += fmt::format("{}{}: {}", names.empty() ? "" : ", ", f.index, f.name);
+            throw std::runtime_error(
+                fmt::format("GRAPHLENS_DEVICE='{}' matches no device (have {})", selector, names));
+        }
+    } else {
+        for (const auto& f : facts) {
+            if (!compute_family(pds[f.index], nullptr)) continue;
+            if (!chosen || type_rank(f.type) < type_rank(facts[*chosen].type)) chosen = f.index;
+        }
+        if (!chosen) throw std::runtime_error("Vulkan: no device with a compute queue");
+    }
+    return *chosen;
+}
+
+// The device extensions to enable and the optional paths they switch on.
+struct ExtensionPlan {
+    std::vector<const char*> names;
+    std::vector<VkExtensionProperties> available;
+    bool push_descriptor = false;
+    bool synchronization2 = false;
+    bool synchronization2_core = false;  // Vulkan 1.3 device and instance: no KHR suffix
+    bool tensor_cores = false;
+    bool pipeline_statistics = false;
+};
+
+ExtensionPlan plan_extensions(VkPhysicalDevice physical, const DeviceFacts& facts,
+                              const Device::Options& options) {
+    ExtensionPlan plan;
+    plan.push_descriptor = options.allow_push_descriptor && facts.push_descriptor;
+    if (plan.push_descriptor) plan.names.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+    plan.synchronization2 = options.allow_synchronization2 && facts.synchronization2;
+    plan.synchronization2_core =
+        facts.api_version >= VK_API_VERSION_1_3 && instance_api_version() >= VK_API_VERSION_1_3;
+    if (plan.synchronization2 && !plan.synchronization2_core)
+        plan.names.push_back(VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME);
+    // Features ops may use when present; enabling them costs nothing.
+    plan.available = device_extensions(physical);
+    for (const char* e : {VK_KHR_16BIT_STORAGE_EXTENSION_NAME, VK_KHR_8BIT_STORAGE_EXTENSION_NAME,
+                          VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME})
+        if (has_extension(plan.available, e) && facts.api_version < VK_API_VERSION_1_2)
+            plan.names.push_back(e);
+
+    // Tensor cores: VK_NV_cooperative_matrix, plus the Vulkan memory model its SPIR-V declares.
+    plan.tensor_cores = facts.tensor_cores &&
+                        options.tensor_cores.value_or(env_flag("GRAPHLENS_TENSOR_CORES", true));
+    if (plan.tensor_cores) plan.names.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    plan.pipeline_statistics =
+        options.pipeline_statistics.value_or(env_flag("GRAPHLENS_PIPELINE_STATS", false)) &&
+        has_extension(plan.available, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    if (plan.pipeline_statistics)
+        plan.names.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    return plan;
+}
+
+// The feature structs vkCreateDevice enables, chained from `head`. The chain points into this
+// object, so it is built in place and never copied.
+class EnabledFeatureChain {
+  public:
+    EnabledFeatureChain(VkPhysicalDevice physical, const DeviceFacts& facts,
+                        const DeviceRequirements& required, ExtensionPlan& plan);
+    EnabledFeatureChain(const EnabledFeatureChain&) = delete;
+    EnabledFeatureChain& operator=(const EnabledFeatureChain&) = delete;
+
+    const VkPhysicalDeviceFeatures2* head() const { return &enable_; }
+
+  private:
+    void append(void* next, void** next_tail) {
+        *tail_ = next;
+        tail_ = next_tail;
+    }
+
+    VkPhysicalDeviceFeatures2 enable_ =
+        vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+    VkPhysicalDeviceVulkan11Features e11_ = vk_struct<VkPhysicalDeviceVulkan11Features>(
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
+    VkPhysicalDeviceVulkan12Features e12_ = vk_struct<VkPhysicalDeviceVulkan12Features>(
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
+    VkPhysicalDeviceVulkan13Features e13_ = vk_struct<VkPhysicalDeviceVulkan13Features>(
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
+    VkPhysicalDeviceSynchronization2Features sync2_ =
+        vk_struct<VkPhysicalDeviceSynchronization2Features>(
+            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES);
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV coop_ =
+        vk_struct<VkPhysicalDeviceCooperativeMatrixFeaturesNV>(
+            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR stats_ =
+        vk_struct<VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR>(
+            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR);
+    void** tail_ = &enable_.pNext;
+};
+
+EnabledFeatureChain::EnabledFeatureChain(VkPhysicalDevice physical, const DeviceFacts& facts,
+                                         const DeviceRequirements& required, ExtensionPlan& plan) {
+    VkPhysicalDeviceVulkan12Features v12 = vk_struct<VkPhysicalDeviceVulkan12Features>(
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
+    VkPhysicalDeviceVulkan11Features v11 = vk_struct<VkPhysicalDeviceVulkan11Features>(
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
+    VkPhysicalDeviceFeatures2 feats =
+        vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+    const bool v12_ok = facts.api_version >= VK_API_VERSION_1_2;
+    if (v12_ok) {
+        feats.pNext = &v11;
+        v11.pNext = &v12;
+    }
+    vkGetPhysicalDeviceFeatures2(physical, &feats);
+    // Keep only the storage/arithmetic features kernels may rely on.
+    enable_.features.shaderInt64 = feats.features.shaderInt64;
+    enable_.features.shaderInt16 = feats.features.shaderInt16;
+    enable_.features.shaderFloat64 = feats.features.shaderFloat64;
+    if (v12_ok) {
+        e11_.storageBuffer16BitAccess = v11.storageBuffer16BitAccess;
+        e11_.uniformAndStorageBuffer16BitAccess = v11.uniformAndStorageBuffer16BitAccess;
+        e12_.storageBuffer8BitAccess = v12.storageBuffer8BitAccess;
+        e12_.uniformAndStorageBuffer8BitAccess = v12.uniformAndStorageBuffer8BitAccess;
+        e12_.shaderFloat16 = v12.shaderFloat16;
+        e12_.shaderInt8 = v12.shaderInt8;
+        e12_.hostQueryReset = v12.hostQueryReset;
+        append(&e11_, &e11_.pNext);
+        e11_.pNext = &e12_;
+        tail_ = &e12_.pNext;
+    }
+    // A recorded program's extensions and features (replay of its kernels), or a refusal
+    // naming what this device lacks.
+    const RequiredFeatureStructs needs =
+        apply_device_requirements(physical, facts.name, facts.api_version, required, plan.available,
+                                  plan.names, enable_.features, e11_, e12_, e13_);
+    if ((needs.vulkan11 || needs.vulkan12) && !v12_ok)
+        throw std::logic_error("Vulkan 1.2 features required of a Vulkan 1.1 device");
+    // Integer dot products (the 8-bit-x mat-vecs), core in Vulkan 1.3.
+    if ((facts.integer_dot_product || needs.vulkan13) && plan.synchronization2_core) {
+        e13_.shaderIntegerDotProduct = facts.integer_dot_product ? VK_TRUE : VK_FALSE;
+        if (plan.synchronization2) e13_.synchronization2 = VK_TRUE;  // one struct: 1.3 forbids both
+        append(&e13_, &e13_.pNext);
+    }
+    if (plan.synchronization2 && !e13_.synchronization2) {
+        sync2_.synchronization2 = VK_TRUE;
+        append(&sync2_, &sync2_.pNext);
+    }
+    if (plan.tensor_cores) {  // facts.tensor_cores implies Vulkan 1.2, so e12 is in the chain
+        coop_.cooperativeMatrix = VK_TRUE;
+        e12_.vulkanMemoryModel = VK_TRUE;
+        append(&coop_, &coop_.pNext);
+    }
+    if (plan.pipeline_statistics) {
+        stats_.pipelineExecutableInfo = VK_TRUE;
+        append(&stats_, &stats_.pNext);
+    }
+}
+
+VkDevice create_logical_device(VkPhysicalDevice physical, uint32_t queue_family,
+                               const EnabledFeatureChain& features,
+                               const std::vector<const char*>& extensions) {
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo qi =
+        vk_struct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
+    qi.queueFamilyIndex = queue_family;
+    qi.queueCount = 1;
+    qi.pQueuePriorities = &priority;
+    VkDeviceCreateInfo di = vk_struct<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
+    di.pNext = features.head();
+    di.queueCreateInfoCount = 1;
+    di.pQueueCreateInfos = &qi;
+    di.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+    di.ppEnabledExtensionNames = extensions.data();
+    VkDevice device = VK_NULL_HANDLE;
+    vk_check(vkCreateDevice(physical, &di, nullptr, &device), "vkCreateDevice");
+    return device;
+}
+
+// Entry points of the extensions the plan enabled; a pair that does not fully load stays off.
+void load_device_functions(DeviceFunctions& fn, VkInstance instance, VkDevice device,
+                           const ExtensionPlan& plan, bool labels, bool debug_utils) {
+    if (plan.push_descriptor)
+        fn.push_descriptor_set = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(
+            vkGetDeviceProcAddr(device, "vkCmdPushDescriptorSetKHR"));
+    if (plan.synchronization2)
+        fn.pipeline_barrier2 = reinterpret_cast<PFN_vkCmdPipelineBarrier2KHR>(
+            vkGetDeviceProcAddr(device, plan.synchronization2_core ? "vkCmdPipelineBarrier2"
+                                                                   : "vkCmdPipelineBarrier2KHR"));
+    if (plan.pipeline_statistics) {
+        fn.executable_properties = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+            vkGetDeviceProcAddr(device, "vkGetPipelineExecutablePropertiesKHR"));
+        fn.executable_statistics = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+            vkGetDeviceProcAddr(device, "vkGetPipelineExecutableStatisticsKHR"));
+        if (!fn.executable_properties || !fn.executable_statistics)
+            fn.executable_properties = nullptr, fn.executable_statistics = nullptr;
+    }
+    if (labels && debug_utils) {
+        fn.begin_label = reinterpret_cast<PFN_vkCmdBeginDebugUtilsLabelEXT>(
+            vkGetInstanceProcAddr(instance, "vkCmdBeginDebugUtilsLabelEXT"));
+        fn.end_label = reinterpret_cast<PFN_vkCmdEndDebugUtilsLabelEXT>(
+            vkGetInstanceProcAddr(instance, "vkCmdEndDebugUtilsLabelEXT"));
+        if (!fn.begin_label || !fn.end_label) fn.begin_label = nullptr, fn.end_label = nullptr;
+    }
+    // Names cost nothing per dispatch, so they are on wherever the extension is, labels or not.
+    if (debug_utils)
+        fn.set_object_name = reinterpret_cast<PFN_vkSetDebugUtilsObjectNameEXT>(
+            vkGetDeviceProcAddr(device, "vkSetDebugUtilsObjectNameEXT"));
 }
 
 }  // namespace
@@ -518,182 +761,27 @@ void Device::pick_and_create_device(const Options& options) {
     std::string selector = options.selector.value_or("");
     if (selector.empty())
         if (const char* env = std::getenv("GRAPHLENS_DEVICE")) selector = env;
-    std::optional<uint32_t> chosen;
-    if (!selector.empty()) {
-        for (const auto& f : facts)
-            if (matches_selector(f, selector)) {
-                chosen = f.index;
-                break;
-            }
-        if (!chosen) {
-            std::string names;
-            for (const auto& f : facts)
-                names += fmt::format("{}{}: {}", names.empty() ? "" : ", ", f.index, f.name);
-            throw std::runtime_error(
-                fmt::format("GRAPHLENS_DEVICE='{}' matches no device (have {})", selector, names));
-        }
-    } else {
-        for (const auto& f : facts) {
-            if (!compute_family(pds[f.index], nullptr)) continue;
-            if (!chosen || type_rank(f.type) < type_rank(facts[*chosen].type)) chosen = f.index;
-        }
-        if (!chosen) throw std::runtime_error("Vulkan: no device with a compute queue");
-    }
-    physical_ = pds[*chosen];
-    facts_ = facts[*chosen];
+    const uint32_t chosen = choose_device(pds, facts, selector);
+    physical_ = pds[chosen];
+    facts_ = facts[chosen];
     auto family = compute_family(physical_, nullptr);
     if (!family)
         throw std::runtime_error(fmt::format("device '{}' has no compute queue", facts_.name));
     queue_family_ = *family;
 
-    std::vector<const char*> exts;
-    const bool use_push = options.allow_push_descriptor && facts_.push_descriptor;
-    if (use_push) exts.push_back(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
-    const bool use_sync2 = options.allow_synchronization2 && facts_.synchronization2;
-    const bool sync2_core =
-        facts_.api_version >= VK_API_VERSION_1_3 && instance_api_version() >= VK_API_VERSION_1_3;
-    if (use_sync2 && !sync2_core) exts.push_back(VK_KHR_SYNCHRONIZATION_2_EXTENSION_NAME);
-    // Features ops may use when present; enabling them costs nothing.
-    const auto dev_exts = device_extensions(physical_);
-    for (const char* e : {VK_KHR_16BIT_STORAGE_EXTENSION_NAME, VK_KHR_8BIT_STORAGE_EXTENSION_NAME,
-                          VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME})
-        if (has_extension(dev_exts, e) && facts_.api_version < VK_API_VERSION_1_2)
-            exts.push_back(e);
-
-    // Tensor cores: VK_NV_cooperative_matrix, plus the Vulkan memory model its SPIR-V declares.
-    const bool use_tc = facts_.tensor_cores &&
-                        options.tensor_cores.value_or(env_flag("GRAPHLENS_TENSOR_CORES", true));
-    if (use_tc) exts.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
-    const bool use_stats =
-        options.pipeline_statistics.value_or(env_flag("GRAPHLENS_PIPELINE_STATS", false)) &&
-        has_extension(dev_exts, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
-    if (use_stats) exts.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
-
-    VkPhysicalDeviceVulkan12Features v12 = vk_struct<VkPhysicalDeviceVulkan12Features>(
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
-    VkPhysicalDeviceVulkan11Features v11 = vk_struct<VkPhysicalDeviceVulkan11Features>(
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
-    VkPhysicalDeviceSynchronization2Features sync2 =
-        vk_struct<VkPhysicalDeviceSynchronization2Features>(
-            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SYNCHRONIZATION_2_FEATURES);
-    VkPhysicalDeviceFeatures2 feats =
-        vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
-    const bool v12_ok = facts_.api_version >= VK_API_VERSION_1_2;
-    if (v12_ok) {
-        feats.pNext = &v11;
-        v11.pNext = &v12;
-    }
-    vkGetPhysicalDeviceFeatures2(physical_, &feats);
-    // Keep only the storage/arithmetic features kernels may rely on.
-    VkPhysicalDeviceFeatures2 enable =
-        vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
-    enable.features.shaderInt64 = feats.features.shaderInt64;
-    enable.features.shaderInt16 = feats.features.shaderInt16;
-    enable.features.shaderFloat64 = feats.features.shaderFloat64;
-    VkPhysicalDeviceVulkan11Features e11 = vk_struct<VkPhysicalDeviceVulkan11Features>(
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
-    VkPhysicalDeviceVulkan12Features e12 = vk_struct<VkPhysicalDeviceVulkan12Features>(
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
-    void** tail = &enable.pNext;
-    if (v12_ok) {
-        e11.storageBuffer16BitAccess = v11.storageBuffer16BitAccess;
-        e11.uniformAndStorageBuffer16BitAccess = v11.uniformAndStorageBuffer16BitAccess;
-        e12.storageBuffer8BitAccess = v12.storageBuffer8BitAccess;
-        e12.uniformAndStorageBuffer8BitAccess = v12.uniformAndStorageBuffer8BitAccess;
-        e12.shaderFloat16 = v12.shaderFloat16;
-        e12.shaderInt8 = v12.shaderInt8;
-        e12.hostQueryReset = v12.hostQueryReset;
-        *tail = &e11;
-        e11.pNext = &e12;
-        tail = &e12.pNext;
-    }
-    // Integer dot products (the 8-bit-x mat-vecs), core in Vulkan 1.3.
-    VkPhysicalDeviceVulkan13Features e13 = vk_struct<VkPhysicalDeviceVulkan13Features>(
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
-    // A recorded program's extensions and features (replay of its kernels), or a refusal
-    // naming what this device lacks.
-    const RequiredFeatureStructs required =
-        apply_device_requirements(physical_, facts_.name, facts_.api_version, options.required,
-                                  dev_exts, exts, enable.features, e11, e12, e13);
-    if ((required.vulkan11 || required.vulkan12) && !v12_ok)
-        throw std::logic_error("Vulkan 1.2 features required of a Vulkan 1.1 device");
-    if ((facts_.integer_dot_product || required.vulkan13) && sync2_core) {
-        e13.shaderIntegerDotProduct = facts_.integer_dot_product ? VK_TRUE : VK_FALSE;
-        if (use_sync2) e13.synchronization2 = VK_TRUE;  // one struct: 1.3 forbids both
-        *tail = &e13;
-        tail = &e13.pNext;
-    }
-    if (use_sync2 && !e13.synchronization2) {
-        sync2.synchronization2 = VK_TRUE;
-        *tail = &sync2;
-        tail = &sync2.pNext;
-    }
-    VkPhysicalDeviceCooperativeMatrixFeaturesNV coop =
-        vk_struct<VkPhysicalDeviceCooperativeMatrixFeaturesNV>(
-            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
-    if (use_tc) {  // facts_.tensor_cores implies Vulkan 1.2, so e12 is in the chain
-        coop.cooperativeMatrix = VK_TRUE;
-        e12.vulkanMemoryModel = VK_TRUE;
-        *tail = &coop;
-        tail = &coop.pNext;
-    }
-
-    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR stats =
-        vk_struct<VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR>(
-            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR);
-    if (use_stats) {
-        stats.pipelineExecutableInfo = VK_TRUE;
-        *tail = &stats;
-        tail = &stats.pNext;
-    }
-
-    float priority = 1.0f;
-    VkDeviceQueueCreateInfo qi =
-        vk_struct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
-    qi.queueFamilyIndex = queue_family_;
-    qi.queueCount = 1;
-    qi.pQueuePriorities = &priority;
-    VkDeviceCreateInfo di = vk_struct<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
-    di.pNext = &enable;
-    di.queueCreateInfoCount = 1;
-    di.pQueueCreateInfos = &qi;
-    di.enabledExtensionCount = static_cast<uint32_t>(exts.size());
-    di.ppEnabledExtensionNames = exts.data();
-    vk_check(vkCreateDevice(physical_, &di, nullptr, &device_), "vkCreateDevice");
+    ExtensionPlan plan = plan_extensions(physical_, facts_, options);
+    const EnabledFeatureChain features(physical_, facts_, options.required, plan);
+    device_ = create_logical_device(physical_, queue_family_, features, plan.names);
     vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
-    tensor_cores_ = use_tc;
+    tensor_cores_ = plan.tensor_cores;
     if (options.tensor_core_variant) {
         tensor_core_variant_ = *options.tensor_core_variant;
     } else if (const char* v = std::getenv("GRAPHLENS_TC_VARIANT")) {
         tensor_core_variant_ = v;
     }
 
-    if (use_push)
-        fn_.push_descriptor_set = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(
-            vkGetDeviceProcAddr(device_, "vkCmdPushDescriptorSetKHR"));
-    if (use_sync2)
-        fn_.pipeline_barrier2 = reinterpret_cast<PFN_vkCmdPipelineBarrier2KHR>(vkGetDeviceProcAddr(
-            device_, sync2_core ? "vkCmdPipelineBarrier2" : "vkCmdPipelineBarrier2KHR"));
-    if (use_stats) {
-        fn_.executable_properties = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
-            vkGetDeviceProcAddr(device_, "vkGetPipelineExecutablePropertiesKHR"));
-        fn_.executable_statistics = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
-            vkGetDeviceProcAddr(device_, "vkGetPipelineExecutableStatisticsKHR"));
-        if (!fn_.executable_properties || !fn_.executable_statistics)
-            fn_.executable_properties = nullptr, fn_.executable_statistics = nullptr;
-    }
     const bool labels = options.labels.value_or(env_flag("GRAPHLENS_LABELS", true));
-    if (labels && instance_debug_utils_) {
-        fn_.begin_label = reinterpret_cast<PFN_vkCmdBeginDebugUtilsLabelEXT>(
-            vkGetInstanceProcAddr(instance_, "vkCmdBeginDebugUtilsLabelEXT"));
-        fn_.end_label = reinterpret_cast<PFN_vkCmdEndDebugUtilsLabelEXT>(
-            vkGetInstanceProcAddr(instance_, "vkCmdEndDebugUtilsLabelEXT"));
-        if (!fn_.begin_label || !fn_.end_label) fn_.begin_label = nullptr, fn_.end_label = nullptr;
-    }
-    // Names cost nothing per dispatch, so they are on wherever the extension is, labels or not.
-    if (instance_debug_utils_)
-        fn_.set_object_name = reinterpret_cast<PFN_vkSetDebugUtilsObjectNameEXT>(
-            vkGetDeviceProcAddr(device_, "vkSetDebugUtilsObjectNameEXT"));
+    load_device_functions(fn_, instance_, device_, plan, labels, instance_debug_utils_);
     kernels_ = std::make_unique<KernelRegistry>(*this);
 }
 

@@ -57,6 +57,134 @@ std::pair<uint32_t, uint32_t> subgroup_size_range(const Device& device) {
     return {sp.minSubgroupSize, sp.maxSubgroupSize};
 }
 
+// A driver handed invalid SPIR-V may crash instead of failing: spirv-val sees it first. What
+// spirv-val does not know is left to the driver, with a note saying so.
+void check_spirv(const KernelInfo& k, const std::string& what, uint32_t api_version,
+                 std::vector<std::string>& notes) {
+    const SpirvVerdict verdict = validate_spirv(k.spirv, api_version);
+    if (verdict.unknown_to_validator)
+        notes.push_back(
+            fmt::format("{}: not checked by spirv-val, which does not know what it "
+                        "uses ({}); this device's driver judges it",
+                        what, verdict.error));
+    else if (!verdict.error.empty())
+        throw std::runtime_error(
+            fmt::format("{}: its SPIR-V does not validate: {}", what, verdict.error));
+}
+
+void create_shader_module(VkDevice dev, const KernelInfo& k, const std::string& what,
+                          VkShaderModule& module) {
+    VkShaderModuleCreateInfo mi =
+        vk_struct<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
+    mi.codeSize = k.spirv.size() * sizeof(uint32_t);
+    mi.pCode = k.spirv.data();
+    vk_check(vkCreateShaderModule(dev, &mi, nullptr, &module),
+             (what + ": vkCreateShaderModule").c_str());
+}
+
+// One layout per descriptor set up to the highest the kernel binds, appended as each is made
+// so that the pipeline's release destroys those made before a failure.
+void create_set_layouts(VkDevice dev, const KernelInfo& k, KernelId id, const std::string& what,
+                        std::vector<VkDescriptorSetLayout>& set_layouts) {
+    uint32_t sets = 0;
+    for (const auto& b : k.bindings) sets = std::max(sets, b.set + 1);
+    for (uint32_t s = 0; s < sets; ++s) {
+        std::vector<VkDescriptorSetLayoutBinding> lbs;
+        for (const auto& b : k.bindings) {
+            if (b.set != s) continue;
+            VkDescriptorSetLayoutBinding lb{};
+            lb.binding = b.binding;
+            lb.descriptorType = descriptor_type(k, id, b);
+            lb.descriptorCount = 1;
+            lb.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+            lbs.push_back(lb);
+        }
+        VkDescriptorSetLayoutCreateInfo li = vk_struct<VkDescriptorSetLayoutCreateInfo>(
+            VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
+        li.bindingCount = static_cast<uint32_t>(lbs.size());
+        li.pBindings = lbs.data();
+        VkDescriptorSetLayout layout = VK_NULL_HANDLE;
+        vk_check(vkCreateDescriptorSetLayout(dev, &li, nullptr, &layout),
+                 (what + ": vkCreateDescriptorSetLayout").c_str());
+        set_layouts.push_back(layout);
+    }
+}
+
+// The block's reflected size, or more where the program pushed more bytes, in whole words.
+uint32_t push_constant_bytes(const ComputeGraph& graph, KernelId id, const KernelInfo& k) {
+    uint32_t size = k.push_constant_size;
+    for (const Node& n : graph.nodes)
+        if (n.is_dispatch() && n.kernel == id)
+            size = std::max(size, static_cast<uint32_t>(n.push_constants.size()));
+    return (size + 3) & ~3u;
+}
+
+void create_pipeline_layout(VkDevice dev, const std::vector<VkDescriptorSetLayout>& set_layouts,
+                            uint32_t push_constant_size, const std::string& what,
+                            VkPipelineLayout& layout) {
+    VkPushConstantRange pc{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_constant_size};
+    VkPipelineLayoutCreateInfo pli =
+        vk_struct<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
+    pli.setLayoutCount = static_cast<uint32_t>(set_layouts.size());
+    pli.pSetLayouts = set_layouts.data();
+    pli.pushConstantRangeCount = push_constant_size > 0 ? 1 : 0;
+    pli.pPushConstantRanges = &pc;
+    vk_check(vkCreatePipelineLayout(dev, &pli, nullptr, &layout),
+             (what + ": vkCreatePipelineLayout").c_str());
+}
+
+// The kernel's specialization constants, packed one after another.
+struct Specialization {
+    std::vector<VkSpecializationMapEntry> entries;
+    std::vector<uint8_t> data;
+};
+
+Specialization specialization_of(const KernelInfo& k) {
+    Specialization s;
+    for (const auto& c : k.specialization) {
+        s.entries.push_back({c.id, static_cast<uint32_t>(s.data.size()), c.bytes.size()});
+        s.data.insert(s.data.end(), c.bytes.begin(), c.bytes.end());
+    }
+    return s;
+}
+
+// The compute pipeline as recorded: entry point, specialization, required subgroup size and
+// the pipeline flags a replay can pass on (a note names the others).
+void create_compute_pipeline(const Device& device, const KernelInfo& k, const std::string& what,
+                             VkShaderModule module, VkPipelineLayout layout,
+                             std::vector<std::string>& notes, VkPipeline& pipeline) {
+    const Specialization sp = specialization_of(k);
+    VkSpecializationInfo spec{static_cast<uint32_t>(sp.entries.size()), sp.entries.data(),
+                              sp.data.size(), sp.data.data()};
+    VkPipelineShaderStageRequiredSubgroupSizeCreateInfo subgroup =
+        vk_struct<VkPipelineShaderStageRequiredSubgroupSizeCreateInfo>(
+            VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO);
+    VkComputePipelineCreateInfo ci =
+        vk_struct<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
+    ci.stage = vk_struct<VkPipelineShaderStageCreateInfo>(
+        VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
+    ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    ci.stage.module = module;
+    ci.stage.pName = k.entry_point.c_str();
+    ci.stage.pSpecializationInfo = sp.entries.empty() ? nullptr : &spec;
+    if (k.required_subgroup_size) {
+        const auto [lo, hi] = subgroup_size_range(device);
+        if (k.required_subgroup_size < lo || k.required_subgroup_size > hi)
+            throw std::runtime_error(
+                fmt::format("{}: requires subgroups of {}, device '{}' has sizes {} to {}", what,
+                            k.required_subgroup_size, device.facts().name, lo, hi));
+        subgroup.requiredSubgroupSize = k.required_subgroup_size;
+        ci.stage.pNext = &subgroup;
+    }
+    ci.flags = k.pipeline_flags & kReplayedPipelineFlags;
+    if (ci.flags != k.pipeline_flags)
+        notes.push_back(fmt::format("{}: pipeline flags {:#x} of {:#x} are not replayed", what,
+                                    k.pipeline_flags & ~kReplayedPipelineFlags, k.pipeline_flags));
+    ci.layout = layout;
+    vk_check(vkCreateComputePipelines(device.handle(), VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline),
+             (what + ": vkCreateComputePipelines").c_str());
+}
+
 }  // namespace
 
 bool is_foreign_graph(const ComputeGraph& graph) {
@@ -122,104 +250,19 @@ void ForeignProgram::release() {
 void ForeignProgram::build_pipeline(KernelId id) {
     const KernelInfo& k = graph_.kernels[id];
     const std::string what = kernel_name(id, k);
-    // A driver handed invalid SPIR-V may crash instead of failing: spirv-val sees it first.
-    const SpirvVerdict verdict = validate_spirv(k.spirv, device_.facts().api_version);
-    if (verdict.unknown_to_validator)
-        notes_.push_back(
-            fmt::format("{}: not checked by spirv-val, which does not know what it "
-                        "uses ({}); this device's driver judges it",
-                        what, verdict.error));
-    else if (!verdict.error.empty())
-        throw std::runtime_error(
-            fmt::format("{}: its SPIR-V does not validate: {}", what, verdict.error));
+    check_spirv(k, what, device_.facts().api_version, notes_);
     if (spirv_uses_atomics(k.spirv)) atomic_kernels_.push_back(k.name);
     VkDevice dev = device_.handle();
+    // Owned by pipelines_ before anything is made, so release() destroys what a failure left.
     auto p = std::make_unique<Pipeline>();
     Pipeline& pipe = *p;
     pipelines_[id] = std::move(p);
 
-    VkShaderModuleCreateInfo mi =
-        vk_struct<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
-    mi.codeSize = k.spirv.size() * sizeof(uint32_t);
-    mi.pCode = k.spirv.data();
-    vk_check(vkCreateShaderModule(dev, &mi, nullptr, &pipe.module),
-             (what + ": vkCreateShaderModule").c_str());
-
-    uint32_t sets = 0;
-    for (const auto& b : k.bindings) sets = std::max(sets, b.set + 1);
-    for (uint32_t s = 0; s < sets; ++s) {
-        std::vector<VkDescriptorSetLayoutBinding> lbs;
-        for (const auto& b : k.bindings) {
-            if (b.set != s) continue;
-            VkDescriptorSetLayoutBinding lb{};
-            lb.binding = b.binding;
-            lb.descriptorType = descriptor_type(k, id, b);
-            lb.descriptorCount = 1;
-            lb.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
-            lbs.push_back(lb);
-        }
-        VkDescriptorSetLayoutCreateInfo li = vk_struct<VkDescriptorSetLayoutCreateInfo>(
-            VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
-        li.bindingCount = static_cast<uint32_t>(lbs.size());
-        li.pBindings = lbs.data();
-        VkDescriptorSetLayout layout = VK_NULL_HANDLE;
-        vk_check(vkCreateDescriptorSetLayout(dev, &li, nullptr, &layout),
-                 (what + ": vkCreateDescriptorSetLayout").c_str());
-        pipe.set_layouts.push_back(layout);
-    }
-
-    // The block's reflected size, or more where the program pushed more bytes.
-    pipe.push_constant_size = k.push_constant_size;
-    for (const Node& n : graph_.nodes)
-        if (n.is_dispatch() && n.kernel == id)
-            pipe.push_constant_size =
-                std::max(pipe.push_constant_size, static_cast<uint32_t>(n.push_constants.size()));
-    pipe.push_constant_size = (pipe.push_constant_size + 3) & ~3u;
-    VkPushConstantRange pc{VK_SHADER_STAGE_COMPUTE_BIT, 0, pipe.push_constant_size};
-    VkPipelineLayoutCreateInfo pli =
-        vk_struct<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
-    pli.setLayoutCount = sets;
-    pli.pSetLayouts = pipe.set_layouts.data();
-    pli.pushConstantRangeCount = pipe.push_constant_size > 0 ? 1 : 0;
-    pli.pPushConstantRanges = &pc;
-    vk_check(vkCreatePipelineLayout(dev, &pli, nullptr, &pipe.layout),
-             (what + ": vkCreatePipelineLayout").c_str());
-
-    std::vector<VkSpecializationMapEntry> entries;
-    std::vector<uint8_t> data;
-    for (const auto& c : k.specialization) {
-        entries.push_back({c.id, static_cast<uint32_t>(data.size()), c.bytes.size()});
-        data.insert(data.end(), c.bytes.begin(), c.bytes.end());
-    }
-    VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(), data.size(),
-                              data.data()};
-    VkPipelineShaderStageRequiredSubgroupSizeCreateInfo subgroup =
-        vk_struct<VkPipelineShaderStageRequiredSubgroupSizeCreateInfo>(
-            VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO);
-    VkComputePipelineCreateInfo ci =
-        vk_struct<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
-    ci.stage = vk_struct<VkPipelineShaderStageCreateInfo>(
-        VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
-    ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    ci.stage.module = pipe.module;
-    ci.stage.pName = k.entry_point.c_str();
-    ci.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
-    if (k.required_subgroup_size) {
-        const auto [lo, hi] = subgroup_size_range(device_);
-        if (k.required_subgroup_size < lo || k.required_subgroup_size > hi)
-            throw std::runtime_error(
-                fmt::format("{}: requires subgroups of {}, device '{}' has sizes {} to {}", what,
-                            k.required_subgroup_size, device_.facts().name, lo, hi));
-        subgroup.requiredSubgroupSize = k.required_subgroup_size;
-        ci.stage.pNext = &subgroup;
-    }
-    ci.flags = k.pipeline_flags & kReplayedPipelineFlags;
-    if (ci.flags != k.pipeline_flags)
-        notes_.push_back(fmt::format("{}: pipeline flags {:#x} of {:#x} are not replayed", what,
-                                     k.pipeline_flags & ~kReplayedPipelineFlags, k.pipeline_flags));
-    ci.layout = pipe.layout;
-    vk_check(vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &ci, nullptr, &pipe.pipeline),
-             (what + ": vkCreateComputePipelines").c_str());
+    create_shader_module(dev, k, what, pipe.module);
+    create_set_layouts(dev, k, id, what, pipe.set_layouts);
+    pipe.push_constant_size = push_constant_bytes(graph_, id, k);
+    create_pipeline_layout(dev, pipe.set_layouts, pipe.push_constant_size, what, pipe.layout);
+    create_compute_pipeline(device_, k, what, pipe.module, pipe.layout, notes_, pipe.pipeline);
 }
 
 void ForeignProgram::create_descriptor_pool() {

@@ -42,6 +42,222 @@ std::string buffer_name(const ExecuteOptions& o, size_t index = 0, size_t count 
     const std::string base = o.name.empty() ? "graphlens" : o.name;
     return count == 1 ? base : fmt::format("{}: {} {} of {}", base, kind, index + 1, count);
 }
+
+// Host times: encoding alone (t0 to t1) and encoding through completion (t0 to t2).
+void set_host_times(ExecutionTiming& t, Clock::time_point t0, Clock::time_point t1,
+                    Clock::time_point t2) {
+    t.encode_ns = ns_between(t0, t1);
+    t.wall_ns = ns_between(t0, t2);
+}
+
+// One device clock: the first buffer's start to the last one's end.
+uint64_t gpu_span_ns(const CommandRecorder& first, const CommandRecorder& last) {
+    const uint64_t b = first.begin_timestamp_ns(), e = last.end_timestamp_ns();
+    return e > b ? e - b : 0;
+}
+
+void set_counts(ExecutionTiming& t, const ReplayCounts& c, size_t command_buffers) {
+    t.dispatches = c.dispatches;
+    t.barriers = c.barriers;
+    t.command_buffers = command_buffers;
+}
+
+std::vector<DispatchTiming> dispatch_timings(const ComputeGraph& graph,
+                                             const CommandRecorder& rec) {
+    std::vector<DispatchTiming> timings;
+    std::unordered_map<NodeId, const Node*> by_id;
+    for (const auto& n : graph.nodes)
+        if (n.is_dispatch()) by_id[n.id] = &n;
+    for (const auto& iv : rec.dispatch_intervals()) {
+        DispatchTiming d;
+        d.node = iv.node;
+        d.label = iv.label;
+        if (auto it = by_id.find(iv.node); it != by_id.end()) d.op = it->second->op;
+        d.start_ns = static_cast<double>(iv.start_ns);
+        d.end_ns = static_cast<double>(iv.end_ns);
+        timings.push_back(std::move(d));
+    }
+    return timings;
+}
+
+std::vector<GroupTiming> group_timings(const CommandRecorder& rec) {
+    std::vector<GroupTiming> timings;
+    for (const auto& g : rec.group_intervals()) {
+        GroupTiming gt;
+        gt.first_dispatch = g.first_dispatch;
+        gt.dispatches = g.dispatches;
+        gt.first_label = g.first_label;
+        gt.start_ns = static_cast<double>(g.start_ns);
+        gt.end_ns = static_cast<double>(g.end_ns);
+        timings.push_back(std::move(gt));
+    }
+    return timings;
+}
+
+// Nodes of SubmitMode::parallel's early buffer: it ends where a concurrency group ends (its
+// submission barrier stands for the plan's barrier there), at or after parallel_first
+// dispatches; 0 when there is none.
+size_t parallel_head_nodes(const ComputeGraph& graph, size_t parallel_first) {
+    const size_t total = graph.dispatch_count();
+    if (parallel_first == 0) return 0;
+    const size_t first = std::min(parallel_first, total);
+    const std::vector<size_t> sizes = {first, total - first};
+    const std::vector<size_t> aligned = align_stream_chunks(graph, sizes);
+    return node_index_after_dispatches(graph, aligned.empty() ? 0 : aligned[0]);
+}
+
+// Recorded and submitted first: the GPU starts while the threads record the rest.
+void record_and_submit_head(CommandRecorder& head, const ComputeGraph& graph, size_t head_nodes,
+                            bool timestamps, ExecutionTiming& t) {
+    head.begin(timestamps);
+    const ReplayCounts c = encode_sequential(graph, head, 0, head_nodes);
+    head.end();
+    head.submit();
+    t.dispatches += c.dispatches;
+    t.barriers += c.barriers;
+}
+
+// The slices [bounds[i], bounds[i + 1]) recorded into the secondaries on the threads, then
+// executed from the primary in order; a barrier of the plan at a cut goes between two.
+void record_primary(CommandRecorder& primary,
+                    const std::vector<std::unique_ptr<CommandRecorder>>& secondaries,
+                    RecordingThreads& threads, const ComputeGraph& graph,
+                    const std::vector<size_t>& bounds, bool timestamps, ExecutionTiming& t) {
+    const size_t slices = bounds.size() - 1;
+    std::vector<ReplayCounts> counts(slices);
+    primary.begin(timestamps);
+    threads.run(slices, [&](size_t i) {
+        CommandRecorder& rec = *secondaries[i];
+        rec.begin(false);
+        counts[i] = encode_sequential(graph, rec, bounds[i], bounds[i + 1]);
+        rec.end();
+    });
+    std::vector<VkCommandBuffer> run;
+    for (size_t i = 0; i < slices; ++i) {
+        if (i > 0 && graph.nodes[bounds[i]].is_barrier() && counts[i].dispatches > 0) {
+            primary.execute(run);
+            run.clear();
+            primary.barrier();
+            ++t.barriers;
+        }
+        run.push_back(secondaries[i]->handle());
+        t.dispatches += counts[i].dispatches;
+        t.barriers += counts[i].barriers;
+    }
+    primary.execute(run);
+    primary.end();
+}
+
+// SubmitMode::single: one command buffer, the only mode with per-dispatch and per-group
+// profiles.
+ExecutionTiming execute_single(GraphExecutor& executor, const ComputeGraph& graph,
+                               const ExecuteOptions& options) {
+    ExecutionTiming t;
+    auto rec = executor.acquire(buffer_name(options));
+    ConflictTracker tracker;
+    const auto t0 = Clock::now();
+    rec->begin(options.timestamps, options.profile_dispatches, graph.dispatch_count(),
+               options.profile_groups);
+    const ReplayCounts c = encode_graph(graph, options.barriers, *rec, tracker);
+    rec->end();
+    const auto t1 = Clock::now();
+    rec->submit();
+    rec->wait();
+    const auto t2 = Clock::now();
+    set_host_times(t, t0, t1, t2);
+    t.gpu_ns = rec->gpu_ns();
+    set_counts(t, c, 1);
+    if (options.profile_dispatches) t.per_dispatch = dispatch_timings(graph, *rec);
+    t.per_group = group_timings(*rec);
+    executor.release(std::move(rec));
+    return t;
+}
+
+// SubmitMode::dual_buffer: the first dispatches submitted early, the rest in a second buffer.
+ExecutionTiming execute_dual_buffer(GraphExecutor& executor, const ComputeGraph& graph,
+                                    const ExecuteOptions& options) {
+    if (options.barriers == BarrierSource::every_dispatch ||
+        options.barriers == BarrierSource::none)
+        throw std::invalid_argument("dual buffer encodes recorded or recomputed barriers only");
+    ExecutionTiming t;
+    auto first = executor.acquire(buffer_name(options, 0, 2));
+    auto second = executor.acquire(buffer_name(options, 1, 2));
+    DualBufferOptions d;
+    d.first_dispatches = options.first_dispatches;
+    d.recompute_barriers = options.barriers == BarrierSource::recompute;
+    d.timestamps = options.timestamps;
+    const auto t0 = Clock::now();
+    const ReplayCounts c = encode_dual_buffer(graph, *first, *second, d);
+    const auto t1 = Clock::now();
+    first->wait();
+    second->wait();
+    const auto t2 = Clock::now();
+    set_host_times(t, t0, t1, t2);
+    t.gpu_ns = gpu_span_ns(*first, *second);
+    set_counts(t, c, 2);
+    executor.release(std::move(first));
+    executor.release(std::move(second));
+    return t;
+}
+
+// SubmitMode::stream: growing chunks, each submitted as soon as it is recorded.
+ExecutionTiming execute_stream(GraphExecutor& executor, const ComputeGraph& graph,
+                               const ExecuteOptions& options) {
+    if (options.barriers == BarrierSource::every_dispatch ||
+        options.barriers == BarrierSource::none)
+        throw std::invalid_argument("stream encodes recorded or recomputed barriers only");
+    ExecutionTiming t;
+    StreamOptions so;
+    so.chunk_dispatches = stream_chunk_dispatches(graph.dispatch_count(), options.stream_first,
+                                                  options.stream_growth);
+    // The plan's groups are known only from recorded barriers.
+    if (options.barriers == BarrierSource::recorded)
+        so.chunk_dispatches = align_stream_chunks(graph, so.chunk_dispatches);
+    so.recompute_barriers = options.barriers == BarrierSource::recompute;
+    so.timestamps = options.timestamps;
+    std::vector<std::unique_ptr<CommandRecorder>> owned;
+    std::vector<CommandRecorder*> recs;
+    for (size_t i = 0; i < so.chunk_dispatches.size(); ++i) {
+        owned.push_back(executor.acquire(buffer_name(options, i, so.chunk_dispatches.size())));
+        recs.push_back(owned.back().get());
+    }
+    const auto t0 = Clock::now();
+    const ReplayCounts c = encode_stream(graph, recs, so);
+    const auto t1 = Clock::now();
+    for (auto* r : recs) r->wait();
+    const auto t2 = Clock::now();
+    set_host_times(t, t0, t1, t2);
+    if (!recs.empty()) t.gpu_ns = gpu_span_ns(*recs.front(), *recs.back());
+    set_counts(t, c, recs.size());
+    for (auto& r : owned) executor.release(std::move(r));
+    return t;
+}
+
+// SubmitMode::per_dispatch: one command buffer, submit and wait per dispatch; the submission
+// boundary orders everything, so no barriers are recorded.
+ExecutionTiming execute_per_dispatch(GraphExecutor& executor, const ComputeGraph& graph,
+                                     const ExecuteOptions& options) {
+    ExecutionTiming t;
+    auto rec = executor.acquire(buffer_name(options));
+    const auto t0 = Clock::now();
+    for (const Node& n : graph.nodes) {
+        if (!n.is_dispatch()) continue;
+        const auto e0 = Clock::now();
+        rec->begin(options.timestamps);
+        rec->dispatch(graph.kernels[n.kernel].name, n.bindings, n.push_constants, n.workgroups,
+                      n.label, n.id);
+        rec->end();
+        t.encode_ns += ns_between(e0, Clock::now());
+        rec->submit();
+        rec->wait();
+        t.gpu_ns += rec->gpu_ns();
+        ++t.dispatches;
+        ++t.command_buffers;
+    }
+    t.wall_ns = ns_between(t0, Clock::now());
+    executor.release(std::move(rec));
+    return t;
+}
 }  // namespace
 
 GraphExecutor::GraphExecutor(Device& device, DeviceMemory& memory)
@@ -80,149 +296,14 @@ ExecutionTiming GraphExecutor::execute(const ComputeGraph& graph, const ExecuteO
     if (options.submit == SubmitMode::ahead) return std::move(execute_steps(graph, options, 1)[0]);
     memory_.add_missing_scratch(graph);  // fused kernels' own zeroed memory (FusionScratch)
     validate_for_replay(graph, memory_);
-    ExecutionTiming t;
-    auto encode = [&](CommandRecorder& rec, ConflictTracker& tracker) {
-        return encode_graph(graph, options.barriers, rec, tracker);
-    };
-
-    if (options.submit == SubmitMode::single) {
-        auto rec = acquire(buffer_name(options));
-        ConflictTracker tracker;
-        const auto t0 = Clock::now();
-        rec->begin(options.timestamps, options.profile_dispatches, graph.dispatch_count(),
-                   options.profile_groups);
-        const ReplayCounts c = encode(*rec, tracker);
-        rec->end();
-        const auto t1 = Clock::now();
-        rec->submit();
-        rec->wait();
-        const auto t2 = Clock::now();
-        t.encode_ns = ns_between(t0, t1);
-        t.wall_ns = ns_between(t0, t2);
-        t.gpu_ns = rec->gpu_ns();
-        t.dispatches = c.dispatches;
-        t.barriers = c.barriers;
-        t.command_buffers = 1;
-        if (options.profile_dispatches) {
-            std::unordered_map<NodeId, const Node*> by_id;
-            for (const auto& n : graph.nodes)
-                if (n.is_dispatch()) by_id[n.id] = &n;
-            for (const auto& iv : rec->dispatch_intervals()) {
-                DispatchTiming d;
-                d.node = iv.node;
-                d.label = iv.label;
-                if (auto it = by_id.find(iv.node); it != by_id.end()) d.op = it->second->op;
-                d.start_ns = static_cast<double>(iv.start_ns);
-                d.end_ns = static_cast<double>(iv.end_ns);
-                t.per_dispatch.push_back(std::move(d));
-            }
-        }
-        for (const auto& g : rec->group_intervals()) {
-            GroupTiming gt;
-            gt.first_dispatch = g.first_dispatch;
-            gt.dispatches = g.dispatches;
-            gt.first_label = g.first_label;
-            gt.start_ns = static_cast<double>(g.start_ns);
-            gt.end_ns = static_cast<double>(g.end_ns);
-            t.per_group.push_back(std::move(gt));
-        }
-        release(std::move(rec));
-        return t;
-    }
-
+    if (options.submit == SubmitMode::single) return execute_single(*this, graph, options);
     if (options.profile_dispatches || options.profile_groups)
         throw std::invalid_argument("per-dispatch and per-group profiles need SubmitMode::single");
-
-    if (options.submit == SubmitMode::dual_buffer) {
-        if (options.barriers == BarrierSource::every_dispatch ||
-            options.barriers == BarrierSource::none)
-            throw std::invalid_argument("dual buffer encodes recorded or recomputed barriers only");
-        auto first = acquire(buffer_name(options, 0, 2));
-        auto second = acquire(buffer_name(options, 1, 2));
-        DualBufferOptions d;
-        d.first_dispatches = options.first_dispatches;
-        d.recompute_barriers = options.barriers == BarrierSource::recompute;
-        d.timestamps = options.timestamps;
-        const auto t0 = Clock::now();
-        const ReplayCounts c = encode_dual_buffer(graph, *first, *second, d);
-        const auto t1 = Clock::now();
-        first->wait();
-        second->wait();
-        const auto t2 = Clock::now();
-        t.encode_ns = ns_between(t0, t1);
-        t.wall_ns = ns_between(t0, t2);
-        // One device clock: the span from the first buffer's start to the second's end.
-        const uint64_t b = first->begin_timestamp_ns(), e = second->end_timestamp_ns();
-        t.gpu_ns = e > b ? e - b : 0;
-        t.dispatches = c.dispatches;
-        t.barriers = c.barriers;
-        t.command_buffers = 2;
-        release(std::move(first));
-        release(std::move(second));
-        return t;
-    }
-
+    if (options.submit == SubmitMode::dual_buffer)
+        return execute_dual_buffer(*this, graph, options);
     if (options.submit == SubmitMode::parallel) return execute_parallel(graph, options);
-
-    if (options.submit == SubmitMode::stream) {
-        if (options.barriers == BarrierSource::every_dispatch ||
-            options.barriers == BarrierSource::none)
-            throw std::invalid_argument("stream encodes recorded or recomputed barriers only");
-        StreamOptions so;
-        so.chunk_dispatches = stream_chunk_dispatches(graph.dispatch_count(), options.stream_first,
-                                                      options.stream_growth);
-        // The plan's groups are known only from recorded barriers.
-        if (options.barriers == BarrierSource::recorded)
-            so.chunk_dispatches = align_stream_chunks(graph, so.chunk_dispatches);
-        so.recompute_barriers = options.barriers == BarrierSource::recompute;
-        so.timestamps = options.timestamps;
-        std::vector<std::unique_ptr<CommandRecorder>> owned;
-        std::vector<CommandRecorder*> recs;
-        for (size_t i = 0; i < so.chunk_dispatches.size(); ++i) {
-            owned.push_back(acquire(buffer_name(options, i, so.chunk_dispatches.size())));
-            recs.push_back(owned.back().get());
-        }
-        const auto t0 = Clock::now();
-        const ReplayCounts c = encode_stream(graph, recs, so);
-        const auto t1 = Clock::now();
-        for (auto* r : recs) r->wait();
-        const auto t2 = Clock::now();
-        t.encode_ns = ns_between(t0, t1);
-        t.wall_ns = ns_between(t0, t2);
-        if (!recs.empty()) {
-            // One device clock: the first buffer's start to the last one's end.
-            const uint64_t b = recs.front()->begin_timestamp_ns(),
-                           e = recs.back()->end_timestamp_ns();
-            t.gpu_ns = e > b ? e - b : 0;
-        }
-        t.dispatches = c.dispatches;
-        t.barriers = c.barriers;
-        t.command_buffers = recs.size();
-        for (auto& r : owned) release(std::move(r));
-        return t;
-    }
-
-    // per_dispatch: one command buffer, submit and wait per dispatch; the submission boundary
-    // orders everything, so no barriers are recorded.
-    auto rec = acquire(buffer_name(options));
-    const auto t0 = Clock::now();
-    for (const Node& n : graph.nodes) {
-        if (!n.is_dispatch()) continue;
-        const auto e0 = Clock::now();
-        rec->begin(options.timestamps);
-        rec->dispatch(graph.kernels[n.kernel].name, n.bindings, n.push_constants, n.workgroups,
-                      n.label, n.id);
-        rec->end();
-        t.encode_ns += ns_between(e0, Clock::now());
-        rec->submit();
-        rec->wait();
-        t.gpu_ns += rec->gpu_ns();
-        ++t.dispatches;
-        ++t.command_buffers;
-    }
-    t.wall_ns = ns_between(t0, Clock::now());
-    release(std::move(rec));
-    return t;
+    if (options.submit == SubmitMode::stream) return execute_stream(*this, graph, options);
+    return execute_per_dispatch(*this, graph, options);
 }
 
 ExecutionTiming GraphExecutor::execute_parallel(const ComputeGraph& graph,
@@ -233,16 +314,7 @@ ExecutionTiming GraphExecutor::execute_parallel(const ComputeGraph& graph,
     if (threads == 0) threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
     if (!threads_ || threads_->size() != threads)
         threads_ = std::make_unique<RecordingThreads>(threads - 1);
-    // The early buffer ends where a concurrency group ends (its submission barrier stands for
-    // the plan's barrier there), at or after parallel_first dispatches.
-    const size_t total = graph.dispatch_count();
-    size_t head_nodes = 0;
-    if (options.parallel_first > 0) {
-        const size_t first = std::min(options.parallel_first, total);
-        const std::vector<size_t> sizes = {first, total - first};
-        const std::vector<size_t> aligned = align_stream_chunks(graph, sizes);
-        head_nodes = node_index_after_dispatches(graph, aligned.empty() ? 0 : aligned[0]);
-    }
+    const size_t head_nodes = parallel_head_nodes(graph, options.parallel_first);
     const std::vector<size_t> bounds = parallel_slice_bounds(graph, threads, head_nodes);
     const size_t slices = bounds.size() - 1;
 
@@ -262,74 +334,39 @@ ExecutionTiming GraphExecutor::execute_parallel(const ComputeGraph& graph,
             std::make_unique<CommandRecorder>(device_, memory_, CommandLevel::secondary));
     for (size_t i = 0; i < slices; ++i)
         secondaries[i]->set_name(buffer_name(options, i, slices, "secondary"));
+    // Waits for both primaries before their secondaries go back to the free list.
     auto give_back = [&] {
         for (auto* r : {head.get(), primary.get()})
             if (r) r->wait();
-        std::lock_guard lock(mutex_);
-        for (auto& r : secondaries) free_secondaries_.push_back(std::move(r));
+        {
+            std::lock_guard lock(mutex_);
+            for (auto& r : secondaries) free_secondaries_.push_back(std::move(r));
+        }
+        if (head) release(std::move(head));
+        if (primary) release(std::move(primary));
     };
 
     ExecutionTiming t;
-    std::vector<ReplayCounts> counts(slices);
     try {
         const auto t0 = Clock::now();
-        if (head) {
-            // Recorded and submitted first: the GPU starts while the threads record the rest.
-            head->begin(options.timestamps);
-            const ReplayCounts c = encode_sequential(graph, *head, 0, head_nodes);
-            head->end();
-            head->submit();
-            t.dispatches += c.dispatches;
-            t.barriers += c.barriers;
-        }
-        if (primary) {
-            primary->begin(options.timestamps);
-            threads_->run(slices, [&](size_t i) {
-                CommandRecorder& rec = *secondaries[i];
-                rec.begin(false);
-                counts[i] = encode_sequential(graph, rec, bounds[i], bounds[i + 1]);
-                rec.end();
-            });
-            // The secondaries in order; a barrier of the plan at a cut goes between two.
-            std::vector<VkCommandBuffer> run;
-            for (size_t i = 0; i < slices; ++i) {
-                if (i > 0 && graph.nodes[bounds[i]].is_barrier() && counts[i].dispatches > 0) {
-                    primary->execute(run);
-                    run.clear();
-                    primary->barrier();
-                    ++t.barriers;
-                }
-                run.push_back(secondaries[i]->handle());
-                t.dispatches += counts[i].dispatches;
-                t.barriers += counts[i].barriers;
-            }
-            primary->execute(run);
-            primary->end();
-        }
+        if (head) record_and_submit_head(*head, graph, head_nodes, options.timestamps, t);
+        if (primary)
+            record_primary(*primary, secondaries, *threads_, graph, bounds, options.timestamps, t);
         const auto t1 = Clock::now();
         if (primary) primary->submit();
         if (head) head->wait();
         if (primary) primary->wait();
         const auto t2 = Clock::now();
-        t.encode_ns = ns_between(t0, t1);
-        t.wall_ns = ns_between(t0, t2);
-        // One device clock: the first buffer's start to the last one's end.
+        set_host_times(t, t0, t1, t2);
         CommandRecorder* first = head ? head.get() : primary.get();
         CommandRecorder* last = primary ? primary.get() : head.get();
-        if (first) {
-            const uint64_t b = first->begin_timestamp_ns(), e = last->end_timestamp_ns();
-            t.gpu_ns = e > b ? e - b : 0;
-        }
+        if (first) t.gpu_ns = gpu_span_ns(*first, *last);
         t.command_buffers = (head ? 1 : 0) + (primary ? 1 : 0) + slices;
     } catch (...) {
         give_back();
-        if (head) release(std::move(head));
-        if (primary) release(std::move(primary));
         throw;
     }
     give_back();
-    if (head) release(std::move(head));
-    if (primary) release(std::move(primary));
     return t;
 }
 

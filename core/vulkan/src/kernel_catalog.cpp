@@ -36,6 +36,92 @@ void check(spvc_result r, spvc_context ctx, std::string_view kernel, const char*
                                              spvc_context_get_last_error_string(ctx)));
 }
 
+// The push-constant block's declared size, 0 without one.
+uint32_t reflect_push_constant_size(spvc_compiler comp, spvc_resources res, spvc_context ctx,
+                                    std::string_view name) {
+    const spvc_reflected_resource* list = nullptr;
+    size_t count = 0;
+    check(spvc_resources_get_resource_list_for_type(res, SPVC_RESOURCE_TYPE_PUSH_CONSTANT, &list,
+                                                    &count),
+          ctx, name, "push constants");
+    if (count == 0) return 0;
+    size_t size = 0;
+    spvc_type type = spvc_compiler_get_type_handle(comp, list[0].base_type_id);
+    check(spvc_compiler_get_declared_struct_size(comp, type, &size), ctx, name,
+          "push constant size");
+    return static_cast<uint32_t>(size);
+}
+
+// Descriptors other than storage buffers would need a different binding model.
+void reject_other_descriptors(spvc_resources res, spvc_context ctx, std::string_view name) {
+    const spvc_reflected_resource* list = nullptr;
+    size_t count = 0;
+    for (auto t : {SPVC_RESOURCE_TYPE_UNIFORM_BUFFER, SPVC_RESOURCE_TYPE_STORAGE_IMAGE,
+                   SPVC_RESOURCE_TYPE_SAMPLED_IMAGE, SPVC_RESOURCE_TYPE_SEPARATE_IMAGE}) {
+        check(spvc_resources_get_resource_list_for_type(res, t, &list, &count), ctx, name,
+              "resources");
+        if (count > 0)
+            throw std::runtime_error(
+                fmt::format("kernel '{}': resource '{}' is not a storage buffer; GraphLens kernels "
+                            "bind storage buffers only",
+                            name, list[0].name));
+    }
+}
+
+// readonly/writeonly on a block land either on the variable or on every member.
+bool block_decorated(spvc_compiler comp, const spvc_reflected_resource& r, SpvDecoration dec) {
+    if (spvc_compiler_has_decoration(comp, r.id, dec)) return true;
+    spvc_type type = spvc_compiler_get_type_handle(comp, r.base_type_id);
+    const unsigned members = spvc_type_get_num_member_types(type);
+    if (members == 0) return false;
+    for (unsigned m = 0; m < members; ++m)
+        if (!spvc_compiler_has_member_decoration(comp, r.base_type_id, m, dec)) return false;
+    return true;
+}
+
+// One storage buffer of set 0: its binding, name and access.
+KernelBinding reflect_storage_buffer(spvc_compiler comp, const spvc_reflected_resource& r,
+                                     std::string_view name) {
+    const unsigned set = spvc_compiler_get_decoration(comp, r.id, SpvDecorationDescriptorSet);
+    if (set != 0)
+        throw std::runtime_error(
+            fmt::format("kernel '{}': buffer '{}' is in descriptor set {}; only set 0 is supported",
+                        name, r.name, set));
+    KernelBinding b;
+    b.binding = spvc_compiler_get_decoration(comp, r.id, SpvDecorationBinding);
+    b.name = r.name;
+    const bool non_writable = block_decorated(comp, r, SpvDecorationNonWritable);
+    const bool non_readable = block_decorated(comp, r, SpvDecorationNonReadable);
+    if (non_writable && non_readable)
+        throw std::runtime_error(
+            fmt::format("kernel '{}': binding {} ('{}') is both readonly and writeonly", name,
+                        b.binding, b.name));
+    b.access = non_writable   ? BindingAccess::read
+               : non_readable ? BindingAccess::write
+                              : BindingAccess::read_write;
+    return b;
+}
+
+// The storage buffers sorted by binding, each binding declared once.
+std::vector<KernelBinding> reflect_storage_buffers(spvc_compiler comp, spvc_resources res,
+                                                   spvc_context ctx, std::string_view name) {
+    const spvc_reflected_resource* list = nullptr;
+    size_t count = 0;
+    check(spvc_resources_get_resource_list_for_type(res, SPVC_RESOURCE_TYPE_STORAGE_BUFFER, &list,
+                                                    &count),
+          ctx, name, "storage buffers");
+    std::vector<KernelBinding> bindings;
+    for (size_t i = 0; i < count; ++i)
+        bindings.push_back(reflect_storage_buffer(comp, list[i], name));
+    std::sort(bindings.begin(), bindings.end(),
+              [](const KernelBinding& a, const KernelBinding& b) { return a.binding < b.binding; });
+    for (size_t i = 1; i < bindings.size(); ++i)
+        if (bindings[i].binding == bindings[i - 1].binding)
+            throw std::runtime_error(
+                fmt::format("kernel '{}': binding {} declared twice", name, bindings[i].binding));
+    return bindings;
+}
+
 }  // namespace
 
 KernelInfo reflect_kernel(std::string_view name, std::span<const uint32_t> spirv) {
@@ -67,73 +153,9 @@ KernelInfo reflect_kernel(std::string_view name, std::span<const uint32_t> spirv
 
     spvc_resources res = nullptr;
     check(spvc_compiler_create_shader_resources(comp, &res), raw, name, "resources");
-
-    const spvc_reflected_resource* list = nullptr;
-    size_t count = 0;
-    check(spvc_resources_get_resource_list_for_type(res, SPVC_RESOURCE_TYPE_PUSH_CONSTANT, &list,
-                                                    &count),
-          raw, name, "push constants");
-    if (count > 0) {
-        size_t size = 0;
-        spvc_type type = spvc_compiler_get_type_handle(comp, list[0].base_type_id);
-        check(spvc_compiler_get_declared_struct_size(comp, type, &size), raw, name,
-              "push constant size");
-        info.push_constant_size = static_cast<uint32_t>(size);
-    }
-
-    // Descriptors other than storage buffers would need a different binding model.
-    for (auto t : {SPVC_RESOURCE_TYPE_UNIFORM_BUFFER, SPVC_RESOURCE_TYPE_STORAGE_IMAGE,
-                   SPVC_RESOURCE_TYPE_SAMPLED_IMAGE, SPVC_RESOURCE_TYPE_SEPARATE_IMAGE}) {
-        check(spvc_resources_get_resource_list_for_type(res, t, &list, &count), raw, name,
-              "resources");
-        if (count > 0)
-            throw std::runtime_error(
-                fmt::format("kernel '{}': resource '{}' is not a storage buffer; GraphLens kernels "
-                            "bind storage buffers only",
-                            name, list[0].name));
-    }
-
-    check(spvc_resources_get_resource_list_for_type(res, SPVC_RESOURCE_TYPE_STORAGE_BUFFER, &list,
-                                                    &count),
-          raw, name, "storage buffers");
-    for (size_t i = 0; i < count; ++i) {
-        const auto id = list[i].id;
-        const unsigned set = spvc_compiler_get_decoration(comp, id, SpvDecorationDescriptorSet);
-        if (set != 0)
-            throw std::runtime_error(fmt::format(
-                "kernel '{}': buffer '{}' is in descriptor set {}; only set 0 is supported", name,
-                list[i].name, set));
-        KernelBinding b;
-        b.binding = spvc_compiler_get_decoration(comp, id, SpvDecorationBinding);
-        b.name = list[i].name;
-        // readonly/writeonly on a block land either on the variable or on every member.
-        auto decorated = [&](SpvDecoration dec) {
-            if (spvc_compiler_has_decoration(comp, id, dec)) return true;
-            spvc_type type = spvc_compiler_get_type_handle(comp, list[i].base_type_id);
-            const unsigned members = spvc_type_get_num_member_types(type);
-            if (members == 0) return false;
-            for (unsigned m = 0; m < members; ++m)
-                if (!spvc_compiler_has_member_decoration(comp, list[i].base_type_id, m, dec))
-                    return false;
-            return true;
-        };
-        const bool non_writable = decorated(SpvDecorationNonWritable);
-        const bool non_readable = decorated(SpvDecorationNonReadable);
-        if (non_writable && non_readable)
-            throw std::runtime_error(
-                fmt::format("kernel '{}': binding {} ('{}') is both readonly and writeonly", name,
-                            b.binding, b.name));
-        b.access = non_writable   ? BindingAccess::read
-                   : non_readable ? BindingAccess::write
-                                  : BindingAccess::read_write;
-        info.bindings.push_back(std::move(b));
-    }
-    std::sort(info.bindings.begin(), info.bindings.end(),
-              [](const KernelBinding& a, const KernelBinding& b) { return a.binding < b.binding; });
-    for (size_t i = 1; i < info.bindings.size(); ++i)
-        if (info.bindings[i].binding == info.bindings[i - 1].binding)
-            throw std::runtime_error(fmt::format("kernel '{}': binding {} declared twice", name,
-                                                 info.bindings[i].binding));
+    info.push_constant_size = reflect_push_constant_size(comp, res, raw, name);
+    reject_other_descriptors(res, raw, name);
+    info.bindings = reflect_storage_buffers(comp, res, raw, name);
     return info;
 }
 

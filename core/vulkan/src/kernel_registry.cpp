@@ -12,6 +12,71 @@
 #include "graphlens/vulkan/kernel_catalog.h"
 
 namespace graphlens {
+namespace {
+
+// Shader module, push-descriptor (or pool) set layout, pipeline layout and pipeline of one
+// kernel, named for debuggers; what a failure leaves is in `p` for destroy_kernel_objects.
+void create_kernel_objects(const Device& device, const KernelInfo& info,
+                           std::span<const uint32_t> spirv, std::string_view name,
+                           KernelPipeline& p) {
+    VkDevice dev = device.handle();
+    VkShaderModuleCreateInfo mi =
+        vk_struct<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
+    mi.codeSize = spirv.size() * sizeof(uint32_t);
+    mi.pCode = spirv.data();
+    vk_check(vkCreateShaderModule(dev, &mi, nullptr, &p.module), "vkCreateShaderModule");
+    device.name_object(VK_OBJECT_TYPE_SHADER_MODULE, p.module, p.module_name);
+
+    std::vector<VkDescriptorSetLayoutBinding> bindings;
+    for (const auto& b : info.bindings) {
+        VkDescriptorSetLayoutBinding lb{};
+        lb.binding = b.binding;
+        lb.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        lb.descriptorCount = 1;
+        lb.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+        bindings.push_back(lb);
+    }
+    VkDescriptorSetLayoutCreateInfo li = vk_struct<VkDescriptorSetLayoutCreateInfo>(
+        VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
+    if (device.uses_push_descriptor())
+        li.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+    li.bindingCount = static_cast<uint32_t>(bindings.size());
+    li.pBindings = bindings.data();
+    vk_check(vkCreateDescriptorSetLayout(dev, &li, nullptr, &p.set_layout),
+             "vkCreateDescriptorSetLayout");
+
+    VkPushConstantRange pc{VK_SHADER_STAGE_COMPUTE_BIT, 0, info.push_constant_size};
+    VkPipelineLayoutCreateInfo pli =
+        vk_struct<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
+    pli.setLayoutCount = 1;
+    pli.pSetLayouts = &p.set_layout;
+    pli.pushConstantRangeCount = info.push_constant_size > 0 ? 1 : 0;
+    pli.pPushConstantRanges = &pc;
+    vk_check(vkCreatePipelineLayout(dev, &pli, nullptr, &p.layout), "vkCreatePipelineLayout");
+
+    VkComputePipelineCreateInfo ci =
+        vk_struct<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
+    ci.stage = vk_struct<VkPipelineShaderStageCreateInfo>(
+        VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
+    ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    ci.stage.module = p.module;
+    ci.stage.pName = info.entry_point.c_str();
+    ci.layout = p.layout;
+    if (device.pipeline_statistics()) ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+    vk_check(vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &ci, nullptr, &p.pipeline),
+             "vkCreateComputePipelines");
+    device.name_object(VK_OBJECT_TYPE_PIPELINE, p.pipeline, std::string(name));
+}
+
+void destroy_kernel_objects(VkDevice dev, const KernelPipeline& p) {
+    vkDestroyPipeline(dev, p.pipeline, nullptr);
+    vkDestroyPipelineLayout(dev, p.layout, nullptr);
+    vkDestroyDescriptorSetLayout(dev, p.set_layout, nullptr);
+    vkDestroyShaderModule(dev, p.module, nullptr);
+}
+
+}  // namespace
+
 KernelRegistry::KernelRegistry(Device& device) : device_(device) {}
 
 KernelRegistry::~KernelRegistry() {
@@ -53,58 +118,9 @@ const KernelPipeline& KernelRegistry::get(std::string_view name) {
     p->tensor_cores = tc != nullptr;
     p->module_name = tc ? tc->info.name : info.name;
     try {
-        VkShaderModuleCreateInfo mi =
-            vk_struct<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
-        mi.codeSize = spirv.size() * sizeof(uint32_t);
-        mi.pCode = spirv.data();
-        vk_check(vkCreateShaderModule(dev, &mi, nullptr, &p->module), "vkCreateShaderModule");
-        device_.name_object(VK_OBJECT_TYPE_SHADER_MODULE, p->module, p->module_name);
-
-        std::vector<VkDescriptorSetLayoutBinding> bindings;
-        for (const auto& b : info.bindings) {
-            VkDescriptorSetLayoutBinding lb{};
-            lb.binding = b.binding;
-            lb.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-            lb.descriptorCount = 1;
-            lb.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
-            bindings.push_back(lb);
-        }
-        VkDescriptorSetLayoutCreateInfo li = vk_struct<VkDescriptorSetLayoutCreateInfo>(
-            VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
-        if (device_.uses_push_descriptor())
-            li.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
-        li.bindingCount = static_cast<uint32_t>(bindings.size());
-        li.pBindings = bindings.data();
-        vk_check(vkCreateDescriptorSetLayout(dev, &li, nullptr, &p->set_layout),
-                 "vkCreateDescriptorSetLayout");
-
-        VkPushConstantRange pc{VK_SHADER_STAGE_COMPUTE_BIT, 0, info.push_constant_size};
-        VkPipelineLayoutCreateInfo pli =
-            vk_struct<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
-        pli.setLayoutCount = 1;
-        pli.pSetLayouts = &p->set_layout;
-        pli.pushConstantRangeCount = info.push_constant_size > 0 ? 1 : 0;
-        pli.pPushConstantRanges = &pc;
-        vk_check(vkCreatePipelineLayout(dev, &pli, nullptr, &p->layout), "vkCreatePipelineLayout");
-
-        VkComputePipelineCreateInfo ci =
-            vk_struct<VkComputePipelineCreateInfo>(VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO);
-        ci.stage = vk_struct<VkPipelineShaderStageCreateInfo>(
-            VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO);
-        ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-        ci.stage.module = p->module;
-        ci.stage.pName = info.entry_point.c_str();
-        ci.layout = p->layout;
-        if (device_.pipeline_statistics())
-            ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
-        vk_check(vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &ci, nullptr, &p->pipeline),
-                 "vkCreateComputePipelines");
-        device_.name_object(VK_OBJECT_TYPE_PIPELINE, p->pipeline, std::string(name));
+        create_kernel_objects(device_, info, spirv, name, *p);
     } catch (const std::exception& e) {
-        vkDestroyPipeline(dev, p->pipeline, nullptr);
-        vkDestroyPipelineLayout(dev, p->layout, nullptr);
-        vkDestroyDescriptorSetLayout(dev, p->set_layout, nullptr);
-        vkDestroyShaderModule(dev, p->module, nullptr);
+        destroy_kernel_objects(dev, *p);
         throw std::runtime_error(fmt::format(
             "kernel '{}'{}: pipeline creation failed: {}", name,
             p->tensor_cores ? " (tensor-core twin " + p->module_name + ")" : "", e.what()));
