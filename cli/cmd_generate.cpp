@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "command.h"
+#include "encoding_options.h"
 #include "graphlens/decode/greedy_decode.h"
 #include "graphlens/graph/run_result.h"
 #include "graphlens/model/gguf_file.h"
@@ -33,9 +34,7 @@ struct GenerateOptions {
     std::string mode = "levels+ahead";
     std::string kv_type = "f16";
     bool f32_x = false;
-    size_t stream_first = 8;
-    double stream_growth = 4.0;
-    size_t parallel_threads = 0;
+    EncodingOptions encoding;
 };
 
 // The weights: a GGUF's (the file stays mapped while they are used) or a preset's at random.
@@ -121,9 +120,9 @@ int run_generate(const GenerateOptions& o) {
     go.kv_type = o.kv_type == "f32" ? DType::f32 : DType::f16;
     go.q8_activations = !o.f32_x;
     go.planning.fusion_recipes = ops::fusion_recipes();
-    go.planning.stream_first = o.stream_first;
-    go.planning.stream_growth = o.stream_growth;
-    go.planning.parallel_threads = o.parallel_threads;
+    go.planning.stream_first = o.encoding.stream_first;
+    go.planning.stream_growth = o.encoding.stream_growth;
+    go.planning.parallel_threads = o.encoding.parallel_threads;
     const GreedyDecodeResult r = greedy_decode(memory, *w.weights, go);
     print_result(r, o, w.source, device);
     std::fflush(stdout);
@@ -181,16 +180,7 @@ const RegisterCommand reg{
         app.add_flag("--f32-x", o->f32_x,
                      "keep the x of the Q4_0 / Q8_0 mat-vecs f32 (default: q8x where the device "
                      "has integer dot products)");
-        app.add_option("--stream-first", o->stream_first,
-                       "levels+stream: dispatches in the first command buffer (default 8)")
-            ->check(CLI::Range(size_t{1}, size_t{1} << 30));
-        app.add_option("--stream-growth", o->stream_growth,
-                       "levels+stream: each command buffer this many times the one before "
-                       "(default 4)")
-            ->check(CLI::Range(1.0, 1024.0));
-        app.add_option("--parallel-threads", o->parallel_threads,
-                       "levels+parallel: recording threads (default: the hardware's, at most 4)")
-            ->check(CLI::Range(size_t{1}, size_t{64}));
+        add_encoding_options(app, o->encoding);
         return [o] { return run_generate(*o); };
     }};
 

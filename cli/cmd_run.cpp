@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "command.h"
+#include "encoding_options.h"
 #include "graphlens/capture/capture_file.h"
 #include "graphlens/capture/chrome_trace.h"
 #include "graphlens/exec/replay.h"
@@ -30,9 +31,7 @@ struct RunOptions {
     uint32_t repeat = 20;
     uint32_t warmup = 2;
     double warmup_ms = 200;
-    size_t stream_first = 8;
-    double stream_growth = 4.0;
-    size_t parallel_threads = 0;
+    EncodingOptions encoding;
     size_t parallel_first = 0;
     uint64_t seed = 1;
     std::string trace;
@@ -57,8 +56,8 @@ int run_recorded_program(CaptureDocument& doc, const RunOptions& o) {
     c.repeat = o.repeat;
     c.warmup = o.warmup;
     c.warmup_ms = o.warmup_ms;
-    c.stream_first = o.stream_first;
-    c.stream_growth = o.stream_growth;
+    c.stream_first = o.encoding.stream_first;
+    c.stream_growth = o.encoding.stream_growth;
     c.trace = o.trace;
     c.save = o.save;
     c.outputs = o.outputs;
@@ -171,9 +170,9 @@ int run_command(const RunOptions& o) {
     ro.repeats = o.repeat;
     ro.warmup = o.warmup;
     ro.warmup_ms = o.warmup_ms;
-    ro.stream_first = o.stream_first;
-    ro.stream_growth = o.stream_growth;
-    ro.parallel_threads = o.parallel_threads;
+    ro.stream_first = o.encoding.stream_first;
+    ro.stream_growth = o.encoding.stream_growth;
+    ro.parallel_threads = o.encoding.parallel_threads;
     ro.parallel_first = o.parallel_first;
     ro.seed = o.seed;
     ro.profile_dispatches = o.profile;
@@ -231,28 +230,19 @@ const RegisterCommand reg{
         app.add_option("capture", o->capture, "capture file (graphlens-cli capture -o ...)")
             ->required()
             ->check(CLI::ExistingFile);
-        app.add_option("--modes", o->modes,
-                       "all, or a comma list of per-op-submit, serial, elided, fused, greedy, "
-                       "levels, levels+split, levels+stream, levels+parallel, levels+ahead "
-                       "(e.g. serial,levels; levels+ahead: "
-                       "a loop of --repeat steps, each recorded while the one before executes; "
-                       "its wall is the time per step); a recorded program's capture: "
-                       "as-recorded, one-submission, per-op-submit, serial, elided, greedy, levels, "
-                       "levels+split, levels+stream");
+        app.add_option(
+            "--modes", o->modes,
+            "all, or a comma list of per-op-submit, serial, elided, fused, greedy, "
+            "levels, levels+split, levels+stream, levels+parallel, levels+ahead "
+            "(e.g. serial,levels; levels+ahead: "
+            "a loop of --repeat steps, each recorded while the one before executes; "
+            "its wall is the time per step); a recorded program's capture: "
+            "as-recorded, one-submission, per-op-submit, serial, elided, greedy, levels, "
+            "levels+split, levels+stream");
         app.add_option("--repeat", o->repeat, "timed runs per mode (default 20)")
             ->check(CLI::Range(1, 100000));
         app.add_option("--warmup", o->warmup, "untimed runs per mode first (default 2)");
-        app.add_option("--stream-first", o->stream_first,
-                       "levels+stream: dispatches in the first command buffer (default 8)")
-            ->check(CLI::Range(size_t{1}, size_t{1} << 30));
-        app.add_option("--stream-growth", o->stream_growth,
-                       "levels+stream: each command buffer this many times the one before "
-                       "(default 4)")
-            ->check(CLI::Range(1.0, 1024.0));
-        app.add_option("--parallel-threads", o->parallel_threads,
-                       "levels+parallel: threads recording slices at once (default: the "
-                       "hardware's, at most 4)")
-            ->check(CLI::Range(size_t{1}, size_t{64}));
+        add_encoding_options(app, o->encoding);
         app.add_option("--parallel-first", o->parallel_first,
                        "levels+parallel: dispatches (to the next group end) submitted first, "
                        "while the threads record the rest (default 0: one submission)")

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "capture/src/dependency_selection.h"
+#include "capture/src/xml_escaped.h"
 #include "graphlens/graph/palette.h"
 #include "graphlens/layout/graph_layout.h"
 
@@ -14,28 +15,6 @@ namespace {
 
 constexpr double kCharWidth = 6.2, kBoxHeight = 34, kMargin = 16, kTitleHeight = 24;
 constexpr size_t kMaxLabelChars = 60;
-
-std::string xml_escaped(std::string_view s) {
-    std::string out;
-    out.reserve(s.size());
-    for (char c : s) switch (c) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            default:
-                out += c;
-        }
-    return out;
-}
 
 struct BoxText {
     std::string label, detail;
@@ -79,9 +58,9 @@ std::string edge_svg(const std::vector<layout::Point>& chain, double dy, const s
     return fmt::format(
         "<g><title>{}</title><path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.3\"{}/>"
         "<polygon points=\"{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}\" fill=\"{}\"/></g>\n",
-        xml_escaped(tooltip), d, colour, dashed ? " stroke-dasharray=\"4 3\"" : "", end.x + kMargin,
-        end.y + dy, bx - 3.5 * uy + kMargin, by + 3.5 * ux + dy, bx + 3.5 * uy + kMargin,
-        by - 3.5 * ux + dy, colour);
+        capture_detail::xml_escaped(tooltip), d, colour, dashed ? " stroke-dasharray=\"4 3\"" : "",
+        end.x + kMargin, end.y + dy, bx - 3.5 * uy + kMargin, by + 3.5 * ux + dy,
+        bx + 3.5 * uy + kMargin, by - 3.5 * ux + dy, colour);
 }
 
 }  // namespace
@@ -112,7 +91,7 @@ std::string dependency_svg(const ComputeGraph& g, const DotOptions& options) {
         laid.width + 2 * kMargin, laid.height + dy + kMargin);
     if (!options.title.empty())
         svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"14\">{}</text>\n", kMargin,
-                           kMargin + 12, xml_escaped(options.title));
+                           kMargin + 12, capture_detail::xml_escaped(options.title));
     for (size_t e = 0; e < edges.size(); ++e) {
         const std::string colour =
             edges[e].hazard ? hazard_colour(edges[e].hazard->kind).hex() : "#999999";
@@ -128,9 +107,9 @@ std::string dependency_svg(const ComputeGraph& g, const DotOptions& options) {
             "height=\"{4:.0f}\" rx=\"4\" fill=\"{5}\" stroke=\"#333333\"{6}/>"
             "<text x=\"{7:.1f}\" y=\"{8:.1f}\" font-size=\"10\">{0}</text>"
             "<text x=\"{7:.1f}\" y=\"{9:.1f}\" font-size=\"8\" fill=\"#555555\">{10}</text></g>\n",
-            xml_escaped(texts[b].label), x, y, w, kBoxHeight, n.is_fence() ? "#fde0c5" : "#f7f7f7",
-            n.is_fence() ? " stroke-width=\"2\"" : "", x + 8, y + 14, y + 27,
-            xml_escaped(texts[b].detail));
+            capture_detail::xml_escaped(texts[b].label), x, y, w, kBoxHeight,
+            n.is_fence() ? "#fde0c5" : "#f7f7f7", n.is_fence() ? " stroke-width=\"2\"" : "", x + 8,
+            y + 14, y + 27, capture_detail::xml_escaped(texts[b].detail));
     }
     svg += "</svg>\n";
     return svg;

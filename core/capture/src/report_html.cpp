@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "capture/src/report_text.h"
+#include "capture/src/xml_escaped.h"
 #include "graphlens/capture/report.h"
 #include "graphlens/graph/op_family.h"
 #include "graphlens/graph/palette.h"
@@ -13,30 +14,6 @@
 namespace graphlens {
 namespace {
 using namespace report_detail;
-
-std::string esc(std::string_view s) {
-    std::string out;
-    out.reserve(s.size());
-    for (char c : s) {
-        switch (c) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            default:
-                out += c;
-        }
-    }
-    return out;
-}
 
 // The report marks barriers in the colour the GUI gives a redundant one: a strip shows where
 // the barriers are, and the eye should find them.
@@ -50,7 +27,7 @@ std::string strip_svg(const std::string& stage, const std::vector<StripNode>& no
     std::string svg = fmt::format(
         "<svg class=\"strip\" viewBox=\"0 0 {} {}\" width=\"100%\" height=\"{}\" "
         "preserveAspectRatio=\"none\" role=\"img\" aria-label=\"schedule of {}\">",
-        width, height, height, esc(stage));
+        width, height, height, capture_detail::xml_escaped(stage));
     for (size_t i = 0; i < nodes.size(); ++i) {
         const double x = static_cast<double>(i) * w;
         if (nodes[i].barrier) {
@@ -63,8 +40,8 @@ std::string strip_svg(const std::string& stage, const std::vector<StripNode>& no
             svg += fmt::format(
                 "<rect x=\"{:.2f}\" y=\"6\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\"><title>{} "
                 "({}, node {})</title></rect>",
-                x, w, height - 12, op_family_colour(f).hex(), esc(nodes[i].label),
-                op_kind_name(nodes[i].op), i);
+                x, w, height - 12, op_family_colour(f).hex(),
+                capture_detail::xml_escaped(nodes[i].label), op_kind_name(nodes[i].op), i);
         }
     }
     return svg + "</svg>";
@@ -115,9 +92,10 @@ std::string mode_bars_svg(const ReportSummary& s) {
             "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>"
             "<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"/>"
             "<text x=\"{:.1f}\" y=\"{}\">{} · {}</text>",
-            label_w - 8, y + 16, esc(m.result.mode), label_w, y + 3, w, row_h - 8,
-            bad ? barrier_mark_colour() : "#009E73", label_w + w + 6, y + 16,
-            esc(format_ns(m.result.gpu_ns.median)), esc(format_speedup(m.gpu_speedup)));
+            label_w - 8, y + 16, capture_detail::xml_escaped(m.result.mode), label_w, y + 3, w,
+            row_h - 8, bad ? barrier_mark_colour() : "#009E73", label_w + w + 6, y + 16,
+            capture_detail::xml_escaped(format_ns(m.result.gpu_ns.median)),
+            capture_detail::xml_escaped(format_speedup(m.gpu_speedup)));
     }
     return svg + "</svg>";
 }
@@ -141,7 +119,7 @@ struct Table {
     }
     void row(std::initializer_list<std::string> cells) {
         html += "<tr>";
-        for (const auto& c : cells) html += "<td>" + esc(c) + "</td>";
+        for (const auto& c : cells) html += "<td>" + capture_detail::xml_escaped(c) + "</td>";
         html += "</tr>";
     }
     std::string done() { return html + "</tbody></table>"; }
@@ -155,7 +133,7 @@ struct Table {
 std::string report_html(const ReportSummary& s) {
     std::string h;
     h += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
-    h += "<title>GraphLens report: " + esc(s.workload) + "</title><style>";
+    h += "<title>GraphLens report: " + capture_detail::xml_escaped(s.workload) + "</title><style>";
     h += "body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}"
          "table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;"
          "padding:3px 8px;text-align:left}th{background:#f3f3f3}td:not(:first-child){"
@@ -164,10 +142,13 @@ std::string report_html(const ReportSummary& s) {
          ".legend i{display:inline-block;width:.9em;height:.9em;margin-right:.3em;"
          "vertical-align:middle}h2{margin-top:1.6em}.note{color:#666}";
     h += "</style></head><body>\n";
-    h += "<h1>GraphLens report: " + esc(s.workload) + "</h1>\n";
-    h += "<p><b>Device:</b> " + esc(device_line(s)) + "<br>";
-    if (!s.generator.empty()) h += "<b>Captured by:</b> " + esc(s.generator) + "<br>";
-    for (const auto& [k, v] : s.metadata) h += "<b>" + esc(k) + ":</b> " + esc(v) + "<br>";
+    h += "<h1>GraphLens report: " + capture_detail::xml_escaped(s.workload) + "</h1>\n";
+    h += "<p><b>Device:</b> " + capture_detail::xml_escaped(device_line(s)) + "<br>";
+    if (!s.generator.empty())
+        h += "<b>Captured by:</b> " + capture_detail::xml_escaped(s.generator) + "<br>";
+    for (const auto& [k, v] : s.metadata)
+        h += "<b>" + capture_detail::xml_escaped(k) + ":</b> " + capture_detail::xml_escaped(v) +
+             "<br>";
     h += "</p>\n";
     if (s.pipeline_run_by_report)
         h += "<p class=\"note\">The capture held no pass snapshots; this report ran the default "
@@ -188,14 +169,15 @@ std::string report_html(const ReportSummary& s) {
         "− 1).</p>\n",
         s.barrier_lower_bound);
     for (const auto& [stage, nodes] : s.strips) {
-        h += "<h3>Schedule: " + esc(stage) + "</h3>";
+        h += "<h3>Schedule: " + capture_detail::xml_escaped(stage) + "</h3>";
         if (nodes.size() < s.strip_total_nodes)
             h += fmt::format("<p class=\"note\">First {} nodes.</p>", nodes.size());
         h += strip_svg(stage, nodes) + "\n";
     }
     h += legend();
 
-    h += "<h2>Group sizes (" + esc(s.final_stage) + ")</h2>\n" + histogram_svg(s.final_histogram);
+    h += "<h2>Group sizes (" + capture_detail::xml_escaped(s.final_stage) + ")</h2>\n" +
+         histogram_svg(s.final_histogram);
 
     h += fmt::format("<h2>Fusions: {} applied, {} near misses</h2>\n", s.fusions_applied.size(),
                      s.near_miss_total);
@@ -211,7 +193,7 @@ std::string report_html(const ReportSummary& s) {
     }
 
     h += fmt::format("<h2>Barriers that cost most ({}: {} necessary barriers)</h2>\n",
-                     esc(s.final_stage), s.final_barriers_explained);
+                     capture_detail::xml_escaped(s.final_stage), s.final_barriers_explained);
     if (s.barrier_causes.empty()) {
         h += "<p>No barrier is forced by a hazard.</p>";
     } else {
@@ -246,8 +228,9 @@ std::string report_html(const ReportSummary& s) {
     }
 
     if (!s.modes.empty()) {
-        h += "<h2>Timing per mode (speed-up vs " + esc(s.reference_mode) + ")</h2>\n";
-        h += "<p>" + esc(run_line(s)) + "</p>\n";
+        h += "<h2>Timing per mode (speed-up vs " + capture_detail::xml_escaped(s.reference_mode) +
+             ")</h2>\n";
+        h += "<p>" + capture_detail::xml_escaped(run_line(s)) + "</p>\n";
         h += mode_bars_svg(s);
         Table t({"mode", "GPU median", "GPU min", "GPU max", "speed-up", "wall median",
                  "wall speed-up", "dispatches", "barriers", "cmd buffers", "outputs"});

@@ -46,7 +46,15 @@ TransformerModel::TransformerModel(DeviceMemory& memory, ModelConfig config,
         throw std::invalid_argument(fmt::format("KV cache type {} is not supported (f32, f16)",
                                                 dtype_name(options_.kv_type)));
 
-    // --- weights: one arena per layer, token_embd and output arenas; a view per tensor.
+    allocate_weights();
+    allocate_kv_cache_and_inputs();
+    allocate_activations();
+    allocate_attention_state_and_logits();
+}
+
+void TransformerModel::allocate_weights() {
+    const ModelConfig& c = config_;
+    DeviceMemory& memory = *memory_;
     std::vector<WeightSpec> specs = model_weights(c);
     auto arena_of = [](const std::string& name) -> std::string {
         if (name.rfind("blk.", 0) == 0) return "weights." + name.substr(0, name.find('.', 4));
@@ -68,8 +76,11 @@ TransformerModel::TransformerModel(DeviceMemory& memory, ModelConfig config,
     for (const auto& w : specs)
         weights_.emplace(w.name, WeightSlot{arena_ids.at(arena_of(w.name)), offsets.at(w.name), w});
     embedding_on_host_ = !fits_one_binding(slot("token_embd.weight").spec.bytes());
+}
 
-    // --- KV cache: per layer K then V, [head_dim, n_head_kv, capacity].
+void TransformerModel::allocate_kv_cache_and_inputs() {
+    const ModelConfig& c = config_;
+    DeviceMemory& memory = *memory_;
     kv_layer_bytes_ =
         align_up(dtype_bytes_for(options_.kv_type, uint64_t(c.kv_dim()) * options_.kv_capacity));
     kv_alloc_ =
@@ -87,7 +98,12 @@ TransformerModel::TransformerModel(DeviceMemory& memory, ModelConfig config,
         inp_embd_ = memory.view(
             memory.allocate("inp_embd", align_up(4ull * c.n_embd * T), AllocationUsage::input),
             DType::f32, {int64_t(c.n_embd), int64_t(T)});
+}
 
+void TransformerModel::allocate_activations() {
+    const ModelConfig& c = config_;
+    DeviceMemory& memory = *memory_;
+    const uint32_t T = options_.max_tokens;
     // --- residual stream: two rows of [n_embd, T] the layers ping-pong between.
     const uint64_t row = align_up(4ull * c.n_embd * T);
     residual_alloc_ = memory.allocate("act.residual", 2 * row, AllocationUsage::activations);
@@ -139,11 +155,6 @@ TransformerModel::TransformerModel(DeviceMemory& memory, ModelConfig config,
         region("post_attn_raw", f * c.n_embd);
         region("post_attn", f * c.n_embd);
     }
-    FlashAttnVecParams fa;
-    fa.head_dim = c.head_dim;
-    fa.n_heads = c.n_head;
-    fa.n_kv_heads = c.n_head_kv;
-    fa.kv_len = options_.kv_capacity;
     if (c.final_logit_softcap > 0) region("logits_raw", 4ull * c.n_vocab);
     end = 0;  // the FFN phase reuses the attention phase's bytes
     region("ffn_norm_raw", f * c.n_embd);
@@ -186,6 +197,16 @@ TransformerModel::TransformerModel(DeviceMemory& memory, ModelConfig config,
         regions_["moe_scale_index"] = {moe_index_alloc_, 0, table};
         regions_["moe_perm_index"] = {moe_index_alloc_, table, table};
     }
+}
+
+void TransformerModel::allocate_attention_state_and_logits() {
+    const ModelConfig& c = config_;
+    DeviceMemory& memory = *memory_;
+    FlashAttnVecParams fa;
+    fa.head_dim = c.head_dim;
+    fa.n_heads = c.n_head;
+    fa.n_kv_heads = c.n_head_kv;
+    fa.kv_len = options_.kv_capacity;
     // Decode attention's state (ops::flash_attn_vec): its arrival counters, zeroed
     // once here and left zero by every run, and its per-split partials. Each gets an
     // allocation of its own: the kernel binds both read-write, so the hazard analysis sees

@@ -162,6 +162,16 @@ class TransformerModel {
         WeightSpec spec;
     };
     const WeightSlot& slot(std::string_view name) const;
+    // The constructor's allocations, in this order (a capture's allocation ids follow it).
+    /// One arena per layer, token_embd and output arenas; a view per tensor.
+    void allocate_weights();
+    /// K then V per layer, [head_dim, n_head_kv, capacity]; the token and position inputs.
+    void allocate_kv_cache_and_inputs();
+    /// The residual stream's two rows, then act.scratch: the attention phase's regions, and the
+    /// FFN phase's from offset 0 again.
+    void allocate_activations();
+    /// Decode attention's arrival counters (zeroed once) and partials, then the logits.
+    void allocate_attention_state_and_logits();
     uint64_t binding_limit() const;
     bool fits_one_binding(uint64_t bytes) const;
 
