@@ -263,8 +263,8 @@ class WrittenAllocations {
 };
 
 // Warm-up: at least `warmup` runs and at least `warmup_ms` of back-to-back work, so a discrete
-// GPU is back at its boost clock after the restore and planning (on an H100 a cold start made
-// serial decode 3x slower than a warm one).
+// GPU is back at its boost clock after the restore and planning: a GPU that idled while the
+// host planned runs its first steps at a lower clock (docs/history.md).
 void warm_up(GraphExecutor& executor, const ModePlan& p, const RunnerOptions& options,
              const RunControl& control) {
     const bool loop = p.execute.submit == SubmitMode::ahead;
