@@ -7,11 +7,13 @@
 #include <QDir>
 #include <QTimer>
 
+#include "app/allocator_tuning.h"
 #include "app/main_window.h"
 #include "app/view_export.h"
 #include "graphlens_version.h"
 
 int main(int argc, char** argv) {
+    graphlens::gui::keep_freed_memory_for_reuse();
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("GraphLens"));
     QApplication::setApplicationName(QStringLiteral("graphlens"));

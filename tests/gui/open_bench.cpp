@@ -20,6 +20,7 @@
 #include <QTimer>
 #include <cstdio>
 
+#include "app/allocator_tuning.h"
 #include "app/main_window.h"
 #include "graphlens/synthetic/synthetic_graphs.h"
 #include "graphlens/capture/capture_file.h"
@@ -51,6 +52,7 @@ QString writeLargeCapture(const QTemporaryDir& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    gui::keep_freed_memory_for_reuse();  // as the graphlens program does
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("GraphLensBench"));
     QTemporaryDir dir;

@@ -64,12 +64,15 @@ void Fields::not_before(uint32_t version, uint32_t since,
 }
 
 uint64_t as_u64(const JsonRef& v, const Path& p, uint64_t max, std::string_view what) {
-    const std::string expected = "an unsigned integer <= " + std::to_string(max) +
-                                 (what.empty() ? "" : " (" + std::string(what) + ")");
+    // The message is built only on failure: this runs for every number of a capture.
+    const auto expected = [&] {
+        return "an unsigned integer <= " + std::to_string(max) +
+               (what.empty() ? "" : " (" + std::string(what) + ")");
+    };
     if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get_i64() >= 0))
-        fail(p, expected, v.describe());
+        fail(p, expected(), v.describe());
     const uint64_t x = v.get_u64();
-    if (x > max) fail(p, expected, std::to_string(x));
+    if (x > max) fail(p, expected(), std::to_string(x));
     return x;
 }
 
