@@ -71,7 +71,7 @@ void ScheduleView::rebuild() {
     }
     layout_.setGroups(std::move(sizes));
     // Fit the height of the tallest group into the view when it is small enough.
-    const double h = std::max(60, viewport()->height() - kHeader - 4);
+    const double h = std::max(60, viewport()->height() - header_ - 4);
     double maxSize = 1;
     if (a)
         for (const auto& g : a->group_nodes) maxSize = std::max(maxSize, double(g.size()));
@@ -85,17 +85,18 @@ void ScheduleView::updateScrollBars() {
     horizontalScrollBar()->setRange(0, std::max(0, int(layout_.width()) - viewport()->width()));
     horizontalScrollBar()->setPageStep(viewport()->width());
     verticalScrollBar()->setRange(
-        0, std::max(0, int(layout_.height()) + kHeader - viewport()->height()));
+        0, std::max(0, int(layout_.height()) + header_ - viewport()->height()));
     verticalScrollBar()->setPageStep(viewport()->height());
 }
 
 void ScheduleView::resizeEvent(QResizeEvent* event) {
     QAbstractScrollArea::resizeEvent(event);
+    header_ = headerHeight(fontMetrics(), viewport()->width());
     updateScrollBars();
 }
 
 QPointF ScheduleView::toContent(QPointF p) const {
-    return {p.x() + horizontalScrollBar()->value(), p.y() + verticalScrollBar()->value() - kHeader};
+    return {p.x() + horizontalScrollBar()->value(), p.y() + verticalScrollBar()->value() - header_};
 }
 
 void ScheduleView::zoom(double fx, double fy, double anchor_x) {
@@ -160,12 +161,12 @@ QPoint ScheduleView::boxCenter(size_t node_index) const {
     const QRectF r =
         layout_.boxRect(static_cast<size_t>(a->group[node_index]), slot_of_node_[node_index]);
     return QPoint(int(r.center().x()) - horizontalScrollBar()->value(),
-                  int(r.center().y()) + kHeader - verticalScrollBar()->value());
+                  int(r.center().y()) + header_ - verticalScrollBar()->value());
 }
 
 std::optional<size_t> ScheduleView::groupHeaderAt(QPointF viewport) const {
     // The line of group numbers, just above the columns.
-    if (viewport.y() < kHeader - 18 || viewport.y() >= kHeader) return std::nullopt;
+    if (viewport.y() < header_ - 18 || viewport.y() >= header_) return std::nullopt;
     const double x = viewport.x() + horizontalScrollBar()->value();
     const auto [first, last] = layout_.visibleGroups(x, x + 1);
     for (size_t g = first; g < last; ++g)
@@ -176,14 +177,14 @@ std::optional<size_t> ScheduleView::groupHeaderAt(QPointF viewport) const {
 QPoint ScheduleView::groupHeaderPoint(size_t group) const {
     return QPoint(
         int(layout_.columnX(group) + layout_.columnWidth() / 2) - horizontalScrollBar()->value(),
-        kHeader - 8);
+        header_ - 8);
 }
 
 QPoint ScheduleView::barrierPoint(size_t barrier_node_index) const {
     for (size_t g = 0; g < barrier_before_group_.size(); ++g)
         if (barrier_before_group_[g] == static_cast<long>(barrier_node_index))
             return QPoint(int(std::round(layout_.barrierX(g))) - horizontalScrollBar()->value(),
-                          kHeader + 4);
+                          header_ + 4);
     return {-1, -1};
 }
 
@@ -201,7 +202,7 @@ QPoint ScheduleView::racePoint(size_t race) const {
         layout_.raceHandle(static_cast<size_t>(a->group[h.earlier]), slot_of_node_[h.earlier],
                            static_cast<size_t>(a->group[h.later]), slot_of_node_[h.later]);
     return QPoint(int(std::round(p.x())) - horizontalScrollBar()->value(),
-                  int(std::round(p.y())) + kHeader - verticalScrollBar()->value());
+                  int(std::round(p.y())) + header_ - verticalScrollBar()->value());
 }
 
 std::optional<size_t> ScheduleView::raceAt(QPointF viewport) const {
@@ -413,7 +414,7 @@ void ScheduleView::paintBarrierLine(QPainter& p, size_t g, int sy, int height) c
     if (sel) pen.setColor(QColor(0x00, 0x72, 0xB2));
     p.setPen(pen);
     const double bx = layout_.barrierX(g);
-    p.drawLine(QPointF(bx, -kHeader + sy + 2),
+    p.drawLine(QPointF(bx, -header_ + sy + 2),
                QPointF(bx, std::max(layout_.height(), double(height + sy))));
 }
 
@@ -481,7 +482,7 @@ void ScheduleView::paintEvent(QPaintEvent*) {
     }
     const int sx = horizontalScrollBar()->value(), sy = verticalScrollBar()->value();
     const auto [first, last] = layout_.visibleGroups(sx, sx + viewport()->width());
-    p.translate(-sx, kHeader - sy);
+    p.translate(-sx, header_ - sy);
     paintContent(p, first, last, sy, viewport()->height());
     p.resetTransform();
     paintHeader(p, first, last, sx, viewport()->width());
@@ -505,41 +506,44 @@ QSize ScheduleView::wholeSize(int max_width) const {
     ScheduleLayout fitted = layout_;
     if (fitted.width() > max_width)
         fitted.setScale(fitted.columnWidthToFit(max_width), fitted.boxHeight());
-    return QSize(std::max(viewport()->width(), int(std::ceil(fitted.width()))),
-                 kHeader + int(std::ceil(fitted.height())) + 4);
+    const int width = std::max(viewport()->width(), int(std::ceil(fitted.width())));
+    return QSize(width, headerHeight(fontMetrics(), width) + int(std::ceil(fitted.height())) + 4);
 }
 
 void ScheduleView::paintWhole(QPainter& p, int max_width) {
     if (!state_->analysis()) return;
     const ScheduleLayout shown = layout_;
+    const int shown_header = header_;
     if (layout_.width() > max_width)
         layout_.setScale(layout_.columnWidthToFit(max_width), layout_.boxHeight());
     const QSize size = wholeSize(max_width);
+    header_ = headerHeight(fontMetrics(), size.width());
     p.fillRect(QRect(QPoint(0, 0), size), palette().color(QPalette::Base));
     p.save();
-    p.translate(0, kHeader);
-    paintContent(p, 0, layout_.groupCount(), 0, size.height() - kHeader);
+    p.translate(0, header_);
+    paintContent(p, 0, layout_.groupCount(), 0, size.height() - header_);
     p.restore();
     paintHeader(p, 0, layout_.groupCount(), 0, size.width());
     layout_ = shown;
+    header_ = shown_header;
 }
 
 void ScheduleView::paintHeader(QPainter& p, size_t first, size_t last, int sx, int width) const {
     const Snapshot* s = state_->snapshot();
     const StageAnalysis* a = state_->analysis();
-    p.fillRect(QRect(0, 0, width, kHeader), palette().color(QPalette::Window));
+    p.fillRect(QRect(0, 0, width, header_), palette().color(QPalette::Window));
     const QColor text = palette().color(QPalette::Text);
     p.setPen(text);
     // Group numbers where they fit.
     const double pitch = layout_.columnWidth() + layout_.gap();
     const size_t every = std::max<size_t>(1, size_t(std::ceil(40.0 / pitch)));
     for (size_t g = first - first % every; g < last; g += every)
-        p.drawText(QPointF(layout_.columnX(g) - sx + 1, kHeader - 4), QString::number(g));
+        p.drawText(QPointF(layout_.columnX(g) - sx + 1, header_ - 4), QString::number(g));
     // The selected group: its number framed (drawn even where numbers are sparse).
     if (const auto sg = state_->selectedGroup(); sg && *sg >= first && *sg < last) {
         const QString number = QString::number(*sg);
         const QRectF box(
-            layout_.columnX(*sg) - sx, kHeader - 16,
+            layout_.columnX(*sg) - sx, header_ - 16,
             std::max(layout_.columnWidth(), double(p.fontMetrics().horizontalAdvance(number) + 4)),
             15);
         p.fillRect(box, palette().color(QPalette::Window));
@@ -548,7 +552,7 @@ void ScheduleView::paintHeader(QPainter& p, size_t first, size_t last, int sx, i
         p.setPen(text);
         p.drawText(box, Qt::AlignCenter, number);
     }
-    paintLegend(p);
+    paintLegend(p, width);
     const NodeFilter& filter = state_->nodeFilter();
     // The facts first; how to use the view only where it fits (it is also the tooltip of
     // the empty background), so a narrow window never cuts a number off.
@@ -576,29 +580,55 @@ QString ScheduleView::usageHint() {
         "Ctrl+wheel to zoom, Ctrl+Shift+F to see it all");
 }
 
-// The op families, then the marks that are not boxes: a race and a partial barrier.
-void ScheduleView::paintLegend(QPainter& p) const {
+// The op families, then the marks that are not boxes: a race and a partial barrier; in as
+// many rows as `width` needs, so a narrow view cuts none of them off.
+std::vector<ScheduleView::LegendEntry> ScheduleView::legendEntries(const QFontMetrics& fm,
+                                                                   int width) {
     const OpKind families[] = {OpKind::matmul, OpKind::flash_attn_vec, OpKind::rms_norm,
                                OpKind::add,    OpKind::silu,           OpKind::rope,
                                OpKind::copy,   OpKind::other};
-    double x = 4;
-    const QColor text = palette().color(QPalette::Text);
-    p.setPen(text);
-    for (OpKind op : families) {
-        const QString name = opFamily(op);
-        p.fillRect(QRectF(x, 20, 10, 10), opColor(op));
-        p.drawText(QPointF(x + 13, 30), name);
-        x += p.fontMetrics().horizontalAdvance(name) + 18;
+    std::vector<LegendEntry> entries;
+    for (OpKind op : families) entries.push_back({LegendEntry::Box, opFamily(op), opColor(op), {}});
+    entries.push_back({LegendEntry::Race, tr("race"), raceColor(), {}});
+    entries.push_back({LegendEntry::Partial, tr("partial barrier"), {}, {}});
+    constexpr int kMark = 17;  // the mark and the space before its name
+    constexpr int kSpacing = 6;
+    QPoint at(4, 20);
+    for (LegendEntry& e : entries) {
+        const int w = kMark + fm.horizontalAdvance(e.name);
+        if (at.x() > 4 && at.x() + w > width - 4) at = QPoint(4, at.y() + kLegendRow);
+        e.at = at;
+        at.rx() += w + kSpacing;
     }
-    p.setPen(QPen(raceColor(), 2));
-    p.drawLine(QPointF(x, 25), QPointF(x + 14, 25));
-    p.setPen(text);
-    p.drawText(QPointF(x + 17, 30), tr("race"));
-    x += p.fontMetrics().horizontalAdvance(tr("race")) + 24;
-    p.setPen(QPen(text, 1.5, Qt::DotLine));
-    p.drawLine(QPointF(x + 5, 19), QPointF(x + 5, 31));
-    p.setPen(text);
-    p.drawText(QPointF(x + 12, 30), tr("partial barrier"));
+    return entries;
+}
+
+int ScheduleView::headerHeight(const QFontMetrics& fm, int width) {
+    const auto entries = legendEntries(fm, width);
+    const int rows = 1 + (entries.back().at.y() - entries.front().at.y()) / kLegendRow;
+    return kHeaderWithOneLegendRow + (rows - 1) * kLegendRow;
+}
+
+void ScheduleView::paintLegend(QPainter& p, int width) const {
+    const QColor text = palette().color(QPalette::Text);
+    for (const LegendEntry& e : legendEntries(p.fontMetrics(), width)) {
+        const double x = e.at.x(), y = e.at.y();
+        switch (e.mark) {
+            case LegendEntry::Box:
+                p.fillRect(QRectF(x, y, 10, 10), e.color);
+                break;
+            case LegendEntry::Race:
+                p.setPen(QPen(e.color, 2));
+                p.drawLine(QPointF(x, y + 5), QPointF(x + 14, y + 5));
+                break;
+            case LegendEntry::Partial:
+                p.setPen(QPen(text, 1.5, Qt::DotLine));
+                p.drawLine(QPointF(x + 5, y - 1), QPointF(x + 5, y + 11));
+                break;
+        }
+        p.setPen(text);
+        p.drawText(QPointF(x + 17, y + 10), e.name);
+    }
 }
 
 }  // namespace graphlens::gui

@@ -42,6 +42,16 @@ class ScheduleView : public QAbstractScrollArea {
     /// The summary line the last paint drew above the columns.
     const QString& headerText() const { return header_text_; }
     static QString usageHint();
+    /// One entry of the legend in the header and where it is drawn.
+    struct LegendEntry {
+        enum Mark { Box, Race, Partial } mark;
+        QString name;
+        QColor color;
+        QPoint at;  ///< top left of its mark
+    };
+    static std::vector<LegendEntry> legendEntries(const QFontMetrics& fm, int width);
+    /// The header's height over `width` pixels: the legend takes as many rows as it needs.
+    static int headerHeight(const QFontMetrics& fm, int width);
 
   protected:
     void paintEvent(QPaintEvent* event) override;
@@ -74,7 +84,7 @@ class ScheduleView : public QAbstractScrollArea {
     void paintHeader(QPainter& p, size_t first, size_t last, int sx, int width) const;
     /// Columns [first, last) with their lines, races and selection; `sy` the vertical scroll.
     void paintContent(QPainter& p, size_t first, size_t last, int sy, int height);
-    void paintLegend(QPainter& p) const;
+    void paintLegend(QPainter& p, int width) const;
 
     SelectionState* state_;
     ScheduleLayout layout_;
@@ -85,7 +95,9 @@ class ScheduleView : public QAbstractScrollArea {
     size_t partial_barriers_ = 0;
     std::vector<size_t> drawn_races_;
     std::vector<size_t> slot_of_node_;
-    static constexpr int kHeader = 50;  ///< summary, legend and group-number lines
+    static constexpr int kLegendRow = 14;
+    static constexpr int kHeaderWithOneLegendRow = 50;  ///< summary, legend, group numbers
+    int header_ = kHeaderWithOneLegendRow;              ///< for the viewport's width
     QPoint drag_origin_;
     QPoint drag_scroll_;
     bool dragging_ = false;

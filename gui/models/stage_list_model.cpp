@@ -112,7 +112,7 @@ QVariant StageListModel::headerData(int section, Qt::Orientation o, int role) co
         case Dispatches:
             return tr("Dis-\npatches");
         case Barriers:
-            return tr("Barriers");
+            return tr("Bar-\nriers");
         case Redundant:
             return tr("Redun-\ndant");
         case Groups:
@@ -120,7 +120,7 @@ QVariant StageListModel::headerData(int section, Qt::Orientation o, int role) co
         case LowerBound:
             return tr("Lower\nbound");
         case Hazards:
-            return tr("Hazards");
+            return tr("Haz-\nards");
         case Races:
             return tr("Races");
         case Reordered:

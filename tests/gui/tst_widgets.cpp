@@ -13,6 +13,7 @@
 #include <QGraphicsPathItem>
 #include <QGraphicsRectItem>
 #include <QGraphicsScene>
+#include <QHeaderView>
 #include <QImage>
 #include <QInputDialog>
 #include <QLineEdit>
@@ -42,9 +43,9 @@
 #include "app/timing_view.h"
 #include "app/view_export.h"
 #include "graphlens/capture/capture_file.h"
-#include "graphlens/synthetic/synthetic_graphs.h"
 #include "graphlens/model/model_config.h"
 #include "graphlens/model/transformer_builder.h"
+#include "graphlens/synthetic/synthetic_graphs.h"
 #include "graphlens/vulkan/device.h"
 #include "graphlens/vulkan/device_memory.h"
 #include "models/node_filter.h"
@@ -219,6 +220,22 @@ class TestWidgets : public QObject {
         QVERIFY2(!header.contains(QChar(0x2026)), qPrintable(header));
         QVERIFY2(header.contains(QStringLiteral("%1 barriers").arg(analysis().barriers.size())),
                  qPrintable(header));
+        // ... its legend names every mark inside the view (in more rows where it needs them) ...
+        const int scheduleWidth = w().scheduleView()->viewport()->width();
+        const QFontMetrics fm = w().scheduleView()->fontMetrics();
+        const auto legend = ScheduleView::legendEntries(fm, scheduleWidth);
+        QVERIFY(legend.size() >= 10);
+        for (const auto& e : legend)
+            QVERIFY2(e.at.x() + 17 + fm.horizontalAdvance(e.name) <= scheduleWidth,
+                     qPrintable(e.name));
+        // ... and the pass stepper shows every column of its table without scrolling.
+        QTableView* stages = w().passStepper()->stageTable();
+        const QHeaderView* columns = stages->horizontalHeader();
+        const int last = stages->model()->columnCount() - 1;  // stretched: its own width counts
+        const int needed = columns->sectionPosition(last) + columns->sectionSizeHint(last);
+        QVERIFY2(
+            needed <= stages->viewport()->width(),
+            qPrintable(QStringLiteral("%1 > %2").arg(needed).arg(stages->viewport()->width())));
         // The dependency graph folds the repeated layers in every stage, fused ones too.
         for (size_t stage = 0; stage < doc->stage_count(); ++stage) {
             const auto runs = repeated_layer_runs(doc->snapshot(stage).graph);
