@@ -1,7 +1,8 @@
 // graphlens: the GraphLens GUI. `graphlens [capture.json]` opens a capture, or the built-in
 // sample when none is given. `--screenshots DIR` writes a PNG of the window and of each view
 // once every stage of the document is there, with a barrier selected and a short run made,
-// then quits (for docs and CI), leaving the user's saved layout as it was.
+// then quits (for docs and CI), leaving the user's saved layout as it was. `--exit-after-open`
+// quits once the document is complete, with a non-zero status when opening it failed.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -31,10 +32,22 @@ int main(int argc, char** argv) {
         QStringLiteral("write PNGs of the window and each view to <dir>, then quit"),
         QStringLiteral("dir"));
     parser.addOption(shots);
+    QCommandLineOption exit_after_open(
+        QStringLiteral("exit-after-open"),
+        QStringLiteral("quit once every stage of the document is there (a check that the app "
+                       "starts and reads its input; the exit status says whether it did)"));
+    parser.addOption(exit_after_open);
     parser.process(app);
 
     graphlens::gui::MainWindow window;
     window.show();
+    // Connected before the open starts: a file that fails at once fails before exec().
+    if (parser.isSet(exit_after_open)) {
+        QObject::connect(&window, &graphlens::gui::MainWindow::documentComplete, &app,
+                         &QApplication::quit, Qt::QueuedConnection);
+        QObject::connect(window.worker(), &graphlens::gui::CoreWorker::failed, &app,
+                         [&app] { app.exit(1); });
+    }
     const QStringList args = parser.positionalArguments();
     if (args.isEmpty())
         window.openSample();

@@ -297,6 +297,7 @@ RunRequest TimingView::currentRequest() const {
     RunRequest r;
     r.modes = checkedModes();
     r.repeats = repeats_->value();
+    r.warmup = warmup_runs_;
     r.profile = profile_->isChecked();
     if (device_->currentIndex() > 0)
         r.device = device_->currentText().section(QLatin1Char(':'), 0, 0);

@@ -71,6 +71,8 @@ class TimingView : public QWidget {
     void setProfileDispatches(bool on);
     /// Timed repetitions per mode (the spin box).
     void setRepeats(int repeats);
+    /// Untimed runs per mode before the timed ones (1 unless set).
+    void setWarmupRuns(int runs) { warmup_runs_ = runs; }
     /// Dispatches on the per-dispatch timeline (0 unless the run was profiled).
     size_t ganttDispatches() const;
     /// The min–max whiskers on the bars (one per bar with samples).
@@ -111,6 +113,7 @@ class TimingView : public QWidget {
     SelectionState* state_;
     CoreWorker* worker_;
     TimingModel model_;
+    int warmup_runs_ = RunRequest().warmup;
     QString unit_;
     QListWidget* modes_;
     QSpinBox* repeats_;
