@@ -153,29 +153,43 @@ void MainWindow::createDocks() {
     for (const auto& [name, w] : views()) export_->addView(name, w);
 }
 
+// An action with an application-wide shortcut (the views' own widgets take focus, so the
+// menu's keys work wherever the focus is).
+template <typename Slot>
+QAction* MainWindow::addShortcutAction(QMenu* menu, const QString& text, const QKeySequence& keys,
+                                       Slot&& slot) {
+    QAction* a = menu->addAction(text);
+    a->setShortcut(keys);
+    a->setShortcutContext(Qt::ApplicationShortcut);
+    connect(a, &QAction::triggered, this, std::forward<Slot>(slot));
+    return a;
+}
+
 void MainWindow::createMenus() {
-    auto action = [this](QMenu* menu, const QString& text, const QKeySequence& keys, auto&& slot) {
-        QAction* a = menu->addAction(text);
-        a->setShortcut(keys);
-        a->setShortcutContext(Qt::ApplicationShortcut);
-        connect(a, &QAction::triggered, this, slot);
-        return a;
-    };
+    createFileMenu();
+    createNavigateMenu();
+    createRunMenu();
+    createViewMenu();
+    createHelpMenu();
+}
+
+void MainWindow::createFileMenu() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    action(file, tr("&Open capture…"), QKeySequence::Open, [this] {
+    addShortcutAction(file, tr("&Open capture…"), QKeySequence::Open, [this] {
         const QString p = QFileDialog::getOpenFileName(
             this, tr("Open capture"), {}, tr("GraphLens captures (*.json *.glcap);;All files (*)"));
         if (!p.isEmpty()) openFile(p);
     });
-    action(file, tr("Open &sample"), QKeySequence(tr("Ctrl+Shift+O")), [this] { openSample(); });
-    action(file, tr("&Capture workload…"), QKeySequence(tr("Ctrl+Shift+C")), [this] {
+    addShortcutAction(file, tr("Open &sample"), QKeySequence(tr("Ctrl+Shift+O")),
+                      [this] { openSample(); });
+    addShortcutAction(file, tr("&Capture workload…"), QKeySequence(tr("Ctrl+Shift+C")), [this] {
         CaptureDialog dialog(worker_, this);
         if (dialog.exec() == QDialog::Accepted) {
             pending_source_.clear();
             worker_->captureWorkload(dialog.request());
         }
     });
-    action(file, tr("&Record a program…"), QKeySequence(tr("Ctrl+Alt+R")), [this] {
+    addShortcutAction(file, tr("&Record a program…"), QKeySequence(tr("Ctrl+Alt+R")), [this] {
         RecordDialog dialog(this);
         if (dialog.exec() == QDialog::Accepted) {
             pending_source_.clear();
@@ -184,13 +198,18 @@ void MainWindow::createMenus() {
     });
     recent_menu_ = file->addMenu(tr("Open &recent"));
     file->addSeparator();
-    action(file, tr("&Save capture as…"), QKeySequence(tr("Ctrl+Shift+S")), [this] {
+    addShortcutAction(file, tr("&Save capture as…"), QKeySequence(tr("Ctrl+Shift+S")), [this] {
         const QString p = QFileDialog::getSaveFileName(this, tr("Save capture"), {},
                                                        tr("GraphLens capture (*.json)"));
         if (!p.isEmpty()) export_->startExport(QStringLiteral("capture"), p);
     });
-    // Every export of the Export view, from the menu too (each asks for a file name).
-    QMenu* exp = file->addMenu(tr("&Export"));
+    createExportMenu(file->addMenu(tr("&Export")));
+    file->addSeparator();
+    addShortcutAction(file, tr("&Quit"), QKeySequence(tr("Ctrl+Q")), [this] { close(); });
+}
+
+// Every export of the Export view, from the menu too (each asks for a file name).
+void MainWindow::createExportMenu(QMenu* exp) {
     const struct {
         QString text, format;
         QKeySequence keys;
@@ -204,60 +223,70 @@ void MainWindow::createMenus() {
     };
     for (const auto& e : exports) {
         const QString format = e.format;
-        action(exp, e.text, e.keys, [this, format] { export_->askAndExportDocument(format); });
+        addShortcutAction(exp, e.text, e.keys,
+                          [this, format] { export_->askAndExportDocument(format); });
     }
     exp->addSeparator();
-    action(exp, tr("View as &PNG…"), QKeySequence(tr("Ctrl+Alt+P")),
-           [this] { export_->askAndExportView(QStringLiteral("png")); });
-    action(exp, tr("View as &SVG…"), QKeySequence(tr("Ctrl+Alt+S")),
-           [this] { export_->askAndExportView(QStringLiteral("svg")); });
-    file->addSeparator();
-    action(file, tr("&Quit"), QKeySequence(tr("Ctrl+Q")), [this] { close(); });
+    addShortcutAction(exp, tr("View as &PNG…"), QKeySequence(tr("Ctrl+Alt+P")),
+                      [this] { export_->askAndExportView(QStringLiteral("png")); });
+    addShortcutAction(exp, tr("View as &SVG…"), QKeySequence(tr("Ctrl+Alt+S")),
+                      [this] { export_->askAndExportView(QStringLiteral("svg")); });
+}
 
+void MainWindow::createNavigateMenu() {
     QMenu* nav = menuBar()->addMenu(tr("&Navigate"));
-    auto* back = action(nav, tr("&Back"), QKeySequence::Back, [this] { state_->back(); });
-    auto* fwd = action(nav, tr("&Forward"), QKeySequence::Forward, [this] { state_->forward(); });
+    auto* back =
+        addShortcutAction(nav, tr("&Back"), QKeySequence::Back, [this] { state_->back(); });
+    auto* fwd = addShortcutAction(nav, tr("&Forward"), QKeySequence::Forward,
+                                  [this] { state_->forward(); });
     connect(state_, &SelectionState::historyChanged, this, [this, back, fwd] {
         back->setEnabled(state_->canGoBack());
         fwd->setEnabled(state_->canGoForward());
     });
     nav->addSeparator();
-    action(nav, tr("&Next stage"), QKeySequence(Qt::Key_F8), [this] { state_->nextStage(); });
-    action(nav, tr("&Previous stage"), QKeySequence(Qt::SHIFT | Qt::Key_F8),
-           [this] { state_->previousStage(); });
-    action(nav, tr("Compare with &previous stage"), QKeySequence(Qt::Key_F7),
-           [this] { state_->setCompareStage(std::max(0, state_->stage() - 1)); });
-    action(nav, tr("&Find node…"), QKeySequence::Find, [this] {
+    addShortcutAction(nav, tr("&Next stage"), QKeySequence(Qt::Key_F8),
+                      [this] { state_->nextStage(); });
+    addShortcutAction(nav, tr("&Previous stage"), QKeySequence(Qt::SHIFT | Qt::Key_F8),
+                      [this] { state_->previousStage(); });
+    addShortcutAction(nav, tr("Compare with &previous stage"), QKeySequence(Qt::Key_F7),
+                      [this] { state_->setCompareStage(std::max(0, state_->stage() - 1)); });
+    addShortcutAction(nav, tr("&Find node…"), QKeySequence::Find, [this] {
         showView(nodes_);
         nodes_->filterEdit()->setFocus();
         nodes_->filterEdit()->selectAll();
     });
-    action(nav, tr("Next &match"), QKeySequence(Qt::Key_F3), [this] {
+    addShortcutAction(nav, tr("Next &match"), QKeySequence(Qt::Key_F3), [this] {
         if (!state_->selectNextMatch(true)) statusBar()->showMessage(tr("No node matches"), 3000);
     });
-    action(nav, tr("Pre&vious match"), QKeySequence(Qt::SHIFT | Qt::Key_F3), [this] {
+    addShortcutAction(nav, tr("Pre&vious match"), QKeySequence(Qt::SHIFT | Qt::Key_F3), [this] {
         if (!state_->selectNextMatch(false)) statusBar()->showMessage(tr("No node matches"), 3000);
     });
-    action(nav, tr("&Go to node or group…"), QKeySequence(tr("Ctrl+G")), [this] { askGoTo(); });
-    action(nav, tr("&Clear selection"), QKeySequence(Qt::Key_Escape),
-           [this] { state_->clearSelection(); });
+    addShortcutAction(nav, tr("&Go to node or group…"), QKeySequence(tr("Ctrl+G")),
+                      [this] { askGoTo(); });
+    addShortcutAction(nav, tr("&Clear selection"), QKeySequence(Qt::Key_Escape),
+                      [this] { state_->clearSelection(); });
+}
 
+void MainWindow::createRunMenu() {
     QMenu* run = menuBar()->addMenu(tr("&Run"));
-    action(run, tr("&Run selected modes"), QKeySequence(tr("Ctrl+R")),
-           [this] { timing_->runSelected(); });
-    action(run, tr("&Cancel run"), QKeySequence(tr("Ctrl+Shift+R")), [this] { timing_->cancel(); });
-    action(run, tr("Load &second run…"), QKeySequence(tr("Ctrl+Shift+L")),
-           [this] { timing_->loadSecondRun(); });
-    action(run, tr("Capture one execution in Render&Doc…"), QKeySequence(tr("Ctrl+Shift+D")),
-           [this] {
-               const QStringList modes = CoreWorker::executionModes();
-               bool ok = false;
-               const QString mode = QInputDialog::getItem(
-                   this, tr("Capture in RenderDoc"), tr("Execution mode:"), modes,
-                   std::max(0, int(modes.indexOf(QStringLiteral("levels")))), false, &ok);
-               if (ok) captureInRenderDoc(mode);
-           });
+    addShortcutAction(run, tr("&Run selected modes"), QKeySequence(tr("Ctrl+R")),
+                      [this] { timing_->runSelected(); });
+    addShortcutAction(run, tr("&Cancel run"), QKeySequence(tr("Ctrl+Shift+R")),
+                      [this] { timing_->cancel(); });
+    addShortcutAction(run, tr("Load &second run…"), QKeySequence(tr("Ctrl+Shift+L")),
+                      [this] { timing_->loadSecondRun(); });
+    addShortcutAction(
+        run, tr("Capture one execution in Render&Doc…"), QKeySequence(tr("Ctrl+Shift+D")), [this] {
+            const QStringList modes = CoreWorker::executionModes();
+            bool ok = false;
+            const QString mode = QInputDialog::getItem(
+                this, tr("Capture in RenderDoc"), tr("Execution mode:"), modes,
+                std::max(0, int(modes.indexOf(QStringLiteral("levels")))), false, &ok);
+            if (ok) captureInRenderDoc(mode);
+        });
+}
 
+void MainWindow::createViewMenu() {
     view_menu_ = menuBar()->addMenu(tr("&View"));
     int n = 1;
     for (QDockWidget* d : findChildren<QDockWidget*>()) {
@@ -266,19 +295,22 @@ void MainWindow::createMenus() {
         view_menu_->addAction(toggle);
     }
     view_menu_->addSeparator();
-    action(view_menu_, tr("Zoom schedule &in"), QKeySequence::ZoomIn,
-           [this] { schedule_->zoom(1.5, 1); });
-    action(view_menu_, tr("Zoom schedule &out"), QKeySequence::ZoomOut,
-           [this] { schedule_->zoom(1 / 1.5, 1); });
-    action(view_menu_, tr("&Fit the whole schedule"), QKeySequence(tr("Ctrl+Shift+F")), [this] {
-        showView(schedule_);
-        schedule_->fitAll();
-    });
-    action(view_menu_, tr("Reset &layout"), QKeySequence(tr("Ctrl+Shift+0")),
-           [this] { restoreState(default_state_); });
+    addShortcutAction(view_menu_, tr("Zoom schedule &in"), QKeySequence::ZoomIn,
+                      [this] { schedule_->zoom(1.5, 1); });
+    addShortcutAction(view_menu_, tr("Zoom schedule &out"), QKeySequence::ZoomOut,
+                      [this] { schedule_->zoom(1 / 1.5, 1); });
+    addShortcutAction(view_menu_, tr("&Fit the whole schedule"), QKeySequence(tr("Ctrl+Shift+F")),
+                      [this] {
+                          showView(schedule_);
+                          schedule_->fitAll();
+                      });
+    addShortcutAction(view_menu_, tr("Reset &layout"), QKeySequence(tr("Ctrl+Shift+0")),
+                      [this] { restoreState(default_state_); });
+}
 
+void MainWindow::createHelpMenu() {
     QMenu* help = menuBar()->addMenu(tr("&Help"));
-    action(help, tr("&About GraphLens"), QKeySequence::HelpContents, [this] {
+    addShortcutAction(help, tr("&About GraphLens"), QKeySequence::HelpContents, [this] {
         QMessageBox::about(this, tr("About GraphLens"),
                            tr("<b>GraphLens</b> — a visual debugger for GPU compute graphs.<br>"
                               "Step through passes, see groups, barriers and the byte ranges "

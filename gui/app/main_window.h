@@ -84,6 +84,15 @@ class MainWindow : public QMainWindow {
   private:
     void createDocks();
     void createMenus();
+    void createFileMenu();
+    void createExportMenu(QMenu* exp);
+    void createNavigateMenu();
+    void createRunMenu();
+    void createViewMenu();
+    void createHelpMenu();
+    template <typename Slot>
+    QAction* addShortcutAction(QMenu* menu, const QString& text, const QKeySequence& keys,
+                               Slot&& slot);
     void onDocument(DocumentPtr document);
     void onDocumentUpdate(DocumentPtr document);
     void finishIfComplete();

@@ -100,87 +100,109 @@ void MemoryMapCanvas::paintEvent(QPaintEvent*) {
                    tr("Select a dispatch or a barrier to see the bytes it touches"));
         return;
     }
-    const std::vector<size_t> nodes = state_->selectedNodeIndices();
-    const auto primary = state_->selectedNodeIndex();
     const double barW = std::max(50, width() - kNameW - kRightPad);
     std::map<AllocationId, int> row_of;
     for (size_t i = 0; i < rows_.size(); ++i) row_of[rows_[i]] = int(i);
-    // A byte range of row `row` on screen (clipped to the row's span), in the upper or lower
-    // half of the bar.
-    auto span = [&](const ByteRange& r, int row, bool upper) {
-        const auto [lo, hi] = spans_[size_t(row)];
-        const double scale = barW / double(hi - lo);
-        const double b = double(std::clamp(r.begin, lo, hi) - lo);
-        const double e = double(std::clamp(r.end, lo, hi) - lo);
-        const double y = kTop + row * kRowH + (upper ? 2 : kBarH / 2);
-        return QRectF(kNameW + b * scale, y, std::max(2.0, (e - b) * scale), kBarH / 2.0 - 3);
-    };
-    const QColor text = palette().color(QPalette::Text);
-    p.setPen(text);
+    paintTitle(p, *s);
+    for (size_t i = 0; i < rows_.size(); ++i) paintRow(p, s->graph->allocations[rows_[i]], i, barW);
+    paintAccesses(p, *s, row_of, barW);
+    paintHazardOutlines(p, row_of, barW);
+}
+
+// A byte range of row `row` on screen (clipped to the row's span), in the upper or lower
+// half of the bar.
+QRectF MemoryMapCanvas::spanRect(const ByteRange& r, int row, bool upper, double barW) const {
+    const auto [lo, hi] = spans_[size_t(row)];
+    const double scale = barW / double(hi - lo);
+    const double b = double(std::clamp(r.begin, lo, hi) - lo);
+    const double e = double(std::clamp(r.end, lo, hi) - lo);
+    const double y = kTop + row * kRowH + (upper ? 2 : kBarH / 2);
+    return QRectF(kNameW + b * scale, y, std::max(2.0, (e - b) * scale), kBarH / 2.0 - 3);
+}
+
+void MemoryMapCanvas::paintTitle(QPainter& p, const Snapshot& s) const {
+    const auto primary = state_->selectedNodeIndex();
+    p.setPen(palette().color(QPalette::Text));
     p.drawText(QRect(4, 2, width() - 8, 18), Qt::AlignLeft | Qt::AlignVCenter,
                tr("Reads (upper, blue) and writes (lower, vermillion) of %1; hazard bytes outlined")
-                   .arg(primary                   ? nodeTitle(s->graph, *primary)
+                   .arg(primary                   ? nodeTitle(s.graph, *primary)
                         : state_->selectedGroup() ? tr("group %1").arg(*state_->selectedGroup())
                         : state_->selectedRace()  ? tr("the race's two commands")
                                                   : tr("the groups around the barrier")));
+}
+
+// The allocation's name, size and empty bar, with its byte axis below.
+void MemoryMapCanvas::paintRow(QPainter& p, const AllocationInfo& a, size_t row,
+                               double barW) const {
+    const int y = kTop + int(row) * kRowH;
+    p.setPen(palette().color(QPalette::Text));
+    p.drawText(
+        QRect(4, y, kNameW - 8, kBarH), Qt::AlignVCenter | Qt::AlignLeft,
+        p.fontMetrics().elidedText(QString::fromStdString(a.name), Qt::ElideMiddle, kNameW - 8));
+    p.drawText(QRect(kNameW + int(barW) + 6, y, kRightPad - 8, kBarH),
+               Qt::AlignVCenter | Qt::AlignLeft, formatBytes(a.size));
+    p.fillRect(QRectF(kNameW, y + 1, barW, kBarH - 2), palette().color(QPalette::AlternateBase));
+    p.setPen(QColor(0, 0, 0, 60));
+    p.drawRect(QRectF(kNameW, y + 1, barW, kBarH - 2));
+    paintAxisLabels(p, row, barW);
+}
+
+// The byte axis: real offsets (the first byte touched and the end of the last, or the
+// allocation's ends), each under the place it names; the margin around a zoomed span is no
+// offset of anything and gets no label.
+void MemoryMapCanvas::paintAxisLabels(QPainter& p, size_t row, double barW) const {
     QFont small = font();
     small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.8));
-    for (size_t i = 0; i < rows_.size(); ++i) {
-        const AllocationInfo& a = s->graph->allocations[rows_[i]];
-        const auto [lo, hi] = spans_[i];
-        const int y = kTop + int(i) * kRowH;
-        p.setPen(text);
-        p.drawText(QRect(4, y, kNameW - 8, kBarH), Qt::AlignVCenter | Qt::AlignLeft,
-                   p.fontMetrics().elidedText(QString::fromStdString(a.name), Qt::ElideMiddle,
-                                              kNameW - 8));
-        p.drawText(QRect(kNameW + int(barW) + 6, y, kRightPad - 8, kBarH),
-                   Qt::AlignVCenter | Qt::AlignLeft, formatBytes(a.size));
-        p.fillRect(QRectF(kNameW, y + 1, barW, kBarH - 2),
-                   palette().color(QPalette::AlternateBase));
-        p.setPen(QColor(0, 0, 0, 60));
-        p.drawRect(QRectF(kNameW, y + 1, barW, kBarH - 2));
-        // The byte axis: real offsets (the first byte touched and the end of the last, or the
-        // allocation's ends), each under the place it names; the margin around a zoomed span
-        // is no offset of anything and gets no label.
-        p.save();
-        p.setFont(small);
-        p.setPen(palette().color(QPalette::PlaceholderText));
-        const auto [first, end] = axis_labels_[i];
-        const auto x_of = [&](uint64_t offset) {
-            return kNameW + barW * double(offset - lo) / double(std::max<uint64_t>(1, hi - lo));
-        };
-        const QString first_text = QStringLiteral("0x%1").arg(first, 0, 16);
-        const QString end_text = QStringLiteral("0x%1").arg(end, 0, 16);
-        const QFontMetricsF fm(small);
-        const double label_y = y + kBarH - 1;
-        const double label_h = kRowH - kBarH;
-        p.drawText(QRectF(x_of(first), label_y, fm.horizontalAdvance(first_text) + 2, label_h),
-                   Qt::AlignLeft | Qt::AlignTop, first_text);
-        const double end_w = fm.horizontalAdvance(end_text) + 2;
-        p.drawText(QRectF(x_of(end) - end_w, label_y, end_w, label_h),
-                   Qt::AlignRight | Qt::AlignTop, end_text);
-        p.restore();
-    }
-    for (size_t n : nodes) {
-        const Node& node = s->graph->nodes[n];
+    p.save();
+    p.setFont(small);
+    p.setPen(palette().color(QPalette::PlaceholderText));
+    const auto [lo, hi] = spans_[row];
+    const auto [first, end] = axis_labels_[row];
+    const auto x_of = [&](uint64_t offset) {
+        return kNameW + barW * double(offset - lo) / double(std::max<uint64_t>(1, hi - lo));
+    };
+    const QString first_text = QStringLiteral("0x%1").arg(first, 0, 16);
+    const QString end_text = QStringLiteral("0x%1").arg(end, 0, 16);
+    const QFontMetricsF fm(small);
+    const double label_y = kTop + int(row) * kRowH + kBarH - 1;
+    const double label_h = kRowH - kBarH;
+    p.drawText(QRectF(x_of(first), label_y, fm.horizontalAdvance(first_text) + 2, label_h),
+               Qt::AlignLeft | Qt::AlignTop, first_text);
+    const double end_w = fm.horizontalAdvance(end_text) + 2;
+    p.drawText(QRectF(x_of(end) - end_w, label_y, end_w, label_h), Qt::AlignRight | Qt::AlignTop,
+               end_text);
+    p.restore();
+}
+
+// What the selected commands read (upper half) and write (lower half); the primary selection
+// opaque, the others of a group or barrier lighter.
+void MemoryMapCanvas::paintAccesses(QPainter& p, const Snapshot& s,
+                                    const std::map<AllocationId, int>& row_of, double barW) const {
+    const auto primary = state_->selectedNodeIndex();
+    for (size_t n : state_->selectedNodeIndices()) {
+        const Node& node = s.graph->nodes[n];
         const int alpha = !primary || *primary == n ? 255 : 140;
         QColor rc = readColor(), wc = writeColor();
         rc.setAlpha(alpha);
         wc.setAlpha(alpha);
         for (const ByteRange& r : node.reads)
             if (auto it = row_of.find(r.allocation); it != row_of.end())
-                p.fillRect(span(r, it->second, true), rc);
+                p.fillRect(spanRect(r, it->second, true, barW), rc);
         for (const ByteRange& r : node.writes)
             if (auto it = row_of.find(r.allocation); it != row_of.end())
-                p.fillRect(span(r, it->second, false), wc);
+                p.fillRect(spanRect(r, it->second, false, barW), wc);
     }
-    // The overlapping bytes of the hazards, across both halves of the row.
+}
+
+// The overlapping bytes of the hazards, across both halves of the row.
+void MemoryMapCanvas::paintHazardOutlines(QPainter& p, const std::map<AllocationId, int>& row_of,
+                                          double barW) const {
     const StageAnalysis* an = state_->analysis();
     p.setBrush(Qt::NoBrush);
     for (size_t h : hazards_) {
         const Hazard& hz = an->hazards[h];
         if (auto it = row_of.find(hz.overlap().allocation); it != row_of.end()) {
-            QRectF r = span(hz.overlap(), it->second, true);
+            QRectF r = spanRect(hz.overlap(), it->second, true, barW);
             r.setBottom(r.top() + kBarH - 4);
             p.setPen(QPen(hazardColor(hz.kind), 2, Qt::DotLine));
             p.drawRect(r);

@@ -4,10 +4,13 @@
 // selected barrier. The overlapping bytes of its hazards (of the dispatch, or the hazards
 // that force the barrier) are outlined. Each row spans its whole allocation, or, zoomed (the
 // default), the bytes the selection touches in it, with the offsets written under the row.
+#include <QRectF>
 #include <QWidget>
+#include <map>
 
 #include "models/selection_state.h"
 
+class QPainter;
 class QScrollArea;
 class QCheckBox;
 
@@ -34,6 +37,15 @@ class MemoryMapCanvas : public QWidget {
     void paintEvent(QPaintEvent* event) override;
 
   private:
+    QRectF spanRect(const ByteRange& r, int row, bool upper, double barW) const;
+    void paintTitle(QPainter& p, const Snapshot& s) const;
+    void paintRow(QPainter& p, const AllocationInfo& a, size_t row, double barW) const;
+    void paintAxisLabels(QPainter& p, size_t row, double barW) const;
+    void paintAccesses(QPainter& p, const Snapshot& s, const std::map<AllocationId, int>& row_of,
+                       double barW) const;
+    void paintHazardOutlines(QPainter& p, const std::map<AllocationId, int>& row_of,
+                             double barW) const;
+
     SelectionState* state_;
     bool show_all_ = false;
     bool zoomed_ = true;

@@ -17,6 +17,18 @@ namespace graphlens::gui {
 
 PassStepperView::PassStepperView(SelectionState* state, CoreWorker* worker, QWidget* parent)
     : QWidget(parent), state_(state), worker_(worker) {
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(createStageTable());
+    split->addWidget(createComparison());
+    split->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(split);
+    connectState();
+}
+
+// One row per stage with its counts; the current row follows the stepping.
+QTableView* PassStepperView::createStageTable() {
     table_ = new QTableView;
     table_->setModel(&stages_);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -29,7 +41,11 @@ PassStepperView::PassStepperView(SelectionState* state, CoreWorker* worker, QWid
             [this](const QModelIndex& current) {
                 if (current.isValid() && !following_stage_) state_->setStage(current.row());
             });
+    return table_;
+}
 
+// The summary of the comparison, its legend and the two stages' node lists side by side.
+QWidget* PassStepperView::createComparison() {
     left_combo_ = new QComboBox;
     left_combo_->setToolTip(tr("Stage to compare the current stage with"));
     connect(left_combo_, &QComboBox::currentIndexChanged, state_, &SelectionState::setCompareStage);
@@ -76,21 +92,16 @@ PassStepperView::PassStepperView(SelectionState* state, CoreWorker* worker, QWid
     auto* compare = new QSplitter(Qt::Horizontal);
     compare->addWidget(leftBox);
     compare->addWidget(rightBox);
-
-    auto* split = new QSplitter(Qt::Vertical);
-    split->addWidget(table_);
     auto* lower = new QWidget;
     auto* lo = new QVBoxLayout(lower);
     lo->setContentsMargins(0, 0, 0, 0);
     lo->addWidget(summary_);
     lo->addWidget(legend);
     lo->addWidget(compare, 1);
-    split->addWidget(lower);
-    split->setStretchFactor(1, 2);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(2, 2, 2, 2);
-    layout->addWidget(split);
+    return lower;
+}
 
+void PassStepperView::connectState() {
     connect(state_, &SelectionState::documentChanged, this, &PassStepperView::onDocument);
     connect(state_, &SelectionState::stageChanged, this, &PassStepperView::onStage);
     connect(state_, &SelectionState::compareStageChanged, this, &PassStepperView::updateCompare);

@@ -34,6 +34,9 @@ class PassStepperView : public QWidget {
     void comparisonUpdated();
 
   private:
+    QTableView* createStageTable();
+    QWidget* createComparison();
+    void connectState();
     void onDocument();
     void onStage();
     void updateCompare();

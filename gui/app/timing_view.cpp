@@ -128,6 +128,16 @@ class LazyComboBox : public QComboBox {
 
 TimingView::TimingView(SelectionState* state, CoreWorker* worker, QWidget* parent)
     : QWidget(parent), state_(state), worker_(worker) {
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addLayout(createControls());
+    layout->addWidget(createResults(), 1);
+    connectWorker();
+    connect(state_, &SelectionState::runChanged, this, &TimingView::refresh);
+}
+
+// The left column: modes, device, repeats, run and cancel, progress, the second run.
+QLayout* TimingView::createControls() {
     modes_ = new QListWidget;
     for (const QString& m : CoreWorker::executionModes()) {
         auto* item = new QListWidgetItem(m, modes_);
@@ -182,7 +192,12 @@ TimingView::TimingView(SelectionState* state, CoreWorker* worker, QWidget* paren
     controls->addWidget(progress_);
     controls->addWidget(second);
     controls->addWidget(status_);
+    return controls;
+}
 
+// The right side: the chart over the table (with a failed output check's line under it)
+// over the per-dispatch timeline.
+QWidget* TimingView::createResults() {
     auto* chart = new QChart;
     chart->setTitle(tr("Median time per mode"));
     chart->legend()->setAlignment(Qt::AlignBottom);
@@ -222,11 +237,10 @@ TimingView::TimingView(SelectionState* state, CoreWorker* worker, QWidget* paren
     right->setStretchFactor(1, 2);
     right->setStretchFactor(2, 1);
     right->setSizes({300, 200, 100});  // the table gets room for several modes
-    auto* layout = new QHBoxLayout(this);
-    layout->setContentsMargins(2, 2, 2, 2);
-    layout->addLayout(controls);
-    layout->addWidget(right, 1);
+    return right;
+}
 
+void TimingView::connectWorker() {
     connect(worker_, &CoreWorker::runProgress, this, [this](int done, int total, QString what) {
         // What the cancelled run sent before it saw the cancel arrives after "Cancelled.".
         if (!running() && run_id_ != 0 && run_id_ == cancelled_run_) return;
@@ -246,7 +260,6 @@ TimingView::TimingView(SelectionState* state, CoreWorker* worker, QWidget* paren
         if (what.startsWith(tr("Running")) || what.startsWith(tr("Loading run")))
             finishRun(tr("Run failed (see the message)."));
     });
-    connect(state_, &SelectionState::runChanged, this, &TimingView::refresh);
 }
 
 void TimingView::refresh() {
@@ -424,95 +437,114 @@ void TimingView::selectMismatchWriter() {
     if (mismatch_writer_) state_->selectNode(*mismatch_writer_);
 }
 
+namespace {
+
+// The bars of a run (GPU, CPU encode and wall medians per mode, and the second run's GPU
+// median beside them), their whiskers and the highest value, in `scale` units.
+struct ChartBars {
+    QBarSeries* series = new QBarSeries;
+    QStringList categories;
+    std::vector<SpreadChartView::Whisker> whiskers;
+    double top = 0;
+};
+
+QBarSet* bar_set(const QString& label, QColor color) {
+    auto* set = new QBarSet(label);
+    set->setColor(color);
+    return set;
+}
+
+ChartBars make_bars(const RunResult& run, double scale, const TimingModel& model, bool second) {
+    ChartBars bars;
+    QBarSet* sets[] = {bar_set(TimingView::tr("GPU"), QColor(0x00, 0x72, 0xB2)),
+                       bar_set(TimingView::tr("CPU encode"), QColor(0xE6, 0x9F, 0x00)),
+                       bar_set(TimingView::tr("wall"), QColor(0x99, 0x99, 0x99))};
+    QBarSet* other =
+        second ? bar_set(TimingView::tr("GPU (second run)"), QColor(0x56, 0xB4, 0xE9)) : nullptr;
+    const auto add = [&](QBarSet* set, int k, int i, const TimingSummary& t) {
+        *set << t.median / scale;
+        bars.top = std::max(bars.top, t.max / scale);
+        if (!t.samples.empty())
+            bars.whiskers.push_back({k, i, t.min / scale, t.median / scale, t.max / scale});
+    };
+    for (int i = 0; i < int(run.modes.size()); ++i) {
+        const ModeResult& m = run.modes[size_t(i)];
+        bars.categories << QString::fromStdString(m.mode);
+        add(sets[0], 0, i, m.gpu_ns);
+        add(sets[1], 1, i, m.encode_ns);
+        add(sets[2], 2, i, m.wall_ns);
+        if (!other) continue;
+        if (const ModeResult* o = model.secondMode(i))
+            add(other, 3, i, o->gpu_ns);
+        else
+            *other << 0.0;
+    }
+    for (QBarSet* set : sets) bars.series->append(set);
+    if (other) bars.series->append(other);
+    return bars;
+}
+
+}  // namespace
+
 void TimingView::rebuildChart() {
+    clearChart();
+    const std::optional<RunResult>& run = state_->run();
+    if (!run || run->modes.empty()) {
+        chart()->setTitle(tr("No timings yet: choose modes and press Run"));
+        chart_view_->setWhiskers({}, 1);
+        return;
+    }
+    const double scale = chooseUnit(*run);
+    chart()->setTitle(tr("Median time per mode, min–max whiskers (%1) — %2")
+                          .arg(unit_, QString::fromStdString(run->workload)));
+    ChartBars bars = make_bars(*run, scale, model_, state_->secondRun().has_value());
+    connect(bars.series, &QBarSeries::hovered, this, &TimingView::showBarTooltip);
+    chart()->addSeries(bars.series);
+    auto* x = new QBarCategoryAxis;
+    x->append(bars.categories);
+    auto* y = new QValueAxis;
+    y->setRange(0, bars.top * 1.1 + 1e-9);
+    y->applyNiceNumbers();
+    y->setLabelFormat(QStringLiteral("%.4g"));  // under 5000 (chooseUnit): never an exponent
+    y->setTitleText(unit_);
+    chart()->addAxis(x, Qt::AlignBottom);
+    chart()->addAxis(y, Qt::AlignLeft);
+    bars.series->attachAxis(x);
+    bars.series->attachAxis(y);
+    chart_view_->setWhiskers(std::move(bars.whiskers), int(bars.series->count()));
+}
+
+void TimingView::clearChart() {
     QChart* c = chart();
     c->removeAllSeries();
     for (QAbstractAxis* axis : c->axes()) {
         c->removeAxis(axis);
         delete axis;
     }
-    const std::optional<RunResult>& run = state_->run();
-    if (!run || run->modes.empty()) {
-        c->setTitle(tr("No timings yet: choose modes and press Run"));
-        chart_view_->setWhiskers({}, 1);
-        return;
-    }
-    // The unit in which the slowest bar is under 5000, so the axis reads "12.5", not "12500"
-    // or "1.2e+04" (a decode step on a CPU device takes seconds).
+}
+
+// The unit in which the slowest bar is under 5000, so the axis reads "12.5", not "12500" or
+// "1.2e+04" (a decode step on a CPU device takes seconds); sets unit_, returns its ns.
+double TimingView::chooseUnit(const RunResult& run) {
     double slowest = 0;
-    for (const ModeResult& m : run->modes)
+    for (const ModeResult& m : run.modes)
         slowest = std::max({slowest, m.gpu_ns.max, m.encode_ns.max, m.wall_ns.max});
     const double scale = slowest > 5e9 ? 1e9 : slowest > 5e6 ? 1e6 : 1e3;
     unit_ = scale == 1e9 ? tr("s") : scale == 1e6 ? tr("ms") : tr("µs");
-    c->setTitle(tr("Median time per mode, min–max whiskers (%1) — %2")
-                    .arg(unit_, QString::fromStdString(run->workload)));
-    auto* series = new QBarSeries;
-    auto* gpu = new QBarSet(tr("GPU"));
-    auto* encode = new QBarSet(tr("CPU encode"));
-    auto* wall = new QBarSet(tr("wall"));
-    gpu->setColor(QColor(0x00, 0x72, 0xB2));
-    encode->setColor(QColor(0xE6, 0x9F, 0x00));
-    wall->setColor(QColor(0x99, 0x99, 0x99));
-    QBarSet* other = nullptr;
-    if (state_->secondRun()) {
-        other = new QBarSet(tr("GPU (second run)"));
-        other->setColor(QColor(0x56, 0xB4, 0xE9));
-    }
-    QStringList categories;
-    std::vector<SpreadChartView::Whisker> whiskers;
-    double top = 0;
-    for (int i = 0; i < int(run->modes.size()); ++i) {
-        const ModeResult& m = run->modes[size_t(i)];
-        categories << QString::fromStdString(m.mode);
-        const TimingSummary* summaries[] = {&m.gpu_ns, &m.encode_ns, &m.wall_ns};
-        QBarSet* sets[] = {gpu, encode, wall};
-        for (int k = 0; k < 3; ++k) {
-            const TimingSummary& t = *summaries[k];
-            *sets[k] << t.median / scale;
-            top = std::max(top, t.max / scale);
-            if (!t.samples.empty())
-                whiskers.push_back({k, i, t.min / scale, t.median / scale, t.max / scale});
-        }
-        if (other) {
-            const ModeResult* o = model_.secondMode(i);
-            *other << (o ? o->gpu_ns.median / scale : 0.0);
-            if (o) {
-                top = std::max(top, o->gpu_ns.max / scale);
-                if (!o->gpu_ns.samples.empty())
-                    whiskers.push_back({3, i, o->gpu_ns.min / scale, o->gpu_ns.median / scale,
-                                        o->gpu_ns.max / scale});
-            }
-        }
-    }
-    series->append(gpu);
-    series->append(encode);
-    series->append(wall);
-    if (other) series->append(other);
-    connect(series, &QBarSeries::hovered, this, [this](bool on, int index, QBarSet* set) {
-        const std::optional<RunResult>& r = state_->run();
-        if (!on || !r || index >= int(r->modes.size())) return;
-        const ModeResult& m = r->modes[size_t(index)];
-        QToolTip::showText(QCursor::pos(),
-                           tr("%1 / %2: %3 %4\nGPU spread %5 – %6 over %7 repeats")
-                               .arg(QString::fromStdString(m.mode), set->label())
-                               .arg(set->at(index), 0, 'f', 2)
-                               .arg(unit_)
-                               .arg(formatDuration(m.gpu_ns.min), formatDuration(m.gpu_ns.max))
-                               .arg(m.gpu_ns.samples.size()));
-    });
-    c->addSeries(series);
-    auto* x = new QBarCategoryAxis;
-    x->append(categories);
-    auto* y = new QValueAxis;
-    y->setRange(0, top * 1.1 + 1e-9);
-    y->applyNiceNumbers();
-    y->setLabelFormat(QStringLiteral("%.4g"));  // under 5000 (above): never an exponent
-    y->setTitleText(unit_);
-    c->addAxis(x, Qt::AlignBottom);
-    c->addAxis(y, Qt::AlignLeft);
-    series->attachAxis(x);
-    series->attachAxis(y);
-    chart_view_->setWhiskers(std::move(whiskers), int(series->count()));
+    return scale;
+}
+
+void TimingView::showBarTooltip(bool on, int index, QBarSet* set) {
+    const std::optional<RunResult>& r = state_->run();
+    if (!on || !r || index >= int(r->modes.size())) return;
+    const ModeResult& m = r->modes[size_t(index)];
+    QToolTip::showText(QCursor::pos(),
+                       tr("%1 / %2: %3 %4\nGPU spread %5 – %6 over %7 repeats")
+                           .arg(QString::fromStdString(m.mode), set->label())
+                           .arg(set->at(index), 0, 'f', 2)
+                           .arg(unit_)
+                           .arg(formatDuration(m.gpu_ns.min), formatDuration(m.gpu_ns.max))
+                           .arg(m.gpu_ns.samples.size()));
 }
 
 }  // namespace graphlens::gui

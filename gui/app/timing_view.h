@@ -16,6 +16,7 @@ class QProgressBar;
 class QPushButton;
 class QTableView;
 class QLabel;
+class QBarSet;
 #include <QChartView>
 
 namespace graphlens::gui {
@@ -104,6 +105,12 @@ class TimingView : public QWidget {
     void selectMismatchWriter();
 
   private:
+    QLayout* createControls();
+    QWidget* createResults();
+    void connectWorker();
+    void clearChart();
+    double chooseUnit(const RunResult& run);
+    void showBarTooltip(bool on, int index, QBarSet* set);
     void showRun(const RunResult& run, quint64 document_id, quint64 run_id);
     void finishRun(const QString& status);
     void refresh();

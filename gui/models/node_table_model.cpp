@@ -53,83 +53,91 @@ QVariant NodeTableModel::data(const QModelIndex& index, int role) const {
     const ComputeGraph& g = *graph();
     const size_t row = static_cast<size_t>(index.row());
     const Node& n = g.nodes[row];
-    const StageAnalysis& a = document_->analysis(static_cast<size_t>(stage_));
     if (role == NodeIndexRole) return qulonglong(row);
     if (role == IsBarrierRole) return n.is_barrier();
     if (role == FilterTextRole) return NodeFilter::searchText(g, n);
-    if (n.is_barrier()) {
-        if (role == Qt::DisplayRole) {
-            switch (index.column()) {
-                case Index:
-                    return qulonglong(row);
-                case Label: {
-                    const BarrierExplanation* b = a.barrier_at(row);
-                    QStringList notes;
-                    if (b && b->redundant()) notes << tr("redundant");
-                    if (b && b->partial) notes << tr("partial scope");
-                    return notes.isEmpty()
-                               ? tr("── barrier ──")
-                               : tr("── barrier (%1) ──").arg(notes.join(QStringLiteral(", ")));
-                }
-                case Op:
-                    return QStringLiteral("barrier");
-                default:
-                    return {};
-            }
-        }
-        if (role == SortRole)
-            return index.column() == Index ? QVariant(qulonglong(row)) : QVariant(QString());
-        if (role == Qt::ForegroundRole && index.column() == Label) {
-            const BarrierExplanation* b = a.barrier_at(row);
-            return b && b->redundant() ? redundantBarrierColor() : barrierColor();
-        }
-        if (role == Qt::ToolTipRole && index.column() == Label) {
-            const BarrierExplanation* b = a.barrier_at(row);
-            if (b && !b->scope.empty()) return QString::fromStdString(b->scope);
-        }
-        return {};
-    }
-    if (role == Qt::DisplayRole || role == SortRole) {
-        const bool sort = role == SortRole;
-        switch (index.column()) {
-            case Index:
-                return qulonglong(row);
-            case Label:
-                return QString::fromStdString(n.label);
-            case Op:
-                return opName(n.op);
-            case Kernel:
-                return n.kernel < g.kernels.size()
-                           ? QString::fromStdString(g.kernels[n.kernel].name)
-                           : QString();
-            case Workgroups:
-                if (sort) return qulonglong(n.workgroups[0]) * n.workgroups[1] * n.workgroups[2];
-                return QStringLiteral("%1×%2×%3")
-                    .arg(n.workgroups[0])
-                    .arg(n.workgroups[1])
-                    .arg(n.workgroups[2]);
-            case Reads:
-                return n.ranges_known ? formatRanges(g, n.reads) : tr("unknown (fence)");
-            case Writes:
-                return n.ranges_known ? formatRanges(g, n.writes) : tr("unknown (fence)");
-            case Group:
-                return a.group[row];
-            case Races:
-                if (sort) return qulonglong(a.races_at(row));
-                return a.races_at(row) ? QVariant(qulonglong(a.races_at(row))) : QVariant();
-            case GpuTime: {
-                auto it = gpu_ns_.find(n.id);
-                if (it == gpu_ns_.end()) return sort ? QVariant(-1.0) : QVariant();
-                return sort ? QVariant(it->second) : QVariant(formatDuration(it->second));
-            }
-        }
-    }
+    if (n.is_barrier()) return barrierData(row, index.column(), role);
+    if (role == Qt::DisplayRole || role == SortRole)
+        return dispatchValue(row, index.column(), role == SortRole);
     if (role == Qt::DecorationRole && index.column() == Op) return opColor(n.op);
     if (role == Qt::ForegroundRole && index.column() == Races) return raceColor();
     if (role == Qt::ToolTipRole && (index.column() == Reads || index.column() == Writes))
         return data(index, Qt::DisplayRole)
             .toString()
             .replace(QStringLiteral("; "), QStringLiteral("\n"));
+    return {};
+}
+
+// A barrier's row: its index, its label with the core's verdict and its scope as tooltip.
+QVariant NodeTableModel::barrierData(size_t row, int column, int role) const {
+    const StageAnalysis& a = document_->analysis(static_cast<size_t>(stage_));
+    if (role == Qt::DisplayRole) {
+        switch (column) {
+            case Index:
+                return qulonglong(row);
+            case Label: {
+                const BarrierExplanation* b = a.barrier_at(row);
+                QStringList notes;
+                if (b && b->redundant()) notes << tr("redundant");
+                if (b && b->partial) notes << tr("partial scope");
+                return notes.isEmpty()
+                           ? tr("── barrier ──")
+                           : tr("── barrier (%1) ──").arg(notes.join(QStringLiteral(", ")));
+            }
+            case Op:
+                return QStringLiteral("barrier");
+            default:
+                return {};
+        }
+    }
+    if (role == SortRole) return column == Index ? QVariant(qulonglong(row)) : QVariant(QString());
+    if (role == Qt::ForegroundRole && column == Label) {
+        const BarrierExplanation* b = a.barrier_at(row);
+        return b && b->redundant() ? redundantBarrierColor() : barrierColor();
+    }
+    if (role == Qt::ToolTipRole && column == Label) {
+        const BarrierExplanation* b = a.barrier_at(row);
+        if (b && !b->scope.empty()) return QString::fromStdString(b->scope);
+    }
+    return {};
+}
+
+// A dispatch's cell as shown, or as sorted (`sort`: numbers where the text is a number).
+QVariant NodeTableModel::dispatchValue(size_t row, int column, bool sort) const {
+    const ComputeGraph& g = *graph();
+    const Node& n = g.nodes[row];
+    const StageAnalysis& a = document_->analysis(static_cast<size_t>(stage_));
+    switch (column) {
+        case Index:
+            return qulonglong(row);
+        case Label:
+            return QString::fromStdString(n.label);
+        case Op:
+            return opName(n.op);
+        case Kernel:
+            return n.kernel < g.kernels.size() ? QString::fromStdString(g.kernels[n.kernel].name)
+                                               : QString();
+        case Workgroups:
+            if (sort) return qulonglong(n.workgroups[0]) * n.workgroups[1] * n.workgroups[2];
+            return QStringLiteral("%1×%2×%3")
+                .arg(n.workgroups[0])
+                .arg(n.workgroups[1])
+                .arg(n.workgroups[2]);
+        case Reads:
+            return n.ranges_known ? formatRanges(g, n.reads) : tr("unknown (fence)");
+        case Writes:
+            return n.ranges_known ? formatRanges(g, n.writes) : tr("unknown (fence)");
+        case Group:
+            return a.group[row];
+        case Races:
+            if (sort) return qulonglong(a.races_at(row));
+            return a.races_at(row) ? QVariant(qulonglong(a.races_at(row))) : QVariant();
+        case GpuTime: {
+            auto it = gpu_ns_.find(n.id);
+            if (it == gpu_ns_.end()) return sort ? QVariant(-1.0) : QVariant();
+            return sort ? QVariant(it->second) : QVariant(formatDuration(it->second));
+        }
+    }
     return {};
 }
 

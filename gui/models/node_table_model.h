@@ -51,6 +51,8 @@ class NodeTableModel : public QAbstractTableModel {
     bool rowMatches(int row, const NodeFilter& filter) const;
 
   private:
+    QVariant barrierData(size_t row, int column, int role) const;
+    QVariant dispatchValue(size_t row, int column, bool sort) const;
     const ComputeGraph* graph() const;
     DocumentPtr document_;
     int stage_ = 0;
