@@ -28,7 +28,8 @@
 #                   from scripts/fetch-llama-vulkan.sh); put on LD_LIBRARY_PATH for the driver
 #   MODES           GraphLens modes, each its own column (default levels+ahead)
 #   TOKENS          timed tokens (default 64); SKIP untimed ones after the KV fill (default 8)
-#   ROUNDS          A B rounds (default 2); RUN_TIMEOUT seconds per run (default 900)
+#   ROUNDS          A B rounds (default 3; with 2 the median over rounds is their mean)
+#   RUN_TIMEOUT     seconds per run (default 900)
 #   Vulkan: the caller sets VK_DRIVER_FILES (and LD_LIBRARY_PATH) for the machine's driver.
 # On a machine without the build, bench/llama/pack_decode_loop.sh packs the binaries, libraries
 # and this script into one archive whose run.sh sets the three paths above.
@@ -50,7 +51,7 @@ lib="${LLAMA_LIB:-$default_lib}"
 read -r -a modes <<< "${MODES:-levels+ahead}"
 tokens="${TOKENS:-64}"
 skip="${SKIP:-8}"
-rounds="${ROUNDS:-2}"
+rounds="${ROUNDS:-3}"
 run_timeout="${RUN_TIMEOUT:-900}"
 
 die() {
