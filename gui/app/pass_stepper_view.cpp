@@ -35,8 +35,11 @@ QTableView* PassStepperView::createStageTable() {
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->verticalHeader()->hide();
     table_->verticalHeader()->setDefaultSectionSize(22);
+    // The counts take what their numbers need and the stage names the rest, so a narrow dock
+    // elides a name before it hides a column.
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->horizontalHeader()->setSectionResizeMode(StageListModel::Stage, QHeaderView::Stretch);
+    table_->horizontalHeader()->setStretchLastSection(false);
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
                 if (current.isValid() && !following_stage_) state_->setStage(current.row());

@@ -230,12 +230,22 @@ class TestWidgets : public QObject {
                      qPrintable(e.name));
         // ... and the pass stepper shows every column of its table without scrolling.
         QTableView* stages = w().passStepper()->stageTable();
+        stages->viewport()->grab();
         const QHeaderView* columns = stages->horizontalHeader();
-        const int last = stages->model()->columnCount() - 1;  // stretched: its own width counts
-        const int needed = columns->sectionPosition(last) + columns->sectionSizeHint(last);
         QVERIFY2(
-            needed <= stages->viewport()->width(),
-            qPrintable(QStringLiteral("%1 > %2").arg(needed).arg(stages->viewport()->width())));
+            columns->length() <= stages->viewport()->width(),
+            qPrintable(
+                QStringLiteral("%1 > %2").arg(columns->length()).arg(stages->viewport()->width())));
+        int longest_name = 0;
+        for (int row = 0; row < stages->model()->rowCount(); ++row)
+            longest_name =
+                std::max(longest_name,
+                         stages->fontMetrics().horizontalAdvance(
+                             stages->model()->index(row, StageListModel::Stage).data().toString()));
+        QVERIFY2(columns->sectionSize(StageListModel::Stage) >= longest_name,
+                 qPrintable(QStringLiteral("stage names cut: %1 < %2")
+                                .arg(columns->sectionSize(StageListModel::Stage))
+                                .arg(longest_name)));
         // The dependency graph folds the repeated layers in every stage, fused ones too.
         for (size_t stage = 0; stage < doc->stage_count(); ++stage) {
             const auto runs = repeated_layer_runs(doc->snapshot(stage).graph);
