@@ -48,5 +48,31 @@ TEST(ReplayErrors, SpirvThatDoesNotValidateIsNamedByKernel) {
     EXPECT_EQ(mode_line(r.output, "as-recorded"), std::nullopt) << r.output;
 }
 
+TEST(ReplayErrors, ADispatchWhoseCountsWereNotRecordedIsNamedWithWhy) {
+    CaptureDocument doc = foreign_minimal();
+    Node& scale = doc.graph.nodes[2];
+    ASSERT_EQ(std::string_view(scale.label), "scale");
+    scale.workgroups = {0, 0, 0};
+    doc.graph.unknown_workgroups[scale.id] =
+        "vkCmdDispatchIndirect: node 0 before it may write its arguments";
+    const auto r = run_capture(saved(doc));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("node 2 (dispatch id 1, 'scale'), kernel 'scale_rows': its workgroup "
+                            "counts are unknown (vkCmdDispatchIndirect: node 0 before it may "
+                            "write its arguments), so the capture cannot be replayed"),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(mode_line(r.output, "as-recorded"), std::nullopt) << r.output;
+}
+
+TEST(ReplayErrors, ADispatchOfNoWorkgroupsTheProgramAskedForIsReplayed) {
+    // vkCmdDispatch(0, 0, 0) is valid and does nothing: without the mark it is not refused.
+    CaptureDocument doc = foreign_minimal();
+    doc.graph.nodes[2].workgroups = {0, 0, 0};
+    const auto r = run_capture(saved(doc));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(mode_line(r.output, "as-recorded"), std::nullopt) << r.output;
+}
+
 }  // namespace
 }  // namespace graphlens

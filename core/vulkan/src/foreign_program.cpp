@@ -185,6 +185,26 @@ void create_compute_pipeline(const Device& device, const KernelInfo& k, const st
              (what + ": vkCreateComputePipelines").c_str());
 }
 
+// A dispatch whose workgroup counts the recorder could not read would run as no work at
+// all, in every mode alike, so the comparison could not notice: the replay refuses it.
+void refuse_unknown_workgroups(const ComputeGraph& graph) {
+    if (graph.unknown_workgroups.empty()) return;
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+        const Node& n = graph.nodes[i];
+        const auto it = graph.unknown_workgroups.find(n.id);
+        if (!n.is_dispatch() || it == graph.unknown_workgroups.end()) continue;
+        const size_t others = graph.unknown_workgroups.size() - 1;
+        const std::string kernel =
+            n.kernel < graph.kernels.size() ? graph.kernels[n.kernel].name : "?";
+        throw std::runtime_error(fmt::format(
+            "{}, kernel '{}': its workgroup counts are unknown ({}), so the capture cannot be "
+            "replayed{}",
+            node_name(i, n), kernel, it->second,
+            others ? fmt::format(" ({} more such dispatch{})", others, others == 1 ? "" : "es")
+                   : ""));
+    }
+}
+
 }  // namespace
 
 bool is_foreign_graph(const ComputeGraph& graph) {
@@ -195,6 +215,7 @@ bool is_foreign_graph(const ComputeGraph& graph) {
 
 ForeignProgram::ForeignProgram(Device& device, DeviceMemory& memory, const ComputeGraph& graph)
     : device_(device), memory_(memory), graph_(graph) {
+    refuse_unknown_workgroups(graph);
     pipelines_.resize(graph.kernels.size());
     try {
         for (KernelId id = 0; id < graph.kernels.size(); ++id) {
@@ -295,9 +316,6 @@ void ForeignProgram::prepare_dispatch(size_t index, const Node& n) {
             "{}: the recorder could not say what {} binds (the capture's notes say why), so it "
             "cannot be replayed",
             what, k.name));
-    if (n.workgroups == std::array<uint32_t, 3>{0, 0, 0})
-        throw std::runtime_error(fmt::format(
-            "{}: its workgroup counts were not recorded (vkCmdDispatchIndirect)", what));
     auto c = std::make_unique<Command>();
     c->pipeline = &pipe;
     c->push_constants.assign(n.push_constants.begin(), n.push_constants.end());
