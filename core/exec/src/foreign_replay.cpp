@@ -3,13 +3,13 @@
 // GraphLens's own graphs.
 #include "graphlens/exec/foreign_replay.h"
 #include "exec/src/foreign_replay_plan.h"
+#include "exec/src/run_control.h"
+#include "exec/src/utc_now.h"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <memory>
 #include <set>
 
@@ -28,13 +28,6 @@ using Clock = std::chrono::steady_clock;
 uint64_t ns_since(Clock::time_point t) {
     return static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count());
-}
-
-std::string utc_now() {
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", tm);
 }
 
 // The final bytes of the allocations the graph writes, by allocation id.
@@ -243,21 +236,6 @@ std::string workload_of(const ComputeGraph& graph, const ForeignRunOptions& o) {
     return fmt::format("recorded program, {} commands", graph.dispatch_count());
 }
 
-// The run's progress lines and cancellation checks.
-class ForeignRunControl {
-  public:
-    explicit ForeignRunControl(const ForeignRunOptions& options) : options_(options) {}
-    void progress(std::string_view line) const {
-        if (options_.progress) options_.progress(line);
-    }
-    void stop_if_cancelled() const {
-        if (options_.cancelled && options_.cancelled()) throw RunCancelled();
-    }
-
-  private:
-    const ForeignRunOptions& options_;
-};
-
 // What the run starts from: the program's own notes, the initial bytes, fusion, atomics.
 void add_setup_notes(ForeignRunResult& result, const ForeignReplay& replay,
                      const ForeignRunOptions& options) {
@@ -291,7 +269,7 @@ struct ForeignReference {
 // The reference: as-recorded from the initial bytes, twice, to find what it does not
 // compute the same way twice (atomics, races) before judging other modes by it.
 ForeignReference run_reference(ForeignReplay& replay, const ComputeGraph& graph,
-                               const ForeignRunOptions& options, const ForeignRunControl& control,
+                               const ForeignRunOptions& options, const RunControl& control,
                                ForeignRunResult& result) {
     control.progress("as-recorded: reference runs");
     const ForeignPlan reference_plan = plan_foreign_mode(graph, ForeignMode::as_recorded, options);
@@ -328,7 +306,7 @@ std::string bitwise_comparison(const ComputeGraph& graph, const std::set<Allocat
 
 // Warm-up (at least `warmup` runs and `warmup_ms`), then `repeats` timed runs.
 void time_plan(ForeignReplay& replay, const ForeignPlan& plan, const std::string& name,
-               const ForeignRunOptions& options, const ForeignRunControl& control, ModeResult& mr) {
+               const ForeignRunOptions& options, const RunControl& control, ModeResult& mr) {
     control.progress(fmt::format("{}: warm-up", name));
     const auto warm_start = Clock::now();
     for (uint32_t r = 0;
@@ -358,7 +336,7 @@ void time_plan(ForeignReplay& replay, const ForeignPlan& plan, const std::string
 // or a cancellation ends the whole run.
 ModeResult run_foreign_mode(ForeignReplay& replay, const ComputeGraph& graph, ForeignMode mode,
                             const ForeignReference& reference, const ForeignRunOptions& options,
-                            const ForeignRunControl& control) {
+                            const RunControl& control) {
     const std::string name(foreign_mode_name(mode));
     ModeResult mr;
     mr.mode = name;
@@ -406,7 +384,7 @@ void add_validation_verdict(const Device& device, ForeignRunResult& result) {
 
 ForeignRunResult run_foreign_capture(Device& device, const ComputeGraph& graph,
                                      const ForeignRunOptions& options) {
-    const ForeignRunControl control(options);
+    const RunControl control(options);
     ForeignRunResult result;
     const auto& f = device.facts();
     result.run.device = fmt::format("{} ({} {})", f.name, f.driver_name, f.driver_info);
