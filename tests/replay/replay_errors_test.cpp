@@ -74,5 +74,26 @@ TEST(ReplayErrors, ADispatchOfNoWorkgroupsTheProgramAskedForIsReplayed) {
     EXPECT_NE(mode_line(r.output, "as-recorded"), std::nullopt) << r.output;
 }
 
+TEST(ReplayPipelineFlags, FlagsValidWithoutTheProgramsOtherStateAreReplayedTheOthersNamed) {
+    CaptureDocument doc = foreign_minimal();
+    // DISABLE_OPTIMIZATION | DERIVATIVE (needs a base pipeline) | CAPTURE_STATISTICS.
+    doc.graph.kernels[0].pipeline_flags = 0x1 | 0x4 | 0x40;
+    const std::string path = saved(doc);
+    const std::string derivative =
+        "note: kernel 0 'scale_rows': pipeline flag 0x4 (DERIVATIVE) is not replayed: it needs "
+        "the program's base pipeline";
+    const std::string statistics =
+        "note: kernel 0 'scale_rows': pipeline flag 0x40 (CAPTURE_STATISTICS) is not replayed: "
+        "it needs the pipelineExecutableInfo feature";
+
+    const auto plain = run_capture(path);
+    EXPECT_EQ(plain.exit_code, 0) << plain.output;
+    EXPECT_NE(plain.output.find(derivative), std::string::npos) << plain.output;
+    EXPECT_NE(plain.output.find(statistics), std::string::npos) << plain.output;
+    EXPECT_EQ(plain.output.find("0x1 (DISABLE_OPTIMIZATION)"), std::string::npos) << plain.output;
+    // With pipelineExecutableInfo (not on lavapipe) the statistics flag is replayed:
+    // ReplayedPipelineFlags in tests/core/vulkan.
+}
+
 }  // namespace
 }  // namespace graphlens

@@ -2,6 +2,7 @@
 // descriptor sets written once per dispatch, transfer commands resolved to buffers.
 #include "graphlens/vulkan/foreign_program.h"
 #include "vulkan/src/foreign_program_parts.h"
+#include "vulkan/src/replayed_pipeline_flags.h"
 #include "vulkan/src/vk_struct.h"
 
 #include <fmt/format.h>
@@ -15,13 +16,6 @@
 
 namespace graphlens {
 namespace {
-
-// Pipeline flags a replay can pass on as recorded: the others need a base pipeline, a
-// pipeline cache or features the program's device had for its own tools (statistics,
-// internal representations), and change nothing the kernel computes.
-constexpr VkPipelineCreateFlags kReplayedPipelineFlags =
-    VK_PIPELINE_CREATE_DISABLE_OPTIMIZATION_BIT | VK_PIPELINE_CREATE_ALLOW_DERIVATIVES_BIT |
-    VK_PIPELINE_CREATE_DISPATCH_BASE_BIT;
 
 std::string node_name(size_t index, const Node& n) {
     return fmt::format("node {} (dispatch id {}, '{}')", index, n.id, std::string_view(n.label));
@@ -176,10 +170,11 @@ void create_compute_pipeline(const Device& device, const KernelInfo& k, const st
         subgroup.requiredSubgroupSize = k.required_subgroup_size;
         ci.stage.pNext = &subgroup;
     }
-    ci.flags = k.pipeline_flags & kReplayedPipelineFlags;
-    if (ci.flags != k.pipeline_flags)
-        notes.push_back(fmt::format("{}: pipeline flags {:#x} of {:#x} are not replayed", what,
-                                    k.pipeline_flags & ~kReplayedPipelineFlags, k.pipeline_flags));
+    const ReplayedPipelineFlags flags =
+        replayed_pipeline_flags(k.pipeline_flags, device.pipeline_statistics());
+    ci.flags = flags.flags;
+    for (const std::string& why : flags.dropped)
+        notes.push_back(fmt::format("{}: pipeline flag {}", what, why));
     ci.layout = layout;
     vk_check(vkCreateComputePipelines(device.handle(), VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline),
              (what + ": vkCreateComputePipelines").c_str());
