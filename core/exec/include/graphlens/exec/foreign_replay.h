@@ -7,6 +7,8 @@
 // Modes:
 //   as-recorded     the program's order and barriers (their scopes), one command buffer per
 //                   recorded submission, each waited for by the host before the next
+//                   (its GPU time is the sum of the buffers', its wall includes the waits:
+//                   docs/architecture.md, "What as-recorded's times include")
 //   one-submission  the program's order and barriers, all in one command buffer
 //   per-op-submit   a command buffer, a submission and a wait per command
 //   serial          a full barrier after every command
