@@ -65,6 +65,23 @@ TEST(ReplayErrors, ADispatchWhoseCountsWereNotRecordedIsNamedWithWhy) {
     EXPECT_EQ(mode_line(r.output, "as-recorded"), std::nullopt) << r.output;
 }
 
+TEST(ReplayErrors, ADispatchStatedByItsRangesWithoutBindingsIsNamed) {
+    // As the layer states an indirect dispatch whose counts it read: ranges, no bindings.
+    CaptureDocument doc = foreign_minimal();
+    Node& scale = doc.graph.nodes[2];
+    const std::vector<ByteRange> reads = scale.reads, writes = scale.writes;
+    scale.bindings = std::vector<BoundView>{};
+    scale.reads = reads;
+    scale.writes = writes;
+    const auto r = run_capture(saved(doc));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("node 2 (dispatch id 1, 'scale'): the capture states no buffers bound "
+                            "to scale_rows, which declares 2 binding(s)"),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(mode_line(r.output, "as-recorded"), std::nullopt) << r.output;
+}
+
 TEST(ReplayErrors, ADispatchOfNoWorkgroupsTheProgramAskedForIsReplayed) {
     // vkCmdDispatch(0, 0, 0) is valid and does nothing: without the mark it is not refused.
     CaptureDocument doc = foreign_minimal();

@@ -311,6 +311,14 @@ void ForeignProgram::prepare_dispatch(size_t index, const Node& n) {
             "{}: the recorder could not say what {} binds (the capture's notes say why), so it "
             "cannot be replayed",
             what, k.name));
+    // Descriptor sets left unwritten would make the kernel read and write whatever the driver
+    // finds there. The layer states an indirect dispatch by its ranges (its arguments are a
+    // read no binding covers), without bindings.
+    if (n.bindings.empty() && !k.bindings.empty())
+        throw std::runtime_error(fmt::format(
+            "{}: the capture states no buffers bound to {}, which declares {} binding(s) (an "
+            "indirect dispatch is recorded by its ranges only), so it cannot be replayed",
+            what, k.name, k.bindings.size()));
     auto c = std::make_unique<Command>();
     c->pipeline = &pipe;
     c->push_constants.assign(n.push_constants.begin(), n.push_constants.end());
