@@ -58,6 +58,7 @@ int run_recorded_program(CaptureDocument& doc, const RunOptions& o) {
     c.warmup_ms = o.warmup_ms;
     c.stream_first = o.encoding.stream_first;
     c.stream_growth = o.encoding.stream_growth;
+    c.parallel_threads = o.encoding.parallel_threads;
     c.trace = o.trace;
     c.save = o.save;
     c.outputs = o.outputs;
@@ -238,7 +239,7 @@ const RegisterCommand reg{
             "a loop of --repeat steps, each recorded while the one before executes; "
             "its wall is the time per step); a recorded program's capture: "
             "as-recorded, one-submission, per-op-submit, serial, elided, greedy, levels, "
-            "levels+split, levels+stream");
+            "levels+split, levels+stream, levels+parallel, levels+ahead");
         app.add_option("--repeat", o->repeat, "timed runs per mode (default 20)")
             ->check(CLI::Range(1, 100000));
         app.add_option("--warmup", o->warmup, "untimed runs per mode first (default 2)");

@@ -82,6 +82,7 @@ int run_foreign(CaptureDocument& doc, const ForeignRunCommand& c) {
     o.warmup_ms = c.warmup_ms;
     o.stream_first = c.stream_first;
     o.stream_growth = c.stream_growth;
+    o.parallel_threads = c.parallel_threads;
     if (doc.source) {
         o.submissions = doc.source->submissions;
         o.workload = std::filesystem::path(doc.source->program).filename().string();

@@ -20,6 +20,7 @@ struct ForeignRunCommand {
     double warmup_ms = 200;
     size_t stream_first = 8;
     double stream_growth = 4.0;
+    size_t parallel_threads = 0;  ///< levels+parallel: 0 = the hardware's, at most 4
     std::string trace;
     std::string save;
     std::string outputs;  ///< where as-recorded's final bytes go (a buffer data file)

@@ -293,6 +293,7 @@ void GraphBuilder::read_indirect_counts(const BufferSnapshot* contents_at_start)
         if (!why.empty()) {
             note(node.id,
                  "vkCmdDispatchIndirect: workgroup counts unknown (stored as 0,0,0): " + why);
+            graph_.unknown_workgroups[node.id] = "vkCmdDispatchIndirect: " + why;
             continue;
         }
         std::memcpy(node.workgroups.data(), bytes->data(), 12);

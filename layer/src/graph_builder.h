@@ -38,7 +38,8 @@ class GraphBuilder {
     /// Sets the workgroup counts of the indirect dispatches from `contents_at_start` (the
     /// buffers' contents when the range began; null without GRAPHLENS_CAPTURE_DATA) where no
     /// command of the range before the dispatch may write its arguments; the others keep
-    /// 0,0,0 and a note says why they are unknown. Called once, before finish.
+    /// 0,0,0, are marked in the graph's unknown_workgroups and a note says why they are
+    /// unknown. Called once, before finish.
     void read_indirect_counts(const BufferSnapshot* contents_at_start);
     /// Names allocations and kernels from the debug-utils names the program gave (it may name
     /// objects after recording them) and hands the graph and notes over.

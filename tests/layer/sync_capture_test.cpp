@@ -74,6 +74,12 @@ TEST(SyncCapture, IndirectCountsComeFromTheBufferContentsUnlessTheRangeWritesThe
     const std::string why = notes_of(doc, written.id);
     EXPECT_NE(why.find("workgroup counts unknown"), std::string::npos) << why;
     EXPECT_NE(why.find("may write its arguments"), std::string::npos) << why;
+    // Only the dispatch whose counts are unknown is marked so in the capture.
+    EXPECT_EQ(doc.graph.unknown_workgroups.count(from_host.id), 0u);
+    ASSERT_EQ(doc.graph.unknown_workgroups.count(written.id), 1u);
+    EXPECT_NE(doc.graph.unknown_workgroups.at(written.id).find("may write its arguments"),
+              std::string::npos)
+        << doc.graph.unknown_workgroups.at(written.id);
 }
 
 TEST(SyncCapture, IndirectCountsWithoutBufferContentsAreUnknownAndSayHowToGetThem) {
@@ -84,6 +90,32 @@ TEST(SyncCapture, IndirectCountsWithoutBufferContentsAreUnknownAndSayHowToGetThe
     EXPECT_EQ(from_host.workgroups, (std::array<uint32_t, 3>{0, 0, 0}));
     EXPECT_NE(notes_of(doc, from_host.id).find("record with --data"), std::string::npos)
         << notes_of(doc, from_host.id);
+}
+
+TEST(SyncCapture, ADispatchWithUnknownCountsIsAnalysedButNotReplayed) {
+    const Recording r = record("--submits 6", SYNC_PROGRAM);
+    ASSERT_EQ(r.result.exit_code, 0) << r.result.output;
+    const CaptureDocument doc = load_capture(r.capture_path);
+    const Node& from_host = dispatch_labelled(doc.graph, sync_program::kIndirectFromHost);
+    ASSERT_EQ(doc.graph.unknown_workgroups.count(from_host.id), 1u);
+    EXPECT_NE(doc.graph.unknown_workgroups.at(from_host.id).find("record with --data"),
+              std::string::npos);
+
+    const CommandResult passes = run(std::string(GRAPHLENS_CLI) + " passes " + r.capture_path);
+    EXPECT_EQ(passes.exit_code, 0) << passes.output;
+
+    // Replayed, it would be no work in every mode, and every mode would agree.
+    const CommandResult replay =
+        run(std::string(GRAPHLENS_CLI) + " run " + r.capture_path + " --modes all --repeat 1");
+    EXPECT_EQ(replay.exit_code, 1) << replay.output;
+    EXPECT_NE(replay.output.find("node 0 (dispatch id " + std::to_string(from_host.id) +
+                                 ", 'indirect_from_host'), kernel 'add': its workgroup counts "
+                                 "are unknown (vkCmdDispatchIndirect: the capture has no buffer "
+                                 "contents (record with --data)), so the capture cannot be "
+                                 "replayed (1 more such dispatch)"),
+              std::string::npos)
+        << replay.output;
+    EXPECT_EQ(replay.output.find("as-recorded "), std::string::npos) << replay.output;
 }
 
 }  // namespace

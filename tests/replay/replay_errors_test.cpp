@@ -48,5 +48,69 @@ TEST(ReplayErrors, SpirvThatDoesNotValidateIsNamedByKernel) {
     EXPECT_EQ(mode_line(r.output, "as-recorded"), std::nullopt) << r.output;
 }
 
+TEST(ReplayErrors, ADispatchWhoseCountsWereNotRecordedIsNamedWithWhy) {
+    CaptureDocument doc = foreign_minimal();
+    Node& scale = doc.graph.nodes[2];
+    ASSERT_EQ(std::string_view(scale.label), "scale");
+    scale.workgroups = {0, 0, 0};
+    doc.graph.unknown_workgroups[scale.id] =
+        "vkCmdDispatchIndirect: node 0 before it may write its arguments";
+    const auto r = run_capture(saved(doc));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("node 2 (dispatch id 1, 'scale'), kernel 'scale_rows': its workgroup "
+                            "counts are unknown (vkCmdDispatchIndirect: node 0 before it may "
+                            "write its arguments), so the capture cannot be replayed"),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(mode_line(r.output, "as-recorded"), std::nullopt) << r.output;
+}
+
+TEST(ReplayErrors, ADispatchStatedByItsRangesWithoutBindingsIsNamed) {
+    // As the layer states an indirect dispatch whose counts it read: ranges, no bindings.
+    CaptureDocument doc = foreign_minimal();
+    Node& scale = doc.graph.nodes[2];
+    const std::vector<ByteRange> reads = scale.reads, writes = scale.writes;
+    scale.bindings = std::vector<BoundView>{};
+    scale.reads = reads;
+    scale.writes = writes;
+    const auto r = run_capture(saved(doc));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("node 2 (dispatch id 1, 'scale'): the capture states no buffers bound "
+                            "to scale_rows, which declares 2 binding(s)"),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(mode_line(r.output, "as-recorded"), std::nullopt) << r.output;
+}
+
+TEST(ReplayErrors, ADispatchOfNoWorkgroupsTheProgramAskedForIsReplayed) {
+    // vkCmdDispatch(0, 0, 0) is valid and does nothing: without the mark it is not refused.
+    CaptureDocument doc = foreign_minimal();
+    doc.graph.nodes[2].workgroups = {0, 0, 0};
+    const auto r = run_capture(saved(doc));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(mode_line(r.output, "as-recorded"), std::nullopt) << r.output;
+}
+
+TEST(ReplayPipelineFlags, FlagsValidWithoutTheProgramsOtherStateAreReplayedTheOthersNamed) {
+    CaptureDocument doc = foreign_minimal();
+    // DISABLE_OPTIMIZATION | DERIVATIVE (needs a base pipeline) | CAPTURE_STATISTICS.
+    doc.graph.kernels[0].pipeline_flags = 0x1 | 0x4 | 0x40;
+    const std::string path = saved(doc);
+    const std::string derivative =
+        "note: kernel 0 'scale_rows': pipeline flag 0x4 (DERIVATIVE) is not replayed: it needs "
+        "the program's base pipeline";
+    const std::string statistics =
+        "note: kernel 0 'scale_rows': pipeline flag 0x40 (CAPTURE_STATISTICS) is not replayed: "
+        "it needs the pipelineExecutableInfo feature";
+
+    const auto plain = run_capture(path);
+    EXPECT_EQ(plain.exit_code, 0) << plain.output;
+    EXPECT_NE(plain.output.find(derivative), std::string::npos) << plain.output;
+    EXPECT_NE(plain.output.find(statistics), std::string::npos) << plain.output;
+    EXPECT_EQ(plain.output.find("0x1 (DISABLE_OPTIMIZATION)"), std::string::npos) << plain.output;
+    // With pipelineExecutableInfo (not on lavapipe) the statistics flag is replayed:
+    // ReplayedPipelineFlags in tests/core/vulkan.
+}
+
 }  // namespace
 }  // namespace graphlens

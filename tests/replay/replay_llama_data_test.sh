@@ -24,7 +24,7 @@ python3 - "$tmp/run.txt" "$tmp/final.data" "$tmp/logits.bin" <<'PY'
 import struct, sys
 run, final, logits = open(sys.argv[1]).read(), open(sys.argv[2], "rb").read(), open(sys.argv[3], "rb").read()
 modes = ["as-recorded", "one-submission", "per-op-submit", "serial", "elided", "greedy", "levels",
-         "levels+split", "levels+stream"]
+         "levels+split", "levels+stream", "levels+parallel", "levels+ahead"]
 for m in modes:
     line = next((l for l in run.splitlines() if l.startswith(m + " ")), None)
     assert line and "bitwise" in line, f"{m}: {line}"

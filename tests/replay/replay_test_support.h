@@ -18,8 +18,8 @@ std::optional<std::string> mode_line(const std::string& output, const std::strin
 int validation_errors(const std::string& line);
 
 /// The modes every replay of a recorded program runs.
-inline constexpr const char* kModes[] = {"as-recorded", "one-submission", "per-op-submit",
-                                         "serial",      "elided",         "greedy",
-                                         "levels",      "levels+split",   "levels+stream"};
+inline constexpr const char* kModes[] = {
+    "as-recorded", "one-submission", "per-op-submit", "serial",          "elided",      "greedy",
+    "levels",      "levels+split",   "levels+stream", "levels+parallel", "levels+ahead"};
 
 }  // namespace replay_test

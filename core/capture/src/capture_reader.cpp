@@ -278,7 +278,25 @@ void check_bound_bindings(const Node& n, const KernelInfo& k, const Path& p) {
     }
 }
 
-Node read_node(const Json& v, const Path& p, const ComputeGraph& g, uint32_t version) {
+// A dispatch's "workgroups_unknown": why the recorder could not read its counts, which are
+// then stated as [0,0,0] (a replay refuses the dispatch; the passes analyse it).
+std::string read_workgroups_unknown(const Fields& f, const Path& p, const Node& n) {
+    std::string why;
+    opt_string(f, "workgroups_unknown", why);
+    if (!f.find("workgroups_unknown")) return why;
+    if (why.empty())
+        fail(p / "workgroups_unknown",
+             "why the workgroup counts are unknown (omit the field when they are known)", "\"\"");
+    if (n.workgroups != std::array<uint32_t, 3>{0, 0, 0})
+        fail(p / "workgroups", "[0,0,0]: a dispatch with \"workgroups_unknown\" states no counts",
+             "[" + std::to_string(n.workgroups[0]) + "," + std::to_string(n.workgroups[1]) + "," +
+                 std::to_string(n.workgroups[2]) + "]");
+    return why;
+}
+
+/// A node; a dispatch's "workgroups_unknown" goes to `workgroups_unknown` ("" when absent).
+Node read_node(const Json& v, const Path& p, const ComputeGraph& g, uint32_t version,
+               std::string& workgroups_unknown) {
     Fields f(v, p, "a node (dispatch or barrier)");
     Node n;
     if (auto k = f.find("kind")) {
@@ -287,7 +305,7 @@ Node read_node(const Json& v, const Path& p, const ComputeGraph& g, uint32_t ver
         if (kind != "dispatch") fail(p / "kind", "\"dispatch\" or \"barrier\"", describe(*k));
     }
     f.only({"kind", "id", "kernel", "op", "label", "bindings", "push_constants", "workgroups",
-            "reads", "writes", "ranges_known", "fence", "origin"});
+            "reads", "writes", "ranges_known", "fence", "origin", "workgroups_unknown"});
     n.id = as_u32(f.need("id", "the dispatch's id (unique NodeId)"), p / "id");
     const uint64_t kernel =
         as_u64(f.need("kernel", "a kernel id"), p / "kernel", Limits::max_kernels);
@@ -312,6 +330,8 @@ Node read_node(const Json& v, const Path& p, const ComputeGraph& g, uint32_t ver
     }
     if (auto wg = f.find("workgroups"))
         n.workgroups = as_triple(*wg, p / "workgroups", 0, Limits::max_workgroups, "workgroups");
+    f.not_before(version, 2, {"workgroups_unknown"});
+    workgroups_unknown = read_workgroups_unknown(f, p, n);
     opt_bool(f, "ranges_known", n.ranges_known);
     opt_bool(f, "fence", n.fence);
     auto reads = f.find("reads");
@@ -391,7 +411,9 @@ void read_graph_members(const Fields& f, ComputeGraph& g, const ComputeGraph* ba
     ids.reserve(nodes.size());
     origins.reserve(nodes.size());
     for (size_t i = 0; i < nodes.size(); ++i) {
-        Node n = read_node(nodes[i], pn[i], g, ctx.version);
+        std::string workgroups_unknown;
+        Node n = read_node(nodes[i], pn[i], g, ctx.version, workgroups_unknown);
+        if (!workgroups_unknown.empty()) g.unknown_workgroups[n.id] = std::move(workgroups_unknown);
         if (n.is_dispatch()) {
             if (!ids.insert(n.id).second)
                 fail(pn[i] / "id", "a dispatch id not used by an earlier node",

@@ -73,6 +73,13 @@ void append_node_text(std::string& out, const Node& n, const ComputeGraph& g,
     if (n.workgroups != std::array<uint32_t, 3>{1, 1, 1})
         append_array(o.key("workgroups"), n.workgroups,
                      [](std::string& s, uint32_t w) { append_int(s, w); });
+    if (const auto it = g.unknown_workgroups.find(n.id); it != g.unknown_workgroups.end()) {
+        if (n.workgroups != std::array<uint32_t, 3>{0, 0, 0} || it->second.empty())
+            throw CaptureError(graph_path + "/nodes/" + std::to_string(index),
+                               "a dispatch with unknown workgroup counts stated as [0,0,0], "
+                               "with why they are unknown");
+        o.string("workgroups_unknown", it->second);
+    }
     append_ranges(o, n, g);
     if (!n.ranges_known) o.key("ranges_known") += "false";
     if (n.fence) o.key("fence") += "true";

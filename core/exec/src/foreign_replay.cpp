@@ -3,13 +3,13 @@
 // GraphLens's own graphs.
 #include "graphlens/exec/foreign_replay.h"
 #include "exec/src/foreign_replay_plan.h"
+#include "exec/src/run_control.h"
+#include "exec/src/utc_now.h"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <memory>
 #include <set>
 
@@ -19,22 +19,20 @@
 #include "graphlens/vulkan/device.h"
 #include "graphlens/vulkan/device_memory.h"
 #include "graphlens/vulkan/foreign_program.h"
+#include "graphlens/vulkan/recording_threads.h"
 
 namespace graphlens {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-uint64_t ns_since(Clock::time_point t) {
+uint64_t ns_between(Clock::time_point a, Clock::time_point b) {
     return static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count());
+        std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
 }
 
-std::string utc_now() {
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", tm);
+uint64_t ns_since(Clock::time_point t) {
+    return ns_between(t, Clock::now());
 }
 
 // The final bytes of the allocations the graph writes, by allocation id.
@@ -78,6 +76,7 @@ class ForeignExecutor {
         : device_(device), memory_(memory), program_(program) {}
 
     ExecutionTiming execute(const ForeignPlan& plan) {
+        if (plan.submission == ForeignSubmission::parallel) return execute_parallel(plan);
         ExecutionTiming t;
         const size_t buffers = plan.wait_between ? 1 : plan.segments.size();
         while (recorders_.size() < buffers)
@@ -111,9 +110,91 @@ class ForeignExecutor {
         return t;
     }
 
+    /// ForeignSubmission::ahead's loop, as GraphExecutor::execute_steps runs a decode loop:
+    /// while step i executes, step i + 1 is recorded into the other of two buffers, then
+    /// submitted once step i's fence has signalled. Per step: encode_ns its recording, gpu_ns
+    /// its timestamps, wall_ns from the previous step's completion (step 0: from its own
+    /// recording's start) to its own.
+    std::vector<ExecutionTiming> execute_steps(const ForeignPlan& plan, size_t steps) {
+        while (recorders_.size() < 2)
+            recorders_.push_back(std::make_unique<CommandRecorder>(device_, memory_));
+        std::vector<ExecutionTiming> out(steps);
+        const auto origin = Clock::now();
+        auto record = [&](size_t i) {
+            CommandRecorder& rec = *recorders_[i % 2];
+            ExecutionTiming& t = out[i];
+            const auto start = Clock::now();
+            rec.begin(true);
+            for (const ForeignSegment& seg : plan.segments) encode(plan, seg, rec.handle(), t);
+            rec.end();
+            t.record_begin_ns = ns_between(origin, start);
+            t.encode_ns = ns_since(start);
+            t.command_buffers = 1;
+        };
+        if (steps > 0) record(0);
+        for (size_t i = 0; i < steps; ++i) {
+            CommandRecorder& rec = *recorders_[i % 2];
+            rec.submit();
+            if (i + 1 < steps) record(i + 1);  // on the CPU while the GPU runs step i
+            rec.wait();
+            ExecutionTiming& t = out[i];
+            t.complete_ns = ns_since(origin);
+            t.wall_ns = t.complete_ns - (i == 0 ? t.record_begin_ns : out[i - 1].complete_ns);
+            t.gpu_ns = rec.gpu_ns();
+        }
+        return out;
+    }
+
   private:
+    // ForeignSubmission::parallel, as GraphExecutor records SubmitMode::parallel: the slices
+    // recorded at once into secondary buffers, executed by one primary in order, with a full
+    // barrier between two where the plan has a barrier at the cut.
+    ExecutionTiming execute_parallel(const ForeignPlan& plan) {
+        const size_t slices = plan.segments.size();
+        if (!threads_ || threads_->size() != plan.threads)
+            threads_ = std::make_unique<RecordingThreads>(plan.threads - 1);
+        while (secondaries_.size() < slices)
+            secondaries_.push_back(
+                std::make_unique<CommandRecorder>(device_, memory_, CommandLevel::secondary));
+        if (recorders_.empty())
+            recorders_.push_back(std::make_unique<CommandRecorder>(device_, memory_));
+        CommandRecorder& primary = *recorders_[0];
+        ExecutionTiming t;
+        std::vector<ExecutionTiming> counts(slices);
+        const auto start = Clock::now();
+        primary.begin(true);
+        threads_->run(slices, [&](size_t i) {
+            CommandRecorder& rec = *secondaries_[i];
+            rec.begin(false);
+            encode(plan, plan.segments[i], rec.handle(), counts[i]);
+            rec.end();
+        });
+        std::vector<VkCommandBuffer> run;
+        for (size_t i = 0; i < slices; ++i) {
+            if (i > 0 && plan.graph.nodes[plan.segments[i].first].is_barrier() &&
+                counts[i].dispatches > 0) {
+                primary.execute(run);
+                run.clear();
+                program_.record_full_barrier(primary.handle());
+                ++t.barriers;
+            }
+            run.push_back(secondaries_[i]->handle());
+            t.dispatches += counts[i].dispatches;
+            t.barriers += counts[i].barriers;
+        }
+        primary.execute(run);
+        primary.end();
+        t.encode_ns = ns_since(start);
+        primary.submit();
+        primary.wait();
+        t.wall_ns = ns_since(start);
+        t.gpu_ns = primary.gpu_ns();
+        t.command_buffers = 1 + slices;
+        return t;
+    }
+
     void encode(const ForeignPlan& plan, const ForeignSegment& seg, VkCommandBuffer cmd,
-                ExecutionTiming& t) {
+                ExecutionTiming& t) const {
         const ComputeGraph& g = plan.graph;
         ConflictTracker tracker;
         bool any = false;      // a command recorded in this buffer
@@ -164,6 +245,8 @@ class ForeignExecutor {
     DeviceMemory& memory_;
     const ForeignProgram& program_;
     std::vector<std::unique_ptr<CommandRecorder>> recorders_;
+    std::vector<std::unique_ptr<CommandRecorder>> secondaries_;  ///< parallel's slices
+    std::unique_ptr<RecordingThreads> threads_;                  ///< parallel, made on first use
 };
 
 DeviceMemory& recreated(DeviceMemory& memory, const ComputeGraph& graph) {
@@ -243,21 +326,6 @@ std::string workload_of(const ComputeGraph& graph, const ForeignRunOptions& o) {
     return fmt::format("recorded program, {} commands", graph.dispatch_count());
 }
 
-// The run's progress lines and cancellation checks.
-class ForeignRunControl {
-  public:
-    explicit ForeignRunControl(const ForeignRunOptions& options) : options_(options) {}
-    void progress(std::string_view line) const {
-        if (options_.progress) options_.progress(line);
-    }
-    void stop_if_cancelled() const {
-        if (options_.cancelled && options_.cancelled()) throw RunCancelled();
-    }
-
-  private:
-    const ForeignRunOptions& options_;
-};
-
 // What the run starts from: the program's own notes, the initial bytes, fusion, atomics.
 void add_setup_notes(ForeignRunResult& result, const ForeignReplay& replay,
                      const ForeignRunOptions& options) {
@@ -291,7 +359,7 @@ struct ForeignReference {
 // The reference: as-recorded from the initial bytes, twice, to find what it does not
 // compute the same way twice (atomics, races) before judging other modes by it.
 ForeignReference run_reference(ForeignReplay& replay, const ComputeGraph& graph,
-                               const ForeignRunOptions& options, const ForeignRunControl& control,
+                               const ForeignRunOptions& options, const RunControl& control,
                                ForeignRunResult& result) {
     control.progress("as-recorded: reference runs");
     const ForeignPlan reference_plan = plan_foreign_mode(graph, ForeignMode::as_recorded, options);
@@ -326,27 +394,41 @@ std::string bitwise_comparison(const ComputeGraph& graph, const std::set<Allocat
     return comparison;
 }
 
-// Warm-up (at least `warmup` runs and `warmup_ms`), then `repeats` timed runs.
+// Warm-up (at least `warmup` runs and `warmup_ms`), then `repeats` timed runs (levels+ahead:
+// `repeats` steps of one loop).
 void time_plan(ForeignReplay& replay, const ForeignPlan& plan, const std::string& name,
-               const ForeignRunOptions& options, const ForeignRunControl& control, ModeResult& mr) {
+               const ForeignRunOptions& options, const RunControl& control, ModeResult& mr) {
     control.progress(fmt::format("{}: warm-up", name));
+    const bool loop = plan.submission == ForeignSubmission::ahead;
     const auto warm_start = Clock::now();
     for (uint32_t r = 0;
          r < options.warmup ||
          Clock::now() - warm_start < std::chrono::duration<double, std::milli>(options.warmup_ms);
          ++r) {
         control.stop_if_cancelled();
-        replay.executor().execute(plan);
+        if (loop)
+            replay.executor().execute_steps(plan, std::max(options.warmup, 2u));
+        else
+            replay.executor().execute(plan);
     }
     std::vector<double> gpu, encode, wall;
-    for (uint32_t r = 0; r < options.repeats; ++r) {
-        if (r % 5 == 0)
-            control.progress(fmt::format("{}: run {}/{}", name, r + 1, options.repeats));
-        control.stop_if_cancelled();
-        const ExecutionTiming s = replay.executor().execute(plan);
+    auto add = [&](const ExecutionTiming& s) {
         gpu.push_back(double(s.gpu_ns));
         encode.push_back(double(s.encode_ns));
         wall.push_back(double(s.wall_ns));
+    };
+    if (loop) {
+        // One loop of repeats + 1 steps; the first step's wall includes its own recording
+        // (nothing ran before it to hide it), so it is not a sample.
+        control.progress(fmt::format("{}: {} steps", name, options.repeats));
+        const auto steps = replay.executor().execute_steps(plan, size_t{options.repeats} + 1);
+        for (size_t i = 1; i < steps.size(); ++i) add(steps[i]);
+    }
+    for (uint32_t r = 0; !loop && r < options.repeats; ++r) {
+        if (r % 5 == 0)
+            control.progress(fmt::format("{}: run {}/{}", name, r + 1, options.repeats));
+        control.stop_if_cancelled();
+        add(replay.executor().execute(plan));
     }
     mr.gpu_ns = TimingSummary::from_samples(std::move(gpu));
     mr.encode_ns = TimingSummary::from_samples(std::move(encode));
@@ -358,7 +440,7 @@ void time_plan(ForeignReplay& replay, const ForeignPlan& plan, const std::string
 // or a cancellation ends the whole run.
 ModeResult run_foreign_mode(ForeignReplay& replay, const ComputeGraph& graph, ForeignMode mode,
                             const ForeignReference& reference, const ForeignRunOptions& options,
-                            const ForeignRunControl& control) {
+                            const RunControl& control) {
     const std::string name(foreign_mode_name(mode));
     ModeResult mr;
     mr.mode = name;
@@ -406,7 +488,7 @@ void add_validation_verdict(const Device& device, ForeignRunResult& result) {
 
 ForeignRunResult run_foreign_capture(Device& device, const ComputeGraph& graph,
                                      const ForeignRunOptions& options) {
-    const ForeignRunControl control(options);
+    const RunControl control(options);
     ForeignRunResult result;
     const auto& f = device.facts();
     result.run.device = fmt::format("{} ({} {})", f.name, f.driver_name, f.driver_info);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <thread>
 
 #include "graphlens/graph/pass_pipeline.h"
 #include "graphlens/graph/pipeline_stage.h"
@@ -23,6 +24,8 @@ constexpr std::pair<ForeignMode, std::string_view> kNames[] = {
     {ForeignMode::levels, "levels"},
     {ForeignMode::levels_split, "levels+split"},
     {ForeignMode::levels_stream, "levels+stream"},
+    {ForeignMode::levels_parallel, "levels+parallel"},
+    {ForeignMode::levels_ahead, "levels+ahead"},
 };
 
 std::string valid_names() {
@@ -98,10 +101,6 @@ std::vector<ForeignMode> parse_foreign_modes(std::string_view list) {
                 "--modes: 'fused' does not apply to a recorded program: GraphLens has no fusion "
                 "recipes for its kernels (greedy and levels run with fusion off); modes: " +
                 valid_names());
-        if (item == "levels+parallel" || item == "levels+ahead")
-            throw std::invalid_argument(
-                fmt::format("--modes: '{}' is not offered for a recorded program yet; modes: {}",
-                            item, valid_names()));
         throw std::invalid_argument(fmt::format(
             "--modes: unknown mode '{}' for a recorded program; modes: {}", item, valid_names()));
     }
@@ -181,7 +180,17 @@ ForeignPlan plan_foreign_mode(const ComputeGraph& captured, ForeignMode mode,
             p.segments.push_back({begin, end, c == 0 || last});
             begin = end;
         }
+    } else if (mode == ForeignMode::levels_parallel) {
+        p.submission = ForeignSubmission::parallel;
+        p.threads = o.parallel_threads
+                        ? o.parallel_threads
+                        : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
+        const std::vector<size_t> bounds = parallel_slice_bounds(p.graph, p.threads);
+        for (size_t i = 0; i + 1 < bounds.size(); ++i)
+            p.segments.push_back({bounds[i], bounds[i + 1], false});
     } else {
+        p.submission = mode == ForeignMode::levels_ahead ? ForeignSubmission::ahead
+                                                         : ForeignSubmission::buffers;
         p.segments = {{0, m, true}};
     }
     p.segments.erase(std::remove_if(p.segments.begin(), p.segments.end(),

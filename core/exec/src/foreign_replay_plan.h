@@ -24,6 +24,18 @@ struct ForeignSegment {
     bool timestamps = true;
 };
 
+/// How a plan's segments become command buffers and submissions.
+enum class ForeignSubmission : uint8_t {
+    /// each segment a primary buffer of its own (ForeignPlan::wait_between says how they are
+    /// submitted)
+    buffers,
+    /// the segments recorded at once by `threads` threads into secondary buffers, run in order
+    /// by one primary buffer, which records a full barrier between two where the plan has one
+    parallel,
+    /// one segment; a timed loop records step i + 1 while step i runs
+    ahead,
+};
+
 struct ForeignPlan {
     ForeignMode mode = ForeignMode::as_recorded;
     ComputeGraph graph;
@@ -33,6 +45,8 @@ struct ForeignPlan {
     /// buffers'); else all are submitted as they are recorded and a full barrier ends each
     /// one but the last (GPU time: first start to last end).
     bool wait_between = false;
+    ForeignSubmission submission = ForeignSubmission::buffers;
+    size_t threads = 1;  ///< parallel: recording threads, the caller's included
 };
 
 ForeignPlan plan_foreign_mode(const ComputeGraph& captured, ForeignMode mode,

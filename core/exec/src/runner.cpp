@@ -3,18 +3,18 @@
 #include "graphlens/exec/runner.h"
 #include "graphlens/graph/pipeline_stage.h"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <map>
 #include <random>
 #include <set>
 #include <stdexcept>
 
 #include "exec/src/output_comparison.h"
+#include "exec/src/run_control.h"
+#include "exec/src/utc_now.h"
 #include "graphlens/graph/half_float.h"
 #include "graphlens/graph/pass_pipeline.h"
 #include "graphlens/vulkan/device.h"
@@ -108,13 +108,6 @@ void generate(uint8_t* p, uint64_t n, DType dtype, std::mt19937_64& rng) {
             }
             return;
     }
-}
-
-std::string utc_now() {
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", tm);
 }
 
 }  // namespace
@@ -214,21 +207,6 @@ ModePlan Runner::plan(const ComputeGraph& captured, ExecutionMode mode,
 }
 
 namespace {
-
-// The run's progress lines and cancellation checks.
-class RunControl {
-  public:
-    explicit RunControl(const RunnerOptions& options) : options_(options) {}
-    void progress(std::string_view line) const {
-        if (options_.progress) options_.progress(line);
-    }
-    void stop_if_cancelled() const {
-        if (options_.cancelled && options_.cancelled()) throw RunCancelled();
-    }
-
-  private:
-    const RunnerOptions& options_;
-};
 
 // The options' workload name, else the graph's workload/model/phase metadata, else its size.
 std::string workload_name(const ComputeGraph& captured, const RunnerOptions& options) {

@@ -145,6 +145,7 @@ ComputeGraph graph_of_order(const ComputeGraph& graph, std::span<const uint32_t>
     out.allocations = graph.allocations;
     out.kernels = graph.kernels;
     out.metadata = graph.metadata;
+    out.unknown_workgroups = graph.unknown_workgroups;
     out.nodes.reserve(order.size());
     for (size_t k = 0; k < order.size(); ++k) {
         if (k + kPrefetchAhead < order.size() && order[k + kPrefetchAhead] != StageGraph::kBarrier)

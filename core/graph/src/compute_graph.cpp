@@ -185,6 +185,7 @@ ComputeGraph ComputeGraph::without_barriers() const {
     g.kernels = kernels;
     g.metadata = metadata;
     g.barrier_scopes = {};
+    g.unknown_workgroups = unknown_workgroups;
     g.nodes.reserve(nodes.size());
     for (const auto& n : nodes)
         if (n.is_dispatch()) g.nodes.push_back(n);

@@ -81,6 +81,7 @@ ComputeGraph& ResultTables::get() {
         out_.kernels = in_.kernels;
         out_.metadata = in_.metadata;
         out_.barrier_scopes = in_.barrier_scopes;  // its barriers are kept as they are
+        out_.unknown_workgroups = in_.unknown_workgroups;
     }
     return out_;
 }

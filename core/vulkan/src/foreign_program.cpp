@@ -2,6 +2,7 @@
 // descriptor sets written once per dispatch, transfer commands resolved to buffers.
 #include "graphlens/vulkan/foreign_program.h"
 #include "vulkan/src/foreign_program_parts.h"
+#include "vulkan/src/replayed_pipeline_flags.h"
 #include "vulkan/src/vk_struct.h"
 
 #include <fmt/format.h>
@@ -15,13 +16,6 @@
 
 namespace graphlens {
 namespace {
-
-// Pipeline flags a replay can pass on as recorded: the others need a base pipeline, a
-// pipeline cache or features the program's device had for its own tools (statistics,
-// internal representations), and change nothing the kernel computes.
-constexpr VkPipelineCreateFlags kReplayedPipelineFlags =
-    VK_PIPELINE_CREATE_DISABLE_OPTIMIZATION_BIT | VK_PIPELINE_CREATE_ALLOW_DERIVATIVES_BIT |
-    VK_PIPELINE_CREATE_DISPATCH_BASE_BIT;
 
 std::string node_name(size_t index, const Node& n) {
     return fmt::format("node {} (dispatch id {}, '{}')", index, n.id, std::string_view(n.label));
@@ -176,13 +170,34 @@ void create_compute_pipeline(const Device& device, const KernelInfo& k, const st
         subgroup.requiredSubgroupSize = k.required_subgroup_size;
         ci.stage.pNext = &subgroup;
     }
-    ci.flags = k.pipeline_flags & kReplayedPipelineFlags;
-    if (ci.flags != k.pipeline_flags)
-        notes.push_back(fmt::format("{}: pipeline flags {:#x} of {:#x} are not replayed", what,
-                                    k.pipeline_flags & ~kReplayedPipelineFlags, k.pipeline_flags));
+    const ReplayedPipelineFlags flags =
+        replayed_pipeline_flags(k.pipeline_flags, device.pipeline_statistics());
+    ci.flags = flags.flags;
+    for (const std::string& why : flags.dropped)
+        notes.push_back(fmt::format("{}: pipeline flag {}", what, why));
     ci.layout = layout;
     vk_check(vkCreateComputePipelines(device.handle(), VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline),
              (what + ": vkCreateComputePipelines").c_str());
+}
+
+// A dispatch whose workgroup counts the recorder could not read would run as no work at
+// all, in every mode alike, so the comparison could not notice: the replay refuses it.
+void refuse_unknown_workgroups(const ComputeGraph& graph) {
+    if (graph.unknown_workgroups.empty()) return;
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+        const Node& n = graph.nodes[i];
+        const auto it = graph.unknown_workgroups.find(n.id);
+        if (!n.is_dispatch() || it == graph.unknown_workgroups.end()) continue;
+        const size_t others = graph.unknown_workgroups.size() - 1;
+        const std::string kernel =
+            n.kernel < graph.kernels.size() ? graph.kernels[n.kernel].name : "?";
+        throw std::runtime_error(fmt::format(
+            "{}, kernel '{}': its workgroup counts are unknown ({}), so the capture cannot be "
+            "replayed{}",
+            node_name(i, n), kernel, it->second,
+            others ? fmt::format(" ({} more such dispatch{})", others, others == 1 ? "" : "es")
+                   : ""));
+    }
 }
 
 }  // namespace
@@ -195,6 +210,7 @@ bool is_foreign_graph(const ComputeGraph& graph) {
 
 ForeignProgram::ForeignProgram(Device& device, DeviceMemory& memory, const ComputeGraph& graph)
     : device_(device), memory_(memory), graph_(graph) {
+    refuse_unknown_workgroups(graph);
     pipelines_.resize(graph.kernels.size());
     try {
         for (KernelId id = 0; id < graph.kernels.size(); ++id) {
@@ -295,9 +311,14 @@ void ForeignProgram::prepare_dispatch(size_t index, const Node& n) {
             "{}: the recorder could not say what {} binds (the capture's notes say why), so it "
             "cannot be replayed",
             what, k.name));
-    if (n.workgroups == std::array<uint32_t, 3>{0, 0, 0})
+    // Descriptor sets left unwritten would make the kernel read and write whatever the driver
+    // finds there. The layer states an indirect dispatch by its ranges (its arguments are a
+    // read no binding covers), without bindings.
+    if (n.bindings.empty() && !k.bindings.empty())
         throw std::runtime_error(fmt::format(
-            "{}: its workgroup counts were not recorded (vkCmdDispatchIndirect)", what));
+            "{}: the capture states no buffers bound to {}, which declares {} binding(s) (an "
+            "indirect dispatch is recorded by its ranges only), so it cannot be replayed",
+            what, k.name, k.bindings.size()));
     auto c = std::make_unique<Command>();
     c->pipeline = &pipe;
     c->push_constants.assign(n.push_constants.begin(), n.push_constants.end());

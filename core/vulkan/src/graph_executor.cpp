@@ -11,7 +11,7 @@
 
 #include "graphlens/vulkan/device.h"
 #include "graphlens/vulkan/device_memory.h"
-#include "vulkan/src/recording_threads.h"
+#include "graphlens/vulkan/recording_threads.h"
 
 namespace graphlens {
 namespace {

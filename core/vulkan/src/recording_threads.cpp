@@ -1,4 +1,4 @@
-#include "vulkan/src/recording_threads.h"
+#include "graphlens/vulkan/recording_threads.h"
 
 #include <chrono>
 #include <stdexcept>

@@ -77,6 +77,7 @@ const BadFile kBadFiles[] = {
     {"unknown_submission_sync", "/source/submissions/1/sync",
      "\"none\", \"host wait\", \"semaphore\" or \"\""},
     {"note_on_unknown_dispatch", "/source/notes/1/node", "the id of a dispatch of the graph"},
+    {"workgroups_unknown_with_counts", "/nodes/2/workgroups", "[0,0,0]"},
 };
 
 class BadCaptureFile : public testing::TestWithParam<BadFile> {};

@@ -172,6 +172,44 @@ TEST(CaptureVersion2, TheForeignExampleInTheFormatDocumentationIsTheDataFileAndL
     EXPECT_EQ(doc.source->submissions[1].sync, "semaphore");
 }
 
+// The first dispatch node of `g` with a kernel (not a transfer), stated with unknown counts.
+Node& mark_counts_unknown(ComputeGraph& g, const std::string& why) {
+    for (Node& n : g.nodes)
+        if (n.is_dispatch() && g.stage_of(n) == kStageCompute) {
+            n.workgroups = {0, 0, 0};
+            g.unknown_workgroups[n.id] = why;
+            return n;
+        }
+    throw std::logic_error("no compute dispatch");
+}
+
+TEST(CaptureVersion2, ADispatchWithUnknownWorkgroupCountsKeepsWhyThroughSaveAndLoad) {
+    CaptureDocument doc = test::foreign_document();
+    doc.snapshots.clear();
+    const Node& marked = mark_counts_unknown(doc.graph, "vkCmdDispatchIndirect: no contents");
+    const std::string text = save_capture_to_string(doc);
+    EXPECT_NE(text.find("\"workgroups_unknown\":\"vkCmdDispatchIndirect: no contents\""),
+              std::string::npos);
+    const CaptureDocument loaded = load_capture_from_string(text);
+    EXPECT_EQ(loaded.graph.unknown_workgroups, doc.graph.unknown_workgroups);
+    EXPECT_EQ(loaded.graph.unknown_workgroups.count(marked.id), 1u);
+    EXPECT_EQ(save_capture_to_string(loaded), text);
+}
+
+TEST(CaptureVersion2, UnknownWorkgroupCountsWithCountsAreRefusedOnSave) {
+    CaptureDocument doc = test::foreign_document();
+    doc.snapshots.clear();
+    Node& marked = mark_counts_unknown(doc.graph, "why");
+    marked.workgroups = {4, 1, 1};
+    size_t index = size_t(&marked - doc.graph.nodes.data());
+    try {
+        save_capture_to_string(doc);
+        FAIL() << "counts stated and unknown at once must not be saved";
+    } catch (const CaptureError& e) {
+        EXPECT_EQ(e.json_path(), "/nodes/" + std::to_string(index));
+    }
+}
+
 TEST(CaptureVersion2, AScopeTheGraphDoesNotHaveIsRefusedOnSave) {
     CaptureDocument doc;
     doc.graph = test::small_graph();

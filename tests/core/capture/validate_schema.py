@@ -18,7 +18,7 @@ except ImportError:
 STRUCTURALLY_BAD = [
     "unknown_stage_name", "repeated_access_name", "unknown_kernel_stage",
     "unknown_submission_sync", "specialization_of_three_bytes", "spirv_not_base64",
-    "wrong_version", "unknown_field", "unknown_op",
+    "wrong_version", "unknown_field", "unknown_op", "workgroups_unknown_with_counts",
 ]
 
 schema = json.loads(pathlib.Path(sys.argv[1]).read_text())

@@ -1,6 +1,6 @@
 // RecordingThreads, the workers of SubmitMode::parallel: every job index runs once, index 0 on
 // the caller; the lowest failing index's exception comes back; the threads serve the next job.
-#include "vulkan/src/recording_threads.h"
+#include "graphlens/vulkan/recording_threads.h"
 
 #include <gtest/gtest.h>
 

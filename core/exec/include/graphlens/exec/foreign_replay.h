@@ -7,6 +7,8 @@
 // Modes:
 //   as-recorded     the program's order and barriers (their scopes), one command buffer per
 //                   recorded submission, each waited for by the host before the next
+//                   (its GPU time is the sum of the buffers', its wall includes the waits:
+//                   docs/architecture.md, "What as-recorded's times include")
 //   one-submission  the program's order and barriers, all in one command buffer
 //   per-op-submit   a command buffer, a submission and a wait per command
 //   serial          a full barrier after every command
@@ -15,7 +17,11 @@
 //                   another program's kernels)
 //   levels+split    levels in two command buffers, the first submitted early
 //   levels+stream   levels in command buffers of growing size, each submitted once recorded
-// `fused`, `levels+parallel` and `levels+ahead` are not offered for a recorded program.
+//   levels+parallel levels in slices recorded at once by threads into secondary command
+//                   buffers, run in order by one primary buffer
+//   levels+ahead    levels as a loop of steps: step i + 1 recorded while step i runs, then
+//                   submitted once step i's fence has signalled (its timings are per step)
+// `fused` is not offered for a recorded program (GraphLens has no recipes for its kernels).
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -43,9 +49,11 @@ enum class ForeignMode : uint8_t {
     levels,
     levels_split,
     levels_stream,
+    levels_parallel,
+    levels_ahead,
 };
 
-std::string_view foreign_mode_name(ForeignMode m);  ///< "as-recorded", ..., "levels+stream"
+std::string_view foreign_mode_name(ForeignMode m);  ///< "as-recorded", ..., "levels+ahead"
 std::vector<ForeignMode> all_foreign_modes();
 /// "all" or a comma-separated list of names; throws std::invalid_argument naming the unknown
 /// entry (or saying why a GraphLens mode such as `fused` does not apply) and listing the
@@ -68,6 +76,7 @@ struct ForeignRunOptions {
     double split_fraction = 0.1;
     size_t stream_first = 8;
     double stream_growth = 4.0;
+    size_t parallel_threads = 0;  ///< levels+parallel: recording threads (0 = up to 4)
     /// The program's submissions (as-recorded); none = one submission.
     std::vector<CaptureSubmission> submissions;
     /// The buffers' contents at the start of the captured range (`record --data`); absent =

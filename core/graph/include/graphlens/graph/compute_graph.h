@@ -113,6 +113,11 @@ struct ComputeGraph {
     /// Scopes of the barriers recorded from a program (Node::barrier_scope()); empty when
     /// every barrier is a full one.
     std::vector<BarrierScope> barrier_scopes;
+    /// Dispatches whose workgroup counts the recorder could not read (an indirect dispatch's
+    /// arguments), by node id, with why. Such a dispatch is stored with counts 0,0,0: its
+    /// ranges are as bound, so the passes analyse it, but it cannot be replayed. Kept here
+    /// rather than in Node, which has no byte to spare.
+    std::map<NodeId, std::string> unknown_workgroups;
 
     size_t dispatch_count() const;
     size_t barrier_count() const;

@@ -48,7 +48,8 @@ class ForeignProgram {
   public:
     /// Builds pipelines and descriptor sets for `graph` in `memory` (which holds the graph's
     /// allocations). Throws std::runtime_error naming the kernel (id and name) or node (index,
-    /// id and label) that cannot be made.
+    /// id and label) that cannot be made; first of all a dispatch whose workgroup counts the
+    /// recorder could not read (ComputeGraph::unknown_workgroups), with why.
     ForeignProgram(Device& device, DeviceMemory& memory, const ComputeGraph& graph);
     ~ForeignProgram();
     ForeignProgram(const ForeignProgram&) = delete;
