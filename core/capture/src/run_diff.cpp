@@ -6,9 +6,9 @@
 #include <cmath>
 #include <map>
 
-#include "graphlens/graph/schedule_analysis.h"
-#include "graphlens/capture/report.h"
 #include "capture/src/report_text.h"
+#include "graphlens/capture/report.h"
+#include "graphlens/graph/schedule_analysis.h"
 
 namespace graphlens {
 
@@ -90,16 +90,11 @@ std::vector<KeyedTimeDelta> keyed(const std::map<std::string, std::pair<size_t, 
     return out;
 }
 
-}  // namespace
-
-CaptureDiff diff_captures(const CaptureDocument& a, const CaptureDocument& b, std::string a_name,
-                          std::string b_name, const DiffOptions& options) {
-    CaptureDiff d;
-    d.a_name = std::move(a_name);
-    d.b_name = std::move(b_name);
-
-    const auto la = label_occurrences(a.graph);
-    const auto lb = label_occurrences(b.graph);
+// The dispatches matched by (label, occurrence) and those only one side has.
+void match_labels(const ComputeGraph& a, const ComputeGraph& b, const DiffOptions& options,
+                  CaptureDiff& d) {
+    const auto la = label_occurrences(a);
+    const auto lb = label_occurrences(b);
     for (const auto& [key, index] : la) {
         if (lb.count(key)) {
             ++d.matched_labels;
@@ -110,10 +105,13 @@ CaptureDiff diff_captures(const CaptureDocument& a, const CaptureDocument& b, st
     for (const auto& [key, index] : lb)
         if (!la.count(key) && d.only_in_b_total++ < options.max_listed)
             d.only_in_b.push_back(describe_key(key));
+}
 
-    // The captured schedules themselves, then every stage either side stored, by name.
+// The captured schedules themselves, then every stage either side stored, by name.
+std::vector<StageDelta> stage_deltas(const CaptureDocument& a, const CaptureDocument& b) {
+    std::vector<StageDelta> out;
     const ScheduleStats ca = schedule_stats(a.graph), cb = schedule_stats(b.graph);
-    d.stages.push_back(stage_delta("captured (as recorded)", &ca, &cb));
+    out.push_back(stage_delta("captured (as recorded)", &ca, &cb));
     std::vector<std::string> names;
     for (const auto* doc : {&a, &b})
         for (const Snapshot& s : doc->snapshots)
@@ -126,8 +124,12 @@ CaptureDiff diff_captures(const CaptureDocument& a, const CaptureDocument& b, st
         return nullptr;
     };
     for (const std::string& n : names)
-        d.stages.push_back(stage_delta(n, find_stage(a, n), find_stage(b, n)));
+        out.push_back(stage_delta(n, find_stage(a, n), find_stage(b, n)));
+    return out;
+}
 
+// Every execution mode either side ran, by name; a side's failed run of a mode counts as none.
+std::vector<ModeDelta> mode_deltas(const CaptureDocument& a, const CaptureDocument& b) {
     std::vector<std::string> modes;
     for (const auto* doc : {&a, &b})
         if (doc->run)
@@ -140,6 +142,7 @@ CaptureDiff diff_captures(const CaptureDocument& a, const CaptureDocument& b, st
             if (m.mode == name && m.error.empty()) return &m;
         return nullptr;
     };
+    std::vector<ModeDelta> out;
     for (const std::string& name : modes) {
         ModeDelta md;
         md.mode = name;
@@ -155,29 +158,45 @@ CaptureDiff diff_captures(const CaptureDocument& a, const CaptureDocument& b, st
             md.barriers.b = static_cast<double>(m->barriers);
             md.dispatches.b = static_cast<double>(m->dispatches);
         }
-        d.modes.push_back(std::move(md));
+        out.push_back(std::move(md));
     }
+    return out;
+}
 
+// The dispatches both sides timed, largest change of GPU time first, at most `max_listed`.
+std::vector<KeyedTimeDelta> biggest_changes(const Times& a, const Times& b, size_t max_listed) {
+    std::vector<KeyedTimeDelta> out;
+    for (const auto& [key, ns] : a.per_label) {
+        auto it = b.per_label.find(key);
+        if (it == b.per_label.end()) continue;
+        KeyedTimeDelta k;
+        k.key = describe_key(key);
+        k.gpu_ns.a = ns;
+        k.gpu_ns.b = it->second;
+        out.push_back(std::move(k));
+    }
+    std::stable_sort(out.begin(), out.end(), [](const KeyedTimeDelta& x, const KeyedTimeDelta& y) {
+        return std::abs(*x.gpu_ns.b - *x.gpu_ns.a) > std::abs(*y.gpu_ns.b - *y.gpu_ns.a);
+    });
+    if (out.size() > max_listed) out.resize(max_listed);
+    return out;
+}
+
+}  // namespace
+
+CaptureDiff diff_captures(const CaptureDocument& a, const CaptureDocument& b, std::string a_name,
+                          std::string b_name, const DiffOptions& options) {
+    CaptureDiff d;
+    d.a_name = std::move(a_name);
+    d.b_name = std::move(b_name);
+    match_labels(a.graph, b.graph, options, d);
+    d.stages = stage_deltas(a, b);
+    d.modes = mode_deltas(a, b);
     const Times ta = times_of(a), tb = times_of(b);
     if (!ta.per_label.empty() && !tb.per_label.empty()) {
         d.per_op = keyed(ta.per_op, tb.per_op);
         d.per_layer = keyed(ta.per_layer, tb.per_layer);
-        for (const auto& [key, ns] : ta.per_label) {
-            auto it = tb.per_label.find(key);
-            if (it == tb.per_label.end()) continue;
-            KeyedTimeDelta k;
-            k.key = describe_key(key);
-            k.gpu_ns.a = ns;
-            k.gpu_ns.b = it->second;
-            d.biggest_changes.push_back(std::move(k));
-        }
-        std::stable_sort(d.biggest_changes.begin(), d.biggest_changes.end(),
-                         [](const KeyedTimeDelta& x, const KeyedTimeDelta& y) {
-                             return std::abs(*x.gpu_ns.b - *x.gpu_ns.a) >
-                                    std::abs(*y.gpu_ns.b - *y.gpu_ns.a);
-                         });
-        if (d.biggest_changes.size() > options.max_listed)
-            d.biggest_changes.resize(options.max_listed);
+        d.biggest_changes = biggest_changes(ta, tb, options.max_listed);
     }
     return d;
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "graphlens/graph/half_float.h"
@@ -134,6 +135,95 @@ OutputMismatch byte_difference_at(const ComputeGraph& graph, const WrittenView& 
                              {}});
 }
 
+std::string location(const ComputeGraph& graph, const ByteRange& r, uint64_t byte) {
+    const std::string name = r.allocation < graph.allocations.size()
+                                 ? graph.allocations[r.allocation].name
+                                 : std::to_string(r.allocation);
+    return fmt::format("allocation '{}' byte {}", name, r.begin + byte);
+}
+
+using PieceIndex = std::map<std::pair<AllocationId, uint64_t>, size_t>;  // (allocation, begin)
+
+PieceIndex index_pieces(const OutputSnapshot& snapshot) {
+    PieceIndex index;
+    for (size_t i = 0; i < snapshot.views.size(); ++i) {
+        const auto& r = snapshot.views[i].range;
+        index[{r.allocation, r.begin}] = i;
+    }
+    return index;
+}
+
+// The reference's bytes of `range`, from the reference piece holding it; nullopt when none does.
+std::optional<std::vector<uint8_t>> reference_bytes(const OutputSnapshot& reference,
+                                                    const PieceIndex& index,
+                                                    const ByteRange& range) {
+    auto it = index.upper_bound({range.allocation, range.begin});
+    if (it == index.begin()) return std::nullopt;
+    const ByteRange& outer = reference.views[(--it)->second].range;
+    if (outer.allocation != range.allocation || outer.begin > range.begin || outer.end < range.end)
+        return std::nullopt;
+    const auto& whole = reference.bytes[it->second];
+    const size_t skip = range.begin - outer.begin;
+    return std::vector<uint8_t>(whole.begin() + static_cast<std::ptrdiff_t>(skip),
+                                whole.begin() + static_cast<std::ptrdiff_t>(skip + range.size()));
+}
+
+// A piece compared exactly (bitwise, or a non-float piece byte by byte): its first difference.
+void record_first_difference(const ComputeGraph& graph, const WrittenView& v,
+                             const std::vector<uint8_t>& a, const std::vector<uint8_t>& b,
+                             bool exact, Comparison& c) {
+    const bool floating = v.dtype == DType::f32 || v.dtype == DType::f16;
+    size_t k = 0;
+    while (k < a.size() && a[k] == b[k]) ++k;
+    c.match = false;
+    c.first_difference = floating ? difference_at(graph, v, k - k % dtype_width(v.dtype), a, b)
+                                  : byte_difference_at(graph, v, k, a, b);
+    c.text =
+        fmt::format("differs from serial at {} ({} bytes compared {})", location(graph, v.range, k),
+                    a.size(), exact ? "bitwise" : "as " + std::string(dtype_name(v.dtype)));
+}
+
+// The root mean square of a float piece's finite elements (0 when it has none).
+double piece_rms(const std::vector<uint8_t>& bytes, DType dtype) {
+    const size_t width = dtype_width(dtype);
+    double sum_sq = 0;
+    size_t counted = 0;
+    for (size_t k = 0; k + width <= bytes.size(); k += width) {
+        const double x = element(&bytes[k], dtype);
+        if (std::isfinite(x)) sum_sq += x * x, ++counted;
+    }
+    return counted ? std::sqrt(sum_sq / static_cast<double>(counted)) : 0.0;
+}
+
+// A float piece compared element by element within tolerance: the largest relative error, or
+// the first element beyond it. An element's error is judged against the larger of its own
+// magnitude and the piece's RMS: a near-zero result of a long sum over large inputs (gemma's
+// scaled embeddings) carries the rounding of those inputs, which a purely per-element relative
+// test would call a difference; a wrong or stale value is off by about the RMS and still fails.
+void compare_within_tolerance(const ComputeGraph& graph, const WrittenView& v,
+                              const std::vector<uint8_t>& a, const std::vector<uint8_t>& b,
+                              double rel_tol, double abs_tol, Comparison& c) {
+    const size_t width = dtype_width(v.dtype);
+    const double rms = piece_rms(a, v.dtype);
+    for (size_t k = 0; k + width <= a.size(); k += width) {
+        const double x = element(&a[k], v.dtype), y = element(&b[k], v.dtype);
+        if (std::isnan(x) && std::isnan(y)) continue;
+        const double diff = std::fabs(x - y);
+        const double scale = std::max({std::fabs(x), std::fabs(y), rms});
+        const double rel = scale > 0 ? diff / scale : 0;
+        if (!(diff <= abs_tol + rel_tol * scale)) {
+            c.match = false;
+            c.first_difference = difference_at(graph, v, k, a, b);
+            c.text = fmt::format(
+                "differs from serial beyond tolerance at {}: {} vs {} (error {:.3g} of "
+                "max(|value|, piece RMS {:.3g}))",
+                location(graph, v.range, k), x, y, rel, rms);
+            return;
+        }
+        c.max_rel_err = std::max(c.max_rel_err, rel);
+    }
+}
+
 }  // namespace
 
 std::vector<WrittenView> comparable_outputs(const ComputeGraph& reference,
@@ -187,79 +277,26 @@ OutputSnapshot read_outputs(DeviceMemory& memory, const std::vector<WrittenView>
 Comparison compare_outputs(const ComputeGraph& graph, const OutputSnapshot& reference,
                            const OutputSnapshot& mode, bool exact, double rel_tol, double abs_tol) {
     Comparison c;
-    std::map<std::pair<AllocationId, uint64_t>, size_t> ref_index;  // (allocation, begin) -> piece
-    for (size_t i = 0; i < reference.views.size(); ++i) {
-        const auto& r = reference.views[i].range;
-        ref_index[{r.allocation, r.begin}] = i;
-    }
-    auto where = [&](const ByteRange& r, uint64_t byte) {
-        const std::string name = r.allocation < graph.allocations.size()
-                                     ? graph.allocations[r.allocation].name
-                                     : std::to_string(r.allocation);
-        return fmt::format("allocation '{}' byte {}", name, r.begin + byte);
-    };
+    const PieceIndex ref_index = index_pieces(reference);
     for (size_t i = 0; i < mode.views.size() && c.match; ++i) {
         const WrittenView& v = mode.views[i];
-        auto it = ref_index.upper_bound({v.range.allocation, v.range.begin});
-        const ByteRange* outer = nullptr;
-        if (it != ref_index.begin()) outer = &reference.views[(--it)->second].range;
-        if (!outer || outer->allocation != v.range.allocation || outer->begin > v.range.begin ||
-            outer->end < v.range.end) {
+        const std::optional<std::vector<uint8_t>> a =
+            reference_bytes(reference, ref_index, v.range);
+        if (!a) {
             c.match = false;
-            c.text = fmt::format("{} was not part of the serial reference", where(v.range, 0));
+            c.text =
+                fmt::format("{} was not part of the serial reference", location(graph, v.range, 0));
             break;
         }
-        const auto& whole = reference.bytes[it->second];
-        const size_t skip = v.range.begin - outer->begin;
-        const std::vector<uint8_t> a(
-            whole.begin() + static_cast<std::ptrdiff_t>(skip),
-            whole.begin() + static_cast<std::ptrdiff_t>(skip + v.range.size()));
         const auto& b = mode.bytes[i];
-        if (a == b) continue;
+        if (*a == b) continue;
         c.bitwise = false;
         const bool floating = v.dtype == DType::f32 || v.dtype == DType::f16;
         if (exact || !floating) {
-            size_t k = 0;
-            while (k < a.size() && a[k] == b[k]) ++k;
-            c.match = false;
-            c.first_difference = floating
-                                     ? difference_at(graph, v, k - k % dtype_width(v.dtype), a, b)
-                                     : byte_difference_at(graph, v, k, a, b);
-            c.text =
-                fmt::format("differs from serial at {} ({} bytes compared {})", where(v.range, k),
-                            a.size(), exact ? "bitwise" : "as " + std::string(dtype_name(v.dtype)));
+            record_first_difference(graph, v, *a, b, exact, c);
             break;
         }
-        const size_t width = dtype_width(v.dtype);
-        // An element's error is judged against the larger of its own magnitude and the
-        // piece's RMS: a near-zero result of a long sum over large inputs (gemma's scaled
-        // embeddings) carries the rounding of those inputs, which a purely per-element
-        // relative test would call a difference; a wrong or stale value is off by about the
-        // RMS and still fails.
-        double sum_sq = 0;
-        size_t counted = 0;
-        for (size_t k = 0; k + width <= a.size(); k += width) {
-            const double x = element(&a[k], v.dtype);
-            if (std::isfinite(x)) sum_sq += x * x, ++counted;
-        }
-        const double rms = counted ? std::sqrt(sum_sq / static_cast<double>(counted)) : 0.0;
-        for (size_t k = 0; k + width <= a.size(); k += width) {
-            const double x = element(&a[k], v.dtype), y = element(&b[k], v.dtype);
-            if (std::isnan(x) && std::isnan(y)) continue;
-            const double diff = std::fabs(x - y);
-            const double scale = std::max({std::fabs(x), std::fabs(y), rms});
-            const double rel = scale > 0 ? diff / scale : 0;
-            if (!(diff <= abs_tol + rel_tol * scale)) {
-                c.match = false;
-                c.first_difference = difference_at(graph, v, k, a, b);
-                c.text = fmt::format(
-                    "differs from serial beyond tolerance at {}: {} vs {} (error {:.3g} of "
-                    "max(|value|, piece RMS {:.3g}))",
-                    where(v.range, k), x, y, rel, rms);
-                break;
-            }
-            c.max_rel_err = std::max(c.max_rel_err, rel);
-        }
+        compare_within_tolerance(graph, v, *a, b, rel_tol, abs_tol, c);
     }
     if (c.match)
         c.text = c.bitwise ? "bitwise"

@@ -13,33 +13,26 @@ DependencyDag::DependencyDag(const ComputeGraph& graph) {
 }
 
 void DependencyDag::build(const ComputeGraph& graph, const HazardIndex& hazards) {
+    build_predecessors(graph, hazards);
+    build_successors();
+}
+
+void DependencyDag::build_predecessors(const ComputeGraph& graph, const HazardIndex& hazards) {
     const size_t n = graph.nodes.size();
     pred_begin_.assign(n + 1, 0);
     level_.assign(n, 0);
     preds_.clear();
     depth_ = 0;
     fences_ = 0;
-    constexpr uint32_t kNone = UINT32_MAX;
-    uint32_t last_fence = kNone;
+    uint32_t last_fence = kNoNode;
     std::vector<uint32_t> segment;  // dispatches since the last fence
     std::vector<uint32_t> scratch;
     for (size_t i = 0; i < n; ++i) {
         pred_begin_[i] = preds_.size();
         const Node& node = graph.nodes[i];
         if (!node.is_dispatch()) continue;
-        if (last_fence == kNone && !node.is_fence()) {
-            // No fence edge (the common case): into() lists the predecessors by earlier end,
-            // ascending, so each is appended once, straight from the hazards' ends.
-            uint32_t level = 0;
-            uint32_t previous = kNone;
-            for (const HazardPair& h : hazards.pairs_into(i)) {
-                if (h.earlier == previous) continue;
-                previous = h.earlier;
-                preds_.push_back(previous);
-                level = std::max(level, level_[previous] + 1);
-            }
-            level_[i] = level;
-            depth_ = std::max<size_t>(depth_, size_t{level} + 1);
+        if (last_fence == kNoNode && !node.is_fence()) {
+            append_hazard_predecessors(i, hazards);
             segment.push_back(static_cast<uint32_t>(i));
             continue;
         }
@@ -47,7 +40,7 @@ void DependencyDag::build(const ComputeGraph& graph, const HazardIndex& hazards)
         // into() lists hazards by earlier end: ascending already, only fence edges unsort it.
         for (const HazardPair& h : hazards.pairs_into(i)) scratch.push_back(h.earlier);
         bool sorted = true;
-        if (last_fence != kNone) {
+        if (last_fence != kNoNode) {
             scratch.push_back(last_fence);
             sorted = false;
         }
@@ -62,16 +55,38 @@ void DependencyDag::build(const ComputeGraph& graph, const HazardIndex& hazards)
         }
         if (!sorted) std::sort(scratch.begin(), scratch.end());
         scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
-        uint32_t level = 0;
-        for (uint32_t p : scratch) level = std::max(level, level_[p] + 1);
-        level_[i] = level;
-        depth_ = std::max<size_t>(depth_, size_t{level} + 1);
-        preds_.insert(preds_.end(), scratch.begin(), scratch.end());
+        append_predecessors(i, scratch);
     }
     pred_begin_[n] = preds_.size();
+}
 
-    // The successor lists, a counting sort of the edges by predecessor; the counters are
-    // 32-bit (half the table to scatter into at 100k nodes) when the edges' count allows.
+void DependencyDag::append_hazard_predecessors(size_t node, const HazardIndex& hazards) {
+    // No fence edge (the common case): into() lists the predecessors by earlier end,
+    // ascending, so each is appended once, straight from the hazards' ends.
+    uint32_t level = 0;
+    uint32_t previous = kNoNode;
+    for (const HazardPair& h : hazards.pairs_into(node)) {
+        if (h.earlier == previous) continue;
+        previous = h.earlier;
+        preds_.push_back(previous);
+        level = std::max(level, level_[previous] + 1);
+    }
+    level_[node] = level;
+    depth_ = std::max<size_t>(depth_, size_t{level} + 1);
+}
+
+void DependencyDag::append_predecessors(size_t node, std::span<const uint32_t> sorted_unique) {
+    uint32_t level = 0;
+    for (uint32_t p : sorted_unique) level = std::max(level, level_[p] + 1);
+    level_[node] = level;
+    depth_ = std::max<size_t>(depth_, size_t{level} + 1);
+    preds_.insert(preds_.end(), sorted_unique.begin(), sorted_unique.end());
+}
+
+void DependencyDag::build_successors() {
+    // A counting sort of the edges by predecessor; the counters are 32-bit (half the table to
+    // scatter into at 100k nodes) when the edges' count allows.
+    const size_t n = level_.size();
     succ_begin_.assign(n + 1, 0);
     succs_.resize(preds_.size());
     if (preds_.size() < UINT32_MAX) {

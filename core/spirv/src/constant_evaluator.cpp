@@ -1,5 +1,6 @@
 #include "spirv/src/constant_evaluator.h"
 
+#include <optional>
 #include <string>
 
 #include "spirv/src/spirv_enums.h"
@@ -35,6 +36,115 @@ int64_t signed_remainder(int64_t a, int64_t b, bool sign_of_divisor) {
     int64_t r = a % b;
     if (sign_of_divisor && r != 0 && ((r < 0) != (b < 0))) r += b;
     return r;
+}
+
+// The operations of one operand (Select, which evaluates lazily, aside); nullopt for others.
+std::optional<uint64_t> unary_operation(uint32_t opcode, const ScalarValue& a) {
+    switch (opcode) {
+        case op::SNegate:
+            return 0 - a.bits;
+        case op::Not:
+            return ~a.bits;
+        case op::LogicalNot:
+            return a.bits == 0;
+        case op::UConvert:
+            return a.bits;
+        case op::SConvert:
+            return static_cast<uint64_t>(sign_extended(a));
+        default:
+            return std::nullopt;
+    }
+}
+
+// Arithmetic, shifts and bitwise operations of two operands; nullopt for others. A division by
+// zero or a shift by the operand's width or more is SpirvError (located at `offset`), not the
+// undefined behaviour C++ would give.
+std::optional<uint64_t> arithmetic_operation(uint32_t opcode, const ScalarValue& a,
+                                             const ScalarValue& b, size_t offset) {
+    const int64_t sa = sign_extended(a), sb = sign_extended(b);
+    auto nonzero_divisor = [&] {
+        if (b.bits == 0) throw SpirvError("OpSpecConstantOp divides by zero", offset);
+    };
+    auto shift_amount = [&] {
+        if (b.bits >= a.width)
+            throw SpirvError("OpSpecConstantOp shifts a " + std::to_string(a.width) +
+                                 "-bit value by " + std::to_string(b.bits),
+                             offset);
+        return static_cast<unsigned>(b.bits);
+    };
+    switch (opcode) {
+        case op::IAdd:
+            return a.bits + b.bits;
+        case op::ISub:
+            return a.bits - b.bits;
+        case op::IMul:
+            return a.bits * b.bits;
+        case op::UDiv:
+            nonzero_divisor();
+            return a.bits / b.bits;
+        case op::UMod:
+            nonzero_divisor();
+            return a.bits % b.bits;
+        case op::SDiv:
+            nonzero_divisor();
+            return static_cast<uint64_t>(signed_quotient(sa, sb));
+        case op::SRem:
+        case op::SMod:
+            nonzero_divisor();
+            return static_cast<uint64_t>(signed_remainder(sa, sb, opcode == op::SMod));
+        case op::ShiftLeftLogical:
+            return a.bits << shift_amount();
+        case op::ShiftRightLogical:
+            return a.bits >> shift_amount();
+        case op::ShiftRightArithmetic:
+            return static_cast<uint64_t>(sa >> shift_amount());
+        case op::BitwiseOr:
+            return a.bits | b.bits;
+        case op::BitwiseXor:
+            return a.bits ^ b.bits;
+        case op::BitwiseAnd:
+            return a.bits & b.bits;
+        default:
+            return std::nullopt;
+    }
+}
+
+// Logical operations and comparisons of two operands (1 or 0); nullopt for others.
+std::optional<uint64_t> comparison_operation(uint32_t opcode, const ScalarValue& a,
+                                             const ScalarValue& b) {
+    const int64_t sa = sign_extended(a), sb = sign_extended(b);
+    switch (opcode) {
+        case op::LogicalOr:
+            return a.bits != 0 || b.bits != 0;
+        case op::LogicalAnd:
+            return a.bits != 0 && b.bits != 0;
+        case op::LogicalEqual:
+            return (a.bits != 0) == (b.bits != 0);
+        case op::LogicalNotEqual:
+            return (a.bits != 0) != (b.bits != 0);
+        case op::IEqual:
+            return a.bits == b.bits;
+        case op::INotEqual:
+            return a.bits != b.bits;
+        case op::UGreaterThan:
+            return a.bits > b.bits;
+        case op::UGreaterThanEqual:
+            return a.bits >= b.bits;
+        case op::ULessThan:
+            return a.bits < b.bits;
+        case op::ULessThanEqual:
+            return a.bits <= b.bits;
+        case op::SGreaterThan:
+            return sa > sb;
+        case op::SGreaterThanEqual:
+            return sa >= sb;
+        case op::SLessThan:
+            return sa < sb;
+        case op::SLessThanEqual:
+            return sa <= sb;
+        default:
+            return std::nullopt;
+    }
 }
 
 }  // namespace
@@ -125,107 +235,23 @@ ScalarValue ConstantEvaluator::evaluate_operation(const Instruction& in, uint32_
     const uint32_t opcode = in.operand(2);
     if (opcode == op::CompositeExtract) return extract(in, depth);
     auto arg = [&](size_t k) { return evaluate(in.operand(3 + k), in.offset, depth + 1); };
-    const ScalarValue a = arg(0);
-    auto done = [&](uint64_t bits, bool specialized) {
+    auto result = [&](uint64_t bits, bool specialized) {
         return ScalarValue{masked(bits, width), width, specialized};
     };
-    switch (opcode) {  // unary, and Select, which evaluates only the operand it picks
-        case op::SNegate:
-            return done(0 - a.bits, a.specialized);
-        case op::Not:
-            return done(~a.bits, a.specialized);
-        case op::LogicalNot:
-            return done(a.bits == 0, a.specialized);
-        case op::UConvert:
-            return done(a.bits, a.specialized);
-        case op::SConvert:
-            return done(static_cast<uint64_t>(sign_extended(a)), a.specialized);
-        case op::Select: {
-            const ScalarValue picked = arg(a.bits != 0 ? 1 : 2);
-            return done(picked.bits, a.specialized || picked.specialized);
-        }
-        default:
-            break;
+    const ScalarValue a = arg(0);
+    if (opcode == op::Select) {  // evaluates only the operand it picks
+        const ScalarValue picked = arg(a.bits != 0 ? 1 : 2);
+        return result(picked.bits, a.specialized || picked.specialized);
     }
+    if (const auto bits = unary_operation(opcode, a)) return result(*bits, a.specialized);
     const ScalarValue b = arg(1);
     const bool specialized = a.specialized || b.specialized;
-    const int64_t sa = sign_extended(a), sb = sign_extended(b);
-    auto nonzero_divisor = [&] {
-        if (b.bits == 0) throw SpirvError("OpSpecConstantOp divides by zero", in.offset);
-    };
-    auto shift_amount = [&] {
-        if (b.bits >= a.width)
-            throw SpirvError("OpSpecConstantOp shifts a " + std::to_string(a.width) +
-                                 "-bit value by " + std::to_string(b.bits),
-                             in.offset);
-        return static_cast<unsigned>(b.bits);
-    };
-    switch (opcode) {
-        case op::IAdd:
-            return done(a.bits + b.bits, specialized);
-        case op::ISub:
-            return done(a.bits - b.bits, specialized);
-        case op::IMul:
-            return done(a.bits * b.bits, specialized);
-        case op::UDiv:
-            nonzero_divisor();
-            return done(a.bits / b.bits, specialized);
-        case op::UMod:
-            nonzero_divisor();
-            return done(a.bits % b.bits, specialized);
-        case op::SDiv:
-            nonzero_divisor();
-            return done(static_cast<uint64_t>(signed_quotient(sa, sb)), specialized);
-        case op::SRem:
-        case op::SMod:
-            nonzero_divisor();
-            return done(static_cast<uint64_t>(signed_remainder(sa, sb, opcode == op::SMod)),
-                        specialized);
-        case op::ShiftLeftLogical:
-            return done(a.bits << shift_amount(), specialized);
-        case op::ShiftRightLogical:
-            return done(a.bits >> shift_amount(), specialized);
-        case op::ShiftRightArithmetic:
-            return done(static_cast<uint64_t>(sa >> shift_amount()), specialized);
-        case op::BitwiseOr:
-            return done(a.bits | b.bits, specialized);
-        case op::BitwiseXor:
-            return done(a.bits ^ b.bits, specialized);
-        case op::BitwiseAnd:
-            return done(a.bits & b.bits, specialized);
-        case op::LogicalOr:
-            return done(a.bits != 0 || b.bits != 0, specialized);
-        case op::LogicalAnd:
-            return done(a.bits != 0 && b.bits != 0, specialized);
-        case op::LogicalEqual:
-            return done((a.bits != 0) == (b.bits != 0), specialized);
-        case op::LogicalNotEqual:
-            return done((a.bits != 0) != (b.bits != 0), specialized);
-        case op::IEqual:
-            return done(a.bits == b.bits, specialized);
-        case op::INotEqual:
-            return done(a.bits != b.bits, specialized);
-        case op::UGreaterThan:
-            return done(a.bits > b.bits, specialized);
-        case op::UGreaterThanEqual:
-            return done(a.bits >= b.bits, specialized);
-        case op::ULessThan:
-            return done(a.bits < b.bits, specialized);
-        case op::ULessThanEqual:
-            return done(a.bits <= b.bits, specialized);
-        case op::SGreaterThan:
-            return done(sa > sb, specialized);
-        case op::SGreaterThanEqual:
-            return done(sa >= sb, specialized);
-        case op::SLessThan:
-            return done(sa < sb, specialized);
-        case op::SLessThanEqual:
-            return done(sa <= sb, specialized);
-        default:
-            throw SpirvError("OpSpecConstantOp with opcode " + std::to_string(opcode) +
-                                 " is not evaluated (integer and logical operations are)",
-                             in.offset);
-    }
+    if (const auto bits = arithmetic_operation(opcode, a, b, in.offset))
+        return result(*bits, specialized);
+    if (const auto bits = comparison_operation(opcode, a, b)) return result(*bits, specialized);
+    throw SpirvError("OpSpecConstantOp with opcode " + std::to_string(opcode) +
+                         " is not evaluated (integer and logical operations are)",
+                     in.offset);
 }
 
 ScalarValue ConstantEvaluator::extract(const Instruction& in, int depth) const {

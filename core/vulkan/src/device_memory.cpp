@@ -147,17 +147,7 @@ uint32_t DeviceMemory::pick_memory_type(uint32_t type_bits) const {
 
 AllocationId DeviceMemory::allocate(std::string name, uint64_t size, AllocationUsage usage,
                                     bool device_address) {
-    const auto& f = device_->facts();
-    if (size == 0) throw std::length_error(fmt::format("allocation '{}': size 0", name));
-    if (f.max_allocation_size && size > f.max_allocation_size)
-        throw std::length_error(
-            fmt::format("allocation '{}' of {} bytes exceeds the largest allocation device '{}' "
-                        "allows ({} bytes)",
-                        name, size, f.name, f.max_allocation_size));
-    if (f.device_local_bytes && size > f.device_local_bytes)
-        throw std::length_error(
-            fmt::format("allocation '{}' of {} bytes exceeds the device memory of '{}' ({} bytes)",
-                        name, size, f.name, f.device_local_bytes));
+    check_fits_device(name, size);
     VkDevice dev = device_->handle();
     VkBufferCreateInfo bi = vk_struct<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
     bi.size = size;
@@ -168,47 +158,7 @@ AllocationId DeviceMemory::allocate(std::string name, uint64_t size, AllocationU
     try {
         VkMemoryRequirements req;
         vkGetBufferMemoryRequirements(dev, buf.buffer, &req);
-        const uint64_t alignment = std::max<uint64_t>(req.alignment, f.storage_offset_alignment);
-        Arena* arena = nullptr;
-        uint64_t offset = 0;
-        for (auto& a : arenas_) {
-            if (a.device_address != device_address) continue;
-            const uint64_t at = align_up(a.used, alignment);
-            if (at + req.size <= a.size) {
-                arena = &a;
-                offset = at;
-                break;
-            }
-        }
-        if (!arena) {
-            Arena a;
-            a.device_address = device_address;
-            a.size = std::max(arena_bytes_, req.size);
-            if (f.max_allocation_size)
-                a.size =
-                    std::min<uint64_t>(a.size, std::max<uint64_t>(req.size, f.max_allocation_size));
-            VkMemoryAllocateInfo ai =
-                vk_struct<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
-            ai.allocationSize = a.size;
-            ai.memoryTypeIndex = pick_memory_type(req.memoryTypeBits);
-            VkMemoryAllocateFlagsInfo flags =
-                vk_struct<VkMemoryAllocateFlagsInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO);
-            flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
-            if (device_address) ai.pNext = &flags;
-            VkResult r = vkAllocateMemory(dev, &ai, nullptr, &a.memory);
-            if (r != VK_SUCCESS)
-                throw std::length_error(fmt::format(
-                    "allocation '{}' of {} bytes: device memory exhausted (VkResult {})", name,
-                    size, static_cast<int>(r)));
-            if (host_visible_) {
-                void* p = nullptr;
-                vk_check(vkMapMemory(dev, a.memory, 0, VK_WHOLE_SIZE, 0, &p), "vkMapMemory");
-                a.mapped = static_cast<uint8_t*>(p);
-            }
-            arenas_.push_back(a);
-            arena = &arenas_.back();
-            offset = 0;
-        }
+        auto [arena, offset] = place(req, device_address, name, size);
         vk_check(vkBindBufferMemory(dev, buf.buffer, arena->memory, offset), "vkBindBufferMemory");
         arena->used = offset + req.size;
         if (arena->mapped) buf.mapped = arena->mapped + offset;
@@ -226,6 +176,65 @@ AllocationId DeviceMemory::allocate(std::string name, uint64_t size, AllocationU
     infos_.push_back(std::move(info));
     buffers_.push_back(buf);
     return infos_.back().id;
+}
+
+void DeviceMemory::check_fits_device(const std::string& name, uint64_t size) const {
+    const auto& f = device_->facts();
+    if (size == 0) throw std::length_error(fmt::format("allocation '{}': size 0", name));
+    if (f.max_allocation_size && size > f.max_allocation_size)
+        throw std::length_error(
+            fmt::format("allocation '{}' of {} bytes exceeds the largest allocation device '{}' "
+                        "allows ({} bytes)",
+                        name, size, f.name, f.max_allocation_size));
+    if (f.device_local_bytes && size > f.device_local_bytes)
+        throw std::length_error(
+            fmt::format("allocation '{}' of {} bytes exceeds the device memory of '{}' ({} bytes)",
+                        name, size, f.name, f.device_local_bytes));
+}
+
+std::pair<DeviceMemory::Arena*, uint64_t> DeviceMemory::place(const VkMemoryRequirements& req,
+                                                              bool device_address,
+                                                              const std::string& name,
+                                                              uint64_t size) {
+    const uint64_t alignment =
+        std::max<uint64_t>(req.alignment, device_->facts().storage_offset_alignment);
+    for (auto& a : arenas_) {  // the first arena of the same kind with room
+        if (a.device_address != device_address) continue;
+        const uint64_t at = align_up(a.used, alignment);
+        if (at + req.size <= a.size) return {&a, at};
+    }
+    return {&add_arena(req, device_address, name, size), 0};
+}
+
+DeviceMemory::Arena& DeviceMemory::add_arena(const VkMemoryRequirements& req, bool device_address,
+                                             const std::string& name, uint64_t size) {
+    const auto& f = device_->facts();
+    VkDevice dev = device_->handle();
+    Arena a;
+    a.device_address = device_address;
+    a.size = std::max(arena_bytes_, req.size);
+    if (f.max_allocation_size)
+        a.size = std::min<uint64_t>(a.size, std::max<uint64_t>(req.size, f.max_allocation_size));
+    VkMemoryAllocateInfo ai =
+        vk_struct<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
+    ai.allocationSize = a.size;
+    ai.memoryTypeIndex = pick_memory_type(req.memoryTypeBits);
+    VkMemoryAllocateFlagsInfo flags =
+        vk_struct<VkMemoryAllocateFlagsInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO);
+    flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+    if (device_address) ai.pNext = &flags;
+    VkResult r = vkAllocateMemory(dev, &ai, nullptr, &a.memory);
+    if (r != VK_SUCCESS)
+        throw std::length_error(
+            fmt::format("allocation '{}' of {} bytes: device memory exhausted (VkResult {})", name,
+                        size, static_cast<int>(r)));
+    if (host_visible_) {
+        void* p = nullptr;
+        vk_check(vkMapMemory(dev, a.memory, 0, VK_WHOLE_SIZE, 0, &p), "vkMapMemory");
+        a.mapped = static_cast<uint8_t*>(p);
+    }
+    arenas_.push_back(a);
+    return arenas_.back();
 }
 
 void DeviceMemory::recreate(const ComputeGraph& graph) {

@@ -218,80 +218,96 @@ std::vector<double> CpuReferenceModel::ffn(const Layer& L, const std::vector<dou
 std::vector<float> CpuReferenceModel::forward(std::span<const int32_t> tokens) {
     const ModelConfig& c = config_;
     if (tokens.empty()) throw std::invalid_argument("forward: no tokens");
-    const uint32_t n_embd = c.n_embd, kv_dim = c.kv_dim(), hd = c.head_dim;
-    const uint32_t group = c.n_head / c.n_head_kv;
     const bool one_token = q8_activations_ && tokens.size() == 1;  // a decode step
     std::vector<double> x;
     for (const int32_t token : tokens) {
-        if (token < 0 || static_cast<uint32_t>(token) >= c.n_vocab)
-            throw std::out_of_range(fmt::format("token {} outside the vocabulary", token));
-        const uint32_t pos = kv_length_;
-        x.assign(token_embd_.begin() + static_cast<ptrdiff_t>(token) * n_embd,
-                 token_embd_.begin() + static_cast<ptrdiff_t>(token + 1) * n_embd);
-        if (c.scale_embeddings)
-            for (auto& v : x) v *= std::sqrt(static_cast<double>(n_embd));
-        for (uint32_t il = 0; il < c.n_layer; ++il) {
-            const Layer& L = layers_[il];
-            auto h = rms_norm(x, L.attn_norm, n_embd);
-            if (one_token && L.attn_q8) h = as_q8x(h);
-            auto q = matvec(L.wq, h), k = matvec(L.wk, h), v = matvec(L.wv, h);
-            if (c.qkv_bias)
-                for (size_t i = 0; i < q.size(); ++i) {
-                    q[i] += L.q_bias[i];
-                    if (i < k.size()) k[i] += L.k_bias[i], v[i] += L.v_bias[i];
-                }
-            if (c.qk_norm) {
-                q = rms_norm(q, L.q_norm, hd);
-                k = rms_norm(k, L.k_norm, hd);
-            }
-            rope(q, c.n_head, pos, c.layer_rope_base(il));
-            rope(k, c.n_head_kv, pos, c.layer_rope_base(il));
-            for (uint32_t i = 0; i < kv_dim; ++i) {
-                k_cache_[il].push_back(static_cast<float>(store_kv(k[i])));
-                v_cache_[il].push_back(static_cast<float>(store_kv(v[i])));
-            }
-            // Attention over cached positions [first, pos]; sliding layers see the last
-            // `sliding_window` positions only.
-            uint32_t first = 0;
-            if (c.layer_uses_sliding_window(il) && pos + 1 > c.sliding_window)
-                first = pos + 1 - c.sliding_window;
-            std::vector<double> attn(c.q_dim(), 0.0);
-            const double scale = c.effective_attention_scale();
-            for (uint32_t head = 0; head < c.n_head; ++head) {
-                const uint32_t kvh = head / group;
-                std::vector<double> s(pos + 1 - first);
-                for (uint32_t j = first; j <= pos; ++j) {
-                    const float* kj =
-                        k_cache_[il].data() + static_cast<size_t>(j) * kv_dim + kvh * hd;
-                    double dot = 0;
-                    for (uint32_t d = 0; d < hd; ++d) dot += q[head * hd + d] * kj[d];
-                    dot *= scale;
-                    if (c.attn_logit_softcap > 0) dot = softcap(dot, c.attn_logit_softcap);
-                    s[j - first] = dot;
-                }
-                const double mx = *std::max_element(s.begin(), s.end());
-                double sum = 0;
-                for (auto& e : s) sum += e = std::exp(e - mx);
-                for (uint32_t j = first; j <= pos; ++j) {
-                    const float* vj =
-                        v_cache_[il].data() + static_cast<size_t>(j) * kv_dim + kvh * hd;
-                    for (uint32_t d = 0; d < hd; ++d)
-                        attn[head * hd + d] += s[j - first] / sum * vj[d];
-                }
-            }
-            auto o = matvec(L.wo, attn);
-            if (c.post_norms) o = rms_norm(o, L.post_attn_norm, n_embd);
-            for (uint32_t i = 0; i < n_embd; ++i) x[i] += o[i];
-            h = rms_norm(x, L.ffn_norm, n_embd);
-            if (one_token && L.ffn_q8) h = as_q8x(h);
-            auto f = ffn(L, h, one_token);
-            if (c.post_norms) f = rms_norm(f, L.post_ffw_norm, n_embd);
-            for (uint32_t i = 0; i < n_embd; ++i) x[i] += f[i];
-        }
+        x = embedding(token);
+        for (uint32_t il = 0; il < c.n_layer; ++il) layer_forward(il, kv_length_, one_token, x);
         ++kv_length_;
     }
-    // Logits of the last token only, as an engine computes them.
-    auto h = rms_norm(x, output_norm_, n_embd);
+    return logits(x, one_token);
+}
+
+std::vector<double> CpuReferenceModel::embedding(int32_t token) const {
+    const ModelConfig& c = config_;
+    if (token < 0 || static_cast<uint32_t>(token) >= c.n_vocab)
+        throw std::out_of_range(fmt::format("token {} outside the vocabulary", token));
+    std::vector<double> x(token_embd_.begin() + static_cast<ptrdiff_t>(token) * c.n_embd,
+                          token_embd_.begin() + static_cast<ptrdiff_t>(token + 1) * c.n_embd);
+    if (c.scale_embeddings)
+        for (auto& v : x) v *= std::sqrt(static_cast<double>(c.n_embd));
+    return x;
+}
+
+void CpuReferenceModel::layer_forward(uint32_t il, uint32_t pos, bool one_token,
+                                      std::vector<double>& x) {
+    const ModelConfig& c = config_;
+    const Layer& L = layers_[il];
+    auto h = rms_norm(x, L.attn_norm, c.n_embd);
+    if (one_token && L.attn_q8) h = as_q8x(h);
+    auto q = matvec(L.wq, h), k = matvec(L.wk, h), v = matvec(L.wv, h);
+    if (c.qkv_bias)
+        for (size_t i = 0; i < q.size(); ++i) {
+            q[i] += L.q_bias[i];
+            if (i < k.size()) k[i] += L.k_bias[i], v[i] += L.v_bias[i];
+        }
+    if (c.qk_norm) {
+        q = rms_norm(q, L.q_norm, c.head_dim);
+        k = rms_norm(k, L.k_norm, c.head_dim);
+    }
+    rope(q, c.n_head, pos, c.layer_rope_base(il));
+    rope(k, c.n_head_kv, pos, c.layer_rope_base(il));
+    for (uint32_t i = 0; i < c.kv_dim(); ++i) {
+        k_cache_[il].push_back(static_cast<float>(store_kv(k[i])));
+        v_cache_[il].push_back(static_cast<float>(store_kv(v[i])));
+    }
+    auto o = matvec(L.wo, attention(il, pos, q));
+    if (c.post_norms) o = rms_norm(o, L.post_attn_norm, c.n_embd);
+    for (uint32_t i = 0; i < c.n_embd; ++i) x[i] += o[i];
+    h = rms_norm(x, L.ffn_norm, c.n_embd);
+    if (one_token && L.ffn_q8) h = as_q8x(h);
+    auto f = ffn(L, h, one_token);
+    if (c.post_norms) f = rms_norm(f, L.post_ffw_norm, c.n_embd);
+    for (uint32_t i = 0; i < c.n_embd; ++i) x[i] += f[i];
+}
+
+std::vector<double> CpuReferenceModel::attention(uint32_t il, uint32_t pos,
+                                                 const std::vector<double>& q) const {
+    const ModelConfig& c = config_;
+    const uint32_t kv_dim = c.kv_dim(), hd = c.head_dim;
+    const uint32_t group = c.n_head / c.n_head_kv;
+    // Cached positions [first, pos]; sliding layers see the last `sliding_window` only.
+    uint32_t first = 0;
+    if (c.layer_uses_sliding_window(il) && pos + 1 > c.sliding_window)
+        first = pos + 1 - c.sliding_window;
+    std::vector<double> attn(c.q_dim(), 0.0);
+    const double scale = c.effective_attention_scale();
+    for (uint32_t head = 0; head < c.n_head; ++head) {
+        const uint32_t kvh = head / group;
+        std::vector<double> s(pos + 1 - first);
+        for (uint32_t j = first; j <= pos; ++j) {
+            const float* kj = k_cache_[il].data() + static_cast<size_t>(j) * kv_dim + kvh * hd;
+            double dot = 0;
+            for (uint32_t d = 0; d < hd; ++d) dot += q[head * hd + d] * kj[d];
+            dot *= scale;
+            if (c.attn_logit_softcap > 0) dot = softcap(dot, c.attn_logit_softcap);
+            s[j - first] = dot;
+        }
+        const double mx = *std::max_element(s.begin(), s.end());
+        double sum = 0;
+        for (auto& e : s) sum += e = std::exp(e - mx);
+        for (uint32_t j = first; j <= pos; ++j) {
+            const float* vj = v_cache_[il].data() + static_cast<size_t>(j) * kv_dim + kvh * hd;
+            for (uint32_t d = 0; d < hd; ++d) attn[head * hd + d] += s[j - first] / sum * vj[d];
+        }
+    }
+    return attn;
+}
+
+std::vector<float> CpuReferenceModel::logits(const std::vector<double>& x, bool one_token) const {
+    // Of the last token only, as an engine computes them.
+    const ModelConfig& c = config_;
+    auto h = rms_norm(x, output_norm_, c.n_embd);
     if (one_token && output_q8_) h = as_q8x(h);
     auto logits = matvec(output_, h);
     std::vector<float> out(logits.size());

@@ -136,28 +136,29 @@ uint32_t required_u32(const GgufFile& f, const std::string& key) {
     return f.get_u32(key, 0);
 }
 
-}  // namespace
-
-ModelConfig model_config_from_gguf(const GgufFile& f) {
-    const std::string arch_name = f.at("general.architecture").type() == GgufType::string
-                                      ? f.get_string("general.architecture", "")
-                                      : "";
-    if (arch_name.empty())
+std::string architecture_name(const GgufFile& f) {
+    const std::string name = f.at("general.architecture").type() == GgufType::string
+                                 ? f.get_string("general.architecture", "")
+                                 : "";
+    if (name.empty())
         throw GgufError(f.source(), "metadata 'general.architecture'.value",
                         f.value_offset("general.architecture"), "must be a non-empty string");
-    const auto arch = architecture_from_name(arch_name);
+    return name;
+}
+
+Architecture supported_architecture(const GgufFile& f, const std::string& name) {
+    const auto arch = architecture_from_name(name);
     if (!arch) {
         std::string known;
         for (const auto& n : kArchitectures) known += fmt::format(" {}", n.name);
         throw std::invalid_argument(fmt::format(
-            "{}: architecture '{}' is not supported (supported:{})", f.source(), arch_name, known));
+            "{}: architecture '{}' is not supported (supported:{})", f.source(), name, known));
     }
-    ModelConfig c;
-    c.architecture = *arch;
-    apply_architecture_defaults(c);
-    c.name = f.get_string("general.name", arch_name);
-    const std::string p = arch_name + ".";
+    return *arch;
+}
 
+// Width, depth, heads and head size (`p`: the architecture's key prefix, "llama.").
+void read_attention_shape(const GgufFile& f, const std::string& p, ModelConfig& c) {
     c.n_embd = required_u32(f, p + "embedding_length");
     c.n_layer = required_u32(f, p + "block_count");
     c.n_head = required_u32(f, p + "attention.head_count");
@@ -176,6 +177,11 @@ ModelConfig model_config_from_gguf(const GgufFile& f) {
                         fmt::format("value head size {} differs from key head size {}: not "
                                     "supported",
                                     value_length, c.head_dim));
+}
+
+// Epsilon, rope bases, soft-capping, sliding window, attention scale: the architecture's
+// defaults unless the file has the key.
+void read_scalar_hyperparameters(const GgufFile& f, const std::string& p, ModelConfig& c) {
     c.rms_eps = f.get_f32(p + "attention.layer_norm_rms_epsilon", c.rms_eps);
     c.rope_freq_base = f.get_f32(p + "rope.freq_base", c.rope_freq_base);
     c.attn_logit_softcap = f.get_f32(p + "attn_logit_softcapping", 0.0f);
@@ -185,6 +191,10 @@ ModelConfig model_config_from_gguf(const GgufFile& f) {
         f.get_u32(p + "attention.sliding_window_pattern", c.sliding_window_pattern);
     c.attention_scale = f.get_f32(p + "attention.scale", c.attention_scale);
     c.rope_freq_base_swa = f.get_f32(p + "rope.freq_base_swa", c.rope_freq_base_swa);
+}
+
+// The dense feed-forward's width, or a mixture of experts' counts and expert width.
+void read_feed_forward_shape(const GgufFile& f, const std::string& p, ModelConfig& c) {
     if (c.architecture == Architecture::qwen3moe) {
         c.n_expert = required_u32(f, p + "expert_count");
         c.n_expert_used = required_u32(f, p + "expert_used_count");
@@ -193,37 +203,57 @@ ModelConfig model_config_from_gguf(const GgufFile& f) {
     } else {
         c.n_ff = required_u32(f, p + "feed_forward_length");
     }
+}
 
-    // Vocabulary: the explicit key, else the tokenizer's token list, else the embedding.
-    const GgufTensorInfo* embd = f.find_tensor("token_embd.weight");
-    if (f.find(p + "vocab_size")) {
-        c.n_vocab = required_u32(f, p + "vocab_size");
-    } else if (const GgufValue* tokens = f.find("tokenizer.ggml.tokens");
-               tokens && tokens->type() == GgufType::array) {
-        c.n_vocab = static_cast<uint32_t>(tokens->as_array().elements.size());
-    } else if (embd && embd->dims.size() == 2) {
-        c.n_vocab = static_cast<uint32_t>(embd->dims[1]);
-    } else {
-        throw GgufError(f.source(), fmt::format("metadata '{}vocab_size'", p), GgufError::kNoOffset,
-                        "vocabulary size unknown: no vocab_size key, tokenizer.ggml.tokens or "
-                        "token_embd.weight");
-    }
+// The explicit key, else the tokenizer's token list, else the embedding's rows.
+uint32_t vocabulary_size(const GgufFile& f, const std::string& p) {
+    if (f.find(p + "vocab_size")) return required_u32(f, p + "vocab_size");
+    if (const GgufValue* tokens = f.find("tokenizer.ggml.tokens");
+        tokens && tokens->type() == GgufType::array)
+        return static_cast<uint32_t>(tokens->as_array().elements.size());
+    if (const GgufTensorInfo* embd = f.find_tensor("token_embd.weight");
+        embd && embd->dims.size() == 2)
+        return static_cast<uint32_t>(embd->dims[1]);
+    throw GgufError(f.source(), fmt::format("metadata '{}vocab_size'", p), GgufError::kNoOffset,
+                    "vocabulary size unknown: no vocab_size key, tokenizer.ggml.tokens or "
+                    "token_embd.weight");
+}
 
-    // Llama 3's rope scaling: llama.cpp reads its factors from the rope_freqs tensor; the
-    // parameters that made them are GraphLens's own keys (write_model_metadata), or the
-    // architecture's keys in files of other writers.
+// Llama 3's rope scaling: llama.cpp reads its factors from the rope_freqs tensor; the
+// parameters that made them are GraphLens's own keys (write_model_metadata), or the
+// architecture's keys in files of other writers.
+void read_rope_scaling(const GgufFile& f, const std::string& p, ModelConfig& c) {
     c.rope_scaling_factor =
         f.get_f32(kGraphLensRopeScalingFactor, f.get_f32(p + "rope.scaling.factor", 0.0f));
     c.rope_original_context = f.get_u32(kGraphLensRopeOriginalContext,
                                         f.get_u32(p + "rope.scaling.original_context_length", 0));
     c.rope_freq_factors = c.rope_scaling_factor > 0;
-    if (!f.tensors().empty()) {
-        c.rope_freq_factors = f.find_tensor("rope_freqs.weight") != nullptr;
-        c.tied_embeddings = f.find_tensor("output.weight") == nullptr;
-        // Random weights of a metadata-only file take the file's matrix type.
-        if (const GgufTensorInfo* q = f.find_tensor("blk.0.attn_q.weight"))
-            if (const auto dt = ggml_type_to_dtype(q->type)) c.weight_type = *dt;
-    }
+}
+
+// What a file with tensors says through them: rope factors, tied embeddings, and the matrix
+// type that random weights of a metadata-only file take.
+void read_tensor_facts(const GgufFile& f, ModelConfig& c) {
+    c.rope_freq_factors = f.find_tensor("rope_freqs.weight") != nullptr;
+    c.tied_embeddings = f.find_tensor("output.weight") == nullptr;
+    if (const GgufTensorInfo* q = f.find_tensor("blk.0.attn_q.weight"))
+        if (const auto dt = ggml_type_to_dtype(q->type)) c.weight_type = *dt;
+}
+
+}  // namespace
+
+ModelConfig model_config_from_gguf(const GgufFile& f) {
+    const std::string arch_name = architecture_name(f);
+    ModelConfig c;
+    c.architecture = supported_architecture(f, arch_name);
+    apply_architecture_defaults(c);
+    c.name = f.get_string("general.name", arch_name);
+    const std::string p = arch_name + ".";
+    read_attention_shape(f, p, c);
+    read_scalar_hyperparameters(f, p, c);
+    read_feed_forward_shape(f, p, c);
+    c.n_vocab = vocabulary_size(f, p);
+    read_rope_scaling(f, p, c);
+    if (!f.tensors().empty()) read_tensor_facts(f, c);
     try {
         c.validate();
     } catch (const std::invalid_argument& e) {

@@ -32,6 +32,111 @@ uint64_t align_up(uint64_t v) {
     return (v + kAlign - 1) / kAlign * kAlign;
 }
 
+// The regions of one scratch allocation, packed one after another in the order they are added;
+// a phase restarted at offset 0 reuses the previous phase's bytes, and the allocation is as
+// large as the longest phase.
+class ScratchRegions {
+  public:
+    struct Region {
+        uint64_t offset = 0, bytes = 0;
+    };
+    explicit ScratchRegions(uint32_t max_tokens) : max_tokens_(max_tokens) {}
+
+    void add(const std::string& name, uint64_t bytes) {
+        regions_.emplace_back(name, Region{end_, align_up(bytes)});
+        end_ += align_up(bytes);
+        size_ = std::max(size_, end_);
+    }
+    // Partials and running sums of a split-k product of n outputs a token over rows of k
+    // (TransformerModel::matmul's split_region), where a step of up to max_tokens tokens might
+    // split it: the fewest mat-mat columns (9) make the smallest tile grid, and f32's
+    // 32-element unit divides every format's.
+    void add_split(const std::string& name, uint64_t n, uint64_t k) {
+        const uint64_t T = max_tokens_;
+        if (T <= 8 || matmul_k_splits(DType::f32, uint32_t(n), uint32_t(k), 9) == 1) return;
+        add(name, 4ull * T * n * 4);  // at most 4 ranges
+        add(name + ".sum1", 4ull * T * n);
+        add(name + ".sum2", 4ull * T * n);
+    }
+    void restart() { end_ = 0; }
+    uint64_t size() const { return size_; }
+    uint32_t max_tokens() const { return max_tokens_; }
+    const std::vector<std::pair<std::string, Region>>& regions() const { return regions_; }
+
+  private:
+    uint32_t max_tokens_;
+    uint64_t end_ = 0, size_ = 0;
+    std::vector<std::pair<std::string, Region>> regions_;
+};
+
+// The attention phase's regions (record_attention_block), and the logits' before softcapping.
+void add_attention_regions(ScratchRegions& scratch, const ModelConfig& c) {
+    const uint64_t f = 4ull * scratch.max_tokens();  // f32 bytes per value per token
+    scratch.add("norm_raw", f * c.n_embd);
+    scratch.add("norm", f * c.n_embd);
+    if (c.n_embd % 32 == 0)  // q8x x: one-token steps only (record_qkv)
+        scratch.add("norm_q8", dtype_bytes_for(DType::q8x, c.n_embd));
+    scratch.add("q", f * c.q_dim());
+    scratch.add("k", f * c.kv_dim());
+    scratch.add("v", f * c.kv_dim());
+    if (c.qkv_bias) {
+        scratch.add("q_bias", f * c.q_dim());
+        scratch.add("k_bias", f * c.kv_dim());
+        scratch.add("v_bias", f * c.kv_dim());
+    }
+    if (c.qk_norm) {
+        scratch.add("q_norm_raw", f * c.q_dim());
+        scratch.add("q_norm", f * c.q_dim());
+        scratch.add("k_norm_raw", f * c.kv_dim());
+        scratch.add("k_norm", f * c.kv_dim());
+    }
+    scratch.add("q_rope", f * c.q_dim());
+    scratch.add("k_rope", f * c.kv_dim());
+    scratch.add("attn", f * c.q_dim());
+    scratch.add("attn_out", f * c.n_embd);
+    scratch.add_split("o_parts", c.n_embd, c.q_dim());
+    if (c.post_norms) {
+        scratch.add("post_attn_raw", f * c.n_embd);
+        scratch.add("post_attn", f * c.n_embd);
+    }
+    if (c.final_logit_softcap > 0) scratch.add("logits_raw", 4ull * c.n_vocab);
+}
+
+// The feed-forward phase's regions (record_ffn_block: record_ffn or record_moe).
+void add_ffn_regions(ScratchRegions& scratch, const ModelConfig& c) {
+    const uint64_t f = 4ull * scratch.max_tokens();  // f32 bytes per value per token
+    scratch.add("ffn_norm_raw", f * c.n_embd);
+    scratch.add("ffn_norm", f * c.n_embd);
+    if (c.n_embd % 32 == 0) scratch.add("ffn_norm_q8", dtype_bytes_for(DType::q8x, c.n_embd));
+    if (c.is_moe()) {
+        const uint64_t k = c.n_expert_used;
+        scratch.add("router", f * c.n_expert);
+        scratch.add("expert_ids", f * k);
+        scratch.add("expert_weights", f * k);
+        scratch.add("gate", f * k * c.n_ff_expert);
+        scratch.add("up", f * k * c.n_ff_expert);
+        scratch.add("act_raw", f * k * c.n_ff_expert);
+        scratch.add("act", f * k * c.n_ff_expert);
+        scratch.add("down", f * k * c.n_embd);
+        scratch.add("expert_scale", f * k * c.n_embd);
+        scratch.add("down_perm", f * k * c.n_embd);
+        scratch.add("down_weighted", f * k * c.n_embd);
+        scratch.add("ffn_out", f * c.n_embd);
+    } else {
+        scratch.add("gate", f * c.n_ff);
+        scratch.add("up", f * c.n_ff);
+        scratch.add("act_raw", f * c.n_ff);
+        scratch.add("act", f * c.n_ff);
+        if (c.n_ff % 32 == 0) scratch.add("act_q8", dtype_bytes_for(DType::q8x, c.n_ff));
+        scratch.add("ffn_out", f * c.n_embd);
+        scratch.add_split("down_parts", c.n_embd, c.n_ff);
+    }
+    if (c.post_norms) {
+        scratch.add("post_ffw_raw", f * c.n_embd);
+        scratch.add("post_ffw", f * c.n_embd);
+    }
+}
+
 }  // namespace
 
 TransformerModel::TransformerModel(DeviceMemory& memory, ModelConfig config,
@@ -111,85 +216,13 @@ void TransformerModel::allocate_activations() {
     regions_["residual1"] = {residual_alloc_, row, row};
 
     // --- scratch: the attention phase's regions, then the FFN phase's from offset 0 again.
-    uint64_t end = 0, scratch = 0;
-    auto region = [&](const std::string& name, uint64_t bytes) {
-        regions_[name] = {0, end, align_up(bytes)};  // allocation set below
-        end += align_up(bytes);
-        scratch = std::max(scratch, end);
-    };
-    // Partials and running sums of a split-k product of n outputs a token over rows of k
-    // (matmul(..., split_region)), where a step of up to T tokens might split it: the fewest
-    // mat-mat columns (9) make the smallest tile grid, and f32's 32-element unit divides
-    // every format's.
-    auto split_regions = [&](const std::string& name, uint64_t n, uint64_t k) {
-        if (T <= 8 || matmul_k_splits(DType::f32, uint32_t(n), uint32_t(k), 9) == 1) return;
-        region(name, 4ull * T * n * 4);  // at most 4 ranges
-        region(name + ".sum1", 4ull * T * n);
-        region(name + ".sum2", 4ull * T * n);
-    };
-    const uint64_t f = 4ull * T;  // f32 bytes per value per token
-    region("norm_raw", f * c.n_embd);
-    region("norm", f * c.n_embd);
-    const bool q8_rows = c.n_embd % 32 == 0;  // q8x x: one-token steps only (record_layer)
-    if (q8_rows) region("norm_q8", dtype_bytes_for(DType::q8x, c.n_embd));
-    region("q", f * c.q_dim());
-    region("k", f * c.kv_dim());
-    region("v", f * c.kv_dim());
-    if (c.qkv_bias) {
-        region("q_bias", f * c.q_dim());
-        region("k_bias", f * c.kv_dim());
-        region("v_bias", f * c.kv_dim());
-    }
-    if (c.qk_norm) {
-        region("q_norm_raw", f * c.q_dim());
-        region("q_norm", f * c.q_dim());
-        region("k_norm_raw", f * c.kv_dim());
-        region("k_norm", f * c.kv_dim());
-    }
-    region("q_rope", f * c.q_dim());
-    region("k_rope", f * c.kv_dim());
-    region("attn", f * c.q_dim());
-    region("attn_out", f * c.n_embd);
-    split_regions("o_parts", c.n_embd, c.q_dim());
-    if (c.post_norms) {
-        region("post_attn_raw", f * c.n_embd);
-        region("post_attn", f * c.n_embd);
-    }
-    if (c.final_logit_softcap > 0) region("logits_raw", 4ull * c.n_vocab);
-    end = 0;  // the FFN phase reuses the attention phase's bytes
-    region("ffn_norm_raw", f * c.n_embd);
-    region("ffn_norm", f * c.n_embd);
-    if (q8_rows) region("ffn_norm_q8", dtype_bytes_for(DType::q8x, c.n_embd));
-    if (c.is_moe()) {
-        const uint64_t k = c.n_expert_used;
-        region("router", f * c.n_expert);
-        region("expert_ids", f * k);
-        region("expert_weights", f * k);
-        region("gate", f * k * c.n_ff_expert);
-        region("up", f * k * c.n_ff_expert);
-        region("act_raw", f * k * c.n_ff_expert);
-        region("act", f * k * c.n_ff_expert);
-        region("down", f * k * c.n_embd);
-        region("expert_scale", f * k * c.n_embd);
-        region("down_perm", f * k * c.n_embd);
-        region("down_weighted", f * k * c.n_embd);
-        region("ffn_out", f * c.n_embd);
-    } else {
-        region("gate", f * c.n_ff);
-        region("up", f * c.n_ff);
-        region("act_raw", f * c.n_ff);
-        region("act", f * c.n_ff);
-        if (c.n_ff % 32 == 0) region("act_q8", dtype_bytes_for(DType::q8x, c.n_ff));
-        region("ffn_out", f * c.n_embd);
-        split_regions("down_parts", c.n_embd, c.n_ff);
-    }
-    if (c.post_norms) {
-        region("post_ffw_raw", f * c.n_embd);
-        region("post_ffw", f * c.n_embd);
-    }
-    scratch_alloc_ = memory.allocate("act.scratch", scratch, AllocationUsage::scratch);
-    for (auto& [name, r] : regions_)
-        if (name.rfind("residual", 0) != 0) r.allocation = scratch_alloc_;
+    ScratchRegions scratch(T);
+    add_attention_regions(scratch, c);
+    scratch.restart();  // the FFN phase reuses the attention phase's bytes
+    add_ffn_regions(scratch, c);
+    scratch_alloc_ = memory.allocate("act.scratch", scratch.size(), AllocationUsage::scratch);
+    for (const auto& [name, r] : scratch.regions())
+        regions_[name] = {scratch_alloc_, r.offset, r.bytes};
     if (c.is_moe()) {
         // Index tables for the weighted sum of the experts' outputs (see record_moe).
         const uint64_t table = align_up(4ull * c.n_embd * c.n_expert_used * T);
@@ -501,99 +534,141 @@ void TransformerModel::record_step(GraphSession& s, uint32_t T, uint32_t L,
 
 void TransformerModel::record_layer(GraphSession& s, uint32_t il, uint32_t T, uint32_t L, int& r,
                                     const TensorView* input) const {
+    const std::string b = fmt::format("blk.{}.", il);
+    const TensorView x = input ? *input : residual_row(r, T);
+    ops::add(s, record_attention_block(s, il, T, L, x), x, residual_row(1 - r, T),
+             b + "attn_residual");
+    r = 1 - r;
+    const TensorView x2 = residual_row(r, T);
+    ops::add(s, record_ffn_block(s, il, T, x2), x2, residual_row(1 - r, T), b + "ffn_residual");
+    r = 1 - r;
+}
+
+TensorView TransformerModel::residual_row(int r, uint32_t T) const {
+    return act(r == 0 ? "residual0" : "residual1", DType::f32, {int64_t(config_.n_embd), T});
+}
+
+TensorView TransformerModel::reshaped(const TensorView& t, std::vector<int64_t> shape) const {
+    return memory_->view(t.allocation, t.dtype, std::move(shape), t.offset);
+}
+
+TensorView TransformerModel::record_attention_block(GraphSession& s, uint32_t il, uint32_t T,
+                                                    uint32_t L, const TensorView& x) const {
     const ModelConfig& c = config_;
     const std::string b = fmt::format("blk.{}.", il);
-    const int64_t embd = c.n_embd, qd = c.q_dim(), kvd = c.kv_dim(), hd = c.head_dim;
-    const int64_t nt = T;
-    auto W = [&](const std::string& name) { return weight(b + name); };
-    auto residual = [&](int i) {
-        return act(i == 0 ? "residual0" : "residual1", DType::f32, {embd, nt});
-    };
+    const int64_t embd = c.n_embd, qd = c.q_dim(), hd = c.head_dim, nt = T;
     auto f32 = [&](const std::string& region, std::vector<int64_t> shape) {
         return act(region, DType::f32, std::move(shape));
     };
-
-    auto reshape = [&](TensorView t, std::vector<int64_t> shape) {
-        return memory_->view(t.allocation, t.dtype, shape, t.offset);
-    };
-
-    // --- attention
-    const TensorView x = input ? *input : residual(r);
     const TensorView h = f32("norm", {embd, nt});
-    norm(s, x, W("attn_norm.weight"), f32("norm_raw", {embd, nt}), h, b + "attn_norm");
-    TensorView q = f32("q", {qd, nt}), k = f32("k", {kvd, nt}), v = f32("v", {kvd, nt});
+    norm(s, x, weight(b + "attn_norm.weight"), f32("norm_raw", {embd, nt}), h, b + "attn_norm");
+    const QueryKeyValue qkv = record_qkv(s, il, T, h);
+    const TensorView q_rope = f32("q_rope", {hd, c.n_head, nt});
+    const TensorView k_rope = f32("k_rope", {hd, c.n_head_kv, nt});
+    record_rope(s, il, T, qkv.q, q_rope, c.n_head, "rope_q");
+    record_rope(s, il, T, qkv.k, k_rope, c.n_head_kv, "rope_k");
+    record_kv_append(s, il, T, L, k_rope, qkv.v);
+    const TensorView attn = f32("attn", {hd, c.n_head, nt});
+    record_attention(s, il, T, L, q_rope, attn);
+    TensorView o = f32("attn_out", {embd, nt});
+    matmul(s, weight(b + "attn_output.weight"), reshaped(attn, {qd, nt}), o, b + "attn_output",
+           "o_parts");
+    if (c.post_norms) {
+        const TensorView po = f32("post_attn", {embd, nt});
+        norm(s, o, weight(b + "post_attention_norm.weight"), f32("post_attn_raw", {embd, nt}), po,
+             b + "post_attention_norm");
+        o = po;
+    }
+    return o;
+}
+
+TransformerModel::QueryKeyValue TransformerModel::record_qkv(GraphSession& s, uint32_t il,
+                                                             uint32_t T,
+                                                             const TensorView& h) const {
+    const ModelConfig& c = config_;
+    const std::string b = fmt::format("blk.{}.", il);
+    const int64_t qd = c.q_dim(), kvd = c.kv_dim(), hd = c.head_dim, nt = T;
+    auto W = [&](const std::string& name) { return weight(b + name); };
+    auto f32 = [&](const std::string& region, std::vector<int64_t> shape) {
+        return act(region, DType::f32, std::move(shape));
+    };
+    QueryKeyValue qkv{f32("q", {qd, nt}), f32("k", {kvd, nt}), f32("v", {kvd, nt})};
     // A decode step reads the projections' x as q8x (integer dot products).
     const TensorView hx = x_for(s, {b + "attn_q.weight", b + "attn_k.weight", b + "attn_v.weight"},
                                 h, T, "norm_q8", b + "attn_norm.q8");
     // The q projection is not split: the sum of its partials would be one more level before its
-    // rope, with which it cannot fuse (1b prefill, H100: no gain, 2026-11-24).
-    matmul(s, W("attn_q.weight"), hx, q, b + "attn_q");
-    matmul(s, W("attn_k.weight"), hx, k, b + "attn_k");
-    matmul(s, W("attn_v.weight"), hx, v, b + "attn_v");
+    // rope, with which it cannot fuse.
+    matmul(s, W("attn_q.weight"), hx, qkv.q, b + "attn_q");
+    matmul(s, W("attn_k.weight"), hx, qkv.k, b + "attn_k");
+    matmul(s, W("attn_v.weight"), hx, qkv.v, b + "attn_v");
     if (c.qkv_bias) {
         const TensorView qb = f32("q_bias", {qd, nt}), kb = f32("k_bias", {kvd, nt}),
                          vb = f32("v_bias", {kvd, nt});
-        ops::add(s, q, W("attn_q.bias"), qb, b + "attn_q.bias");
-        ops::add(s, k, W("attn_k.bias"), kb, b + "attn_k.bias");
-        ops::add(s, v, W("attn_v.bias"), vb, b + "attn_v.bias");
-        q = qb, k = kb, v = vb;
+        ops::add(s, qkv.q, W("attn_q.bias"), qb, b + "attn_q.bias");
+        ops::add(s, qkv.k, W("attn_k.bias"), kb, b + "attn_k.bias");
+        ops::add(s, qkv.v, W("attn_v.bias"), vb, b + "attn_v.bias");
+        qkv.q = qb, qkv.k = kb, qkv.v = vb;
     }
     if (c.qk_norm) {
         // Per head: rows of head_dim.
         const TensorView qn = f32("q_norm", {hd, int64_t(c.n_head) * nt});
         const TensorView kn = f32("k_norm", {hd, int64_t(c.n_head_kv) * nt});
-        norm(s, reshape(q, {hd, int64_t(c.n_head) * nt}), W("attn_q_norm.weight"),
+        norm(s, reshaped(qkv.q, {hd, int64_t(c.n_head) * nt}), W("attn_q_norm.weight"),
              f32("q_norm_raw", {hd, int64_t(c.n_head) * nt}), qn, b + "attn_q_norm");
-        norm(s, reshape(k, {hd, int64_t(c.n_head_kv) * nt}), W("attn_k_norm.weight"),
+        norm(s, reshaped(qkv.k, {hd, int64_t(c.n_head_kv) * nt}), W("attn_k_norm.weight"),
              f32("k_norm_raw", {hd, int64_t(c.n_head_kv) * nt}), kn, b + "attn_k_norm");
-        q = qn, k = kn;
+        qkv.q = qn, qkv.k = kn;
     }
+    return qkv;
+}
+
+void TransformerModel::record_rope(GraphSession& s, uint32_t il, uint32_t T, const TensorView& in,
+                                   const TensorView& out, uint32_t heads, const char* what) const {
+    const ModelConfig& c = config_;
     RopeParams rp;
     rp.head_dim = c.head_dim;
     rp.seq_len = T;
     rp.freq_base = c.layer_rope_base(il);
-    const TensorView pos = memory_->view(positions_.allocation, DType::i32, {nt});
-    const TensorView q_rope = f32("q_rope", {hd, c.n_head, nt});
-    const TensorView k_rope = f32("k_rope", {hd, c.n_head_kv, nt});
-    for (auto [in, out, heads, what] : {std::tuple{q, q_rope, c.n_head, "rope_q"},
-                                        std::tuple{k, k_rope, c.n_head_kv, "rope_k"}}) {
-        rp.n_heads = heads;
-        const TensorView in3 = reshape(in, {hd, heads, nt});
-        std::optional<TensorView> factors;
-        if (c.rope_freq_factors) factors = weight("rope_freqs.weight");
-        if (c.rope_style == RopeStyle::neox)
-            ops::rope_neox_f32(s, in3, pos, out, rp, factors, b + what);
-        else
-            ops::rope(s, in3, pos, out, rp, factors, b + what);
-    }
-    // Append this step's keys and values to the cache at positions L .. L + T - 1.
-    const uint64_t token_bytes = dtype_bytes_for(options_.kv_type, uint64_t(kvd));
+    rp.n_heads = heads;
+    const TensorView pos = memory_->view(positions_.allocation, DType::i32, {int64_t(T)});
+    const TensorView in3 = reshaped(in, {int64_t(c.head_dim), heads, T});
+    std::optional<TensorView> factors;
+    if (c.rope_freq_factors) factors = weight("rope_freqs.weight");
+    const std::string label = fmt::format("blk.{}.{}", il, what);
+    if (c.rope_style == RopeStyle::neox)
+        ops::rope_neox_f32(s, in3, pos, out, rp, factors, label);
+    else
+        ops::rope(s, in3, pos, out, rp, factors, label);
+}
+
+void TransformerModel::record_kv_append(GraphSession& s, uint32_t il, uint32_t T, uint32_t L,
+                                        const TensorView& k, const TensorView& v) const {
+    const ModelConfig& c = config_;
+    const std::string b = fmt::format("blk.{}.", il);
+    const int64_t hd = c.head_dim, nt = T;
+    // This step's keys and values go to the cache at positions L .. L + T - 1.
+    const uint64_t token_bytes = dtype_bytes_for(options_.kv_type, uint64_t(c.kv_dim()));
     const TensorView kc = k_cache(il), vc = v_cache(il);
-    ops::copy(s, k_rope,
+    ops::copy(s, k,
               memory_->view(kv_alloc_, options_.kv_type, {hd, c.n_head_kv, nt},
                             kc.offset + token_bytes * L),
               b + "k_cache");
-    ops::copy(s, reshape(v, {hd, c.n_head_kv, nt}),
+    ops::copy(s, reshaped(v, {hd, c.n_head_kv, nt}),
               memory_->view(kv_alloc_, options_.kv_type, {hd, c.n_head_kv, nt},
                             vc.offset + token_bytes * L),
               b + "v_cache");
-    const TensorView attn = f32("attn", {hd, c.n_head, nt});
-    record_attention(s, il, T, L, q_rope, attn);
-    TensorView o = f32("attn_out", {embd, nt});
-    matmul(s, W("attn_output.weight"), reshape(attn, {qd, nt}), o, b + "attn_output", "o_parts");
-    if (c.post_norms) {
-        const TensorView po = f32("post_attn", {embd, nt});
-        norm(s, o, W("post_attention_norm.weight"), f32("post_attn_raw", {embd, nt}), po,
-             b + "post_attention_norm");
-        o = po;
-    }
-    ops::add(s, o, x, residual(1 - r), b + "attn_residual");
-    r = 1 - r;
+}
 
-    // --- feed-forward
-    const TensorView x2 = residual(r);
+TensorView TransformerModel::record_ffn_block(GraphSession& s, uint32_t il, uint32_t T,
+                                              const TensorView& x) const {
+    const ModelConfig& c = config_;
+    const std::string b = fmt::format("blk.{}.", il);
+    const int64_t embd = c.n_embd, nt = T;
+    auto f32 = [&](const std::string& region, std::vector<int64_t> shape) {
+        return act(region, DType::f32, std::move(shape));
+    };
     const TensorView fn = f32("ffn_norm", {embd, nt});
-    norm(s, x2, W("ffn_norm.weight"), f32("ffn_norm_raw", {embd, nt}), fn, b + "ffn_norm");
+    norm(s, x, weight(b + "ffn_norm.weight"), f32("ffn_norm_raw", {embd, nt}), fn, b + "ffn_norm");
     TensorView fo = f32("ffn_out", {embd, nt});
     if (c.is_moe())
         record_moe(s, il, T, fn, fo);
@@ -601,12 +676,11 @@ void TransformerModel::record_layer(GraphSession& s, uint32_t il, uint32_t T, ui
         record_ffn(s, il, T, fn, fo);
     if (c.post_norms) {
         const TensorView pf = f32("post_ffw", {embd, nt});
-        norm(s, fo, W("post_ffw_norm.weight"), f32("post_ffw_raw", {embd, nt}), pf,
+        norm(s, fo, weight(b + "post_ffw_norm.weight"), f32("post_ffw_raw", {embd, nt}), pf,
              b + "post_ffw_norm");
         fo = pf;
     }
-    ops::add(s, fo, x2, residual(1 - r), b + "ffn_residual");
-    r = 1 - r;
+    return fo;
 }
 
 void TransformerModel::record_attention(GraphSession& s, uint32_t il, uint32_t T, uint32_t L,

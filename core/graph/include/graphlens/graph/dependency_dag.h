@@ -49,7 +49,16 @@ class DependencyDag {
     std::vector<std::pair<uint32_t, uint32_t>> reduced_edges() const;
 
   private:
+    static constexpr uint32_t kNoNode = UINT32_MAX;
     void build(const ComputeGraph& graph, const HazardIndex& hazards);
+    /// Each dispatch's predecessors (its hazards' earlier ends, the last fence, and for a fence
+    /// every dispatch since the one before), its level and the DAG's depth.
+    void build_predecessors(const ComputeGraph& graph, const HazardIndex& hazards);
+    /// A node's predecessors straight from the hazards into it (no fence edge).
+    void append_hazard_predecessors(size_t node, const HazardIndex& hazards);
+    void append_predecessors(size_t node, std::span<const uint32_t> sorted_unique);
+    /// The successor lists from the predecessor lists.
+    void build_successors();
     std::vector<uint32_t> preds_, succs_;
     std::vector<size_t> pred_begin_, succ_begin_;  ///< CSR offsets, size n+1
     std::vector<uint32_t> level_;

@@ -13,6 +13,7 @@
 #include <initializer_list>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graphlens/graph/allocation.h"
@@ -118,6 +119,16 @@ class DeviceMemory {
         bool device_address = false;  ///< allocated with VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT
     };
     uint32_t pick_memory_type(uint32_t type_bits) const;
+    /// length_error when `size` is 0 or more than the device allows in one allocation or has.
+    void check_fits_device(const std::string& name, uint64_t size) const;
+    /// Where a buffer of `req` goes: the first arena of its kind (device address or not) with
+    /// room at the alignment, else a new arena; the arena and the offset in it.
+    std::pair<Arena*, uint64_t> place(const VkMemoryRequirements& req, bool device_address,
+                                      const std::string& name, uint64_t size);
+    /// A new arena of the default size, or of the buffer's when larger (capped at the device's
+    /// largest allocation), mapped when the memory is host-visible.
+    Arena& add_arena(const VkMemoryRequirements& req, bool device_address, const std::string& name,
+                     uint64_t size);
     void copy_via_staging(AllocationId id, uint64_t offset, uint64_t size, const uint8_t* src,
                           uint8_t* dst);
 

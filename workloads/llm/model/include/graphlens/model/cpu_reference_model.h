@@ -60,6 +60,15 @@ class CpuReferenceModel {
     std::vector<double> matvec(const Matrix& m, const std::vector<double>& x) const;
     std::vector<double> rms_norm(const std::vector<double>& x, const std::vector<float>& w,
                                  size_t row) const;
+    /// Token `token`'s row of the embedding table (scaled where the architecture scales it).
+    std::vector<double> embedding(int32_t token) const;
+    /// One layer at position `pos` on the residual `x`: attention (its keys and values
+    /// appended to the cache) and feed-forward, each added to x.
+    void layer_forward(uint32_t il, uint32_t pos, bool one_token, std::vector<double>& x);
+    /// Attention of the query heads `q` over layer il's cached positions up to `pos`.
+    std::vector<double> attention(uint32_t il, uint32_t pos, const std::vector<double>& q) const;
+    /// The vocabulary's logits from the last residual (output norm, head, soft-capping).
+    std::vector<float> logits(const std::vector<double>& x, bool one_token) const;
     std::vector<double> ffn(const Layer& L, const std::vector<double>& h, bool one_token) const;
     /// `q8_down`: the down projection reads act(gate)·up as q8x (a decode step's).
     std::vector<double> dense_ffn(const Matrix& gate, const Matrix& up, const Matrix& down,

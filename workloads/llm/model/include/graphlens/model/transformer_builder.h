@@ -136,8 +136,33 @@ class TransformerModel {
                    uint64_t byte_offset = 0) const;
     void record_attention(GraphSession& s, uint32_t il, uint32_t T, uint32_t L, const TensorView& q,
                           const TensorView& out) const;
+    /// One layer: the attention block and the feed-forward block, each added to the residual
+    /// stream, which ping-pongs between its two rows (`residual` is the row holding it).
     void record_layer(GraphSession& s, uint32_t il, uint32_t T, uint32_t L, int& residual,
                       const TensorView* input) const;
+    /// Row r (0 or 1) of the residual stream, [n_embd, T].
+    TensorView residual_row(int r, uint32_t T) const;
+    /// The same bytes under another shape.
+    TensorView reshaped(const TensorView& t, std::vector<int64_t> shape) const;
+    /// Norm, q/k/v, rope, KV-cache append, attention, output projection (and its post-norm):
+    /// the view to add to the residual stream.
+    TensorView record_attention_block(GraphSession& s, uint32_t il, uint32_t T, uint32_t L,
+                                      const TensorView& x) const;
+    struct QueryKeyValue {
+        TensorView q, k, v;
+    };
+    /// The q, k, v projections of the normed x `h`, with their biases and per-head norms.
+    QueryKeyValue record_qkv(GraphSession& s, uint32_t il, uint32_t T, const TensorView& h) const;
+    /// Rotary position embedding of `heads` heads of `in` into `out` ([head_dim, heads, T]).
+    void record_rope(GraphSession& s, uint32_t il, uint32_t T, const TensorView& in,
+                     const TensorView& out, uint32_t heads, const char* what) const;
+    /// This step's keys and values copied into the cache at positions L .. L + T - 1.
+    void record_kv_append(GraphSession& s, uint32_t il, uint32_t T, uint32_t L, const TensorView& k,
+                          const TensorView& v) const;
+    /// Norm, feed-forward (dense or mixture of experts) and its post-norm: the view to add to
+    /// the residual stream.
+    TensorView record_ffn_block(GraphSession& s, uint32_t il, uint32_t T,
+                                const TensorView& x) const;
     void record_ffn(GraphSession& s, uint32_t il, uint32_t T, const TensorView& in,
                     const TensorView& out) const;
     void record_moe(GraphSession& s, uint32_t il, uint32_t T, const TensorView& in,
