@@ -197,8 +197,15 @@ void CaptureSession::walk_command(const CommandList& list, const RecordedCommand
                    [&](const CmdBarrier& c) {
                        if (!active_) return;
                        emit_or_skip(w, false);
-                       builder_->barrier(resolve_barrier(w.device, list, c));
+                       builder_->barrier(resolve_barrier(w.device, list, c, event_sets_));
                    },
+                   // Followed outside the range too: a wait inside it may wait for a set
+                   // before it, which orders none of the captured commands (position 0).
+                   [&](const CmdSetEvent& c) {
+                       event_sets_[c.event] =
+                           builder_ ? static_cast<uint32_t>(builder_->node_count()) : 0;
+                   },
+                   [&](const CmdResetEvent& c) { event_sets_.erase(c.event); },
                    [&](const CmdBeginLabel& c) { push_label(w.queue, list.strings[c.name]); },
                    [&](const CmdEndLabel&) { pop_label(w.queue); },
                    [&](const CmdInsertLabel& c) { w.queue.pending_insert = list.strings[c.name]; },
@@ -249,6 +256,11 @@ void CaptureSession::pop_label(QueueState& q) {
     if (r.kind != RangeKind::label || !had || contains(q.labels, r.label)) return;
     active_ = false;
     if (began_) range_over_ = true;
+}
+
+void CaptureSession::on_event_changed_by_host(uint64_t event) {
+    std::lock_guard lock(mutex_);
+    event_sets_.erase(event);
 }
 
 void CaptureSession::on_queue_label(uint64_t queue, QueueLabel what, std::string name) {

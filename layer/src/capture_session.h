@@ -15,6 +15,7 @@
 
 #include "graphlens/capture/capture_file.h"
 #include "graphlens/layer/capture_settings.h"
+#include "layer/src/command_resolution.h"
 #include "layer/src/layer_state.h"
 
 namespace graphlens::layer {
@@ -70,6 +71,9 @@ class CaptureSession {
     /// vkSignalSemaphore: the host set a timeline semaphore's value; a wait it satisfies
     /// orders nothing on the device.
     void on_semaphore_signalled_by_host(uint64_t semaphore, uint64_t value);
+    /// vkSetEvent / vkResetEvent: a later device wait for `event` waits for no set the layer
+    /// saw, so it orders none of the captured commands.
+    void on_event_changed_by_host(uint64_t event);
     /// vkWaitSemaphores returned VK_SUCCESS for all of these (semaphore, value) pairs: the host
     /// waited for the submissions that signal them, as for a fence.
     void on_semaphores_waited(std::span<const std::pair<uint64_t, uint64_t>> waited);
@@ -143,6 +147,9 @@ class CaptureSession {
     /// ≥ it); none when the host signalled it or nothing signalled it yet.
     std::optional<std::pair<uint64_t, uint64_t>> timeline_signaller(uint64_t semaphore,
                                                                     uint64_t value) const;
+    /// Event → the node position of its latest vkCmdSetEvent[2] walked (0 before the range),
+    /// for the waits of later commands (MemoryDependency::event_set_at).
+    EventSets event_sets_;
     uint64_t submissions_ = 0;
     uint64_t dispatches_seen_ = 0;
     std::unique_ptr<GraphBuilder> builder_;

@@ -1,5 +1,7 @@
 #include "layer/src/command_resolution.h"
 
+#include <algorithm>
+
 #include "layer/src/barrier_mapping.h"
 
 namespace graphlens::layer {
@@ -40,8 +42,24 @@ ResolvedTransfer resolve_transfer(const DeviceState& device, const CommandList& 
     return r;
 }
 
+namespace {
+
+// The latest set of the waited events: the wait's first scope is the union of the sets'.
+std::optional<uint32_t> event_set_at(const CommandList& list, Slice events,
+                                     const EventSets& event_sets) {
+    if (events.count == 0) return std::nullopt;
+    uint32_t latest = 0;
+    const uint64_t* handles = CommandList::begin_of(list.handles, events);
+    for (uint32_t i = 0; i < events.count; ++i)
+        if (auto it = event_sets.find(handles[i]); it != event_sets.end())
+            latest = std::max(latest, it->second);
+    return latest;
+}
+
+}  // namespace
+
 ResolvedBarrier resolve_barrier(const DeviceState& device, const CommandList& list,
-                                const CmdBarrier& cmd) {
+                                const CmdBarrier& cmd, const EventSets& event_sets) {
     ResolvedBarrier r;
     r.origin = cmd.origin;
     r.note = cmd.note;
@@ -54,6 +72,7 @@ ResolvedBarrier resolve_barrier(const DeviceState& device, const CommandList& li
         out.dependency.src_access = map_access(d.src_access, out.dependency.src_stages);
         out.dependency.dst_access = map_access(d.dst_access, out.dependency.dst_stages);
         if (d.has_span) out.span = resolve_span(device, d.span);
+        out.dependency.event_set_at = event_set_at(list, d.events, event_sets);
         r.dependencies.push_back(std::move(out));
     }
     return r;

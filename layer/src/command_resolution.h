@@ -2,9 +2,11 @@
 // Recorded commands (recorded_command.h) resolved to the tracked objects they name, for a
 // submission that may touch the captured range: buffer spans get their buffer (VK_WHOLE_SIZE
 // resolved against its size), barrier masks are mapped onto GraphLens's stages and accesses
-// (barrier_mapping.h).
+// (barrier_mapping.h), and an event wait's dependencies get the position of their events'
+// latest sets.
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "graphlens/graph/barrier_scope.h"
@@ -46,11 +48,16 @@ struct ResolvedBarrier {
     std::string note;
 };
 
+/// VkEvent → the node position of its latest vkCmdSetEvent[2] in submission order
+/// (MemoryDependency::event_set_at); an event without one was set outside the capture's
+/// commands (before the range, or by the host).
+using EventSets = std::unordered_map<uint64_t, uint32_t>;
+
 BufferSpan resolve_span(const DeviceState& device, const RecordedSpan& span);
 ResolvedDispatch resolve_dispatch(const DeviceState& device, const CmdDispatch& cmd);
 ResolvedTransfer resolve_transfer(const DeviceState& device, const CommandList& list,
                                   const CmdTransfer& cmd);
 ResolvedBarrier resolve_barrier(const DeviceState& device, const CommandList& list,
-                                const CmdBarrier& cmd);
+                                const CmdBarrier& cmd, const EventSets& event_sets);
 
 }  // namespace graphlens::layer

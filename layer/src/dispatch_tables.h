@@ -62,6 +62,12 @@ namespace graphlens::layer {
     X(CmdPipelineBarrier)                  \
     X(CmdPipelineBarrier2)                 \
     X(CmdPipelineBarrier2KHR)              \
+    X(CmdSetEvent)                         \
+    X(CmdSetEvent2)                        \
+    X(CmdSetEvent2KHR)                     \
+    X(CmdResetEvent)                       \
+    X(CmdResetEvent2)                      \
+    X(CmdResetEvent2KHR)                   \
     X(CmdWaitEvents)                       \
     X(CmdWaitEvents2)                      \
     X(CmdWaitEvents2KHR)                   \
@@ -82,6 +88,8 @@ namespace graphlens::layer {
     X(GetFenceStatus)                      \
     X(CreateSemaphore)                     \
     X(DestroySemaphore)                    \
+    X(SetEvent)                            \
+    X(ResetEvent)                          \
     X(SignalSemaphore)                     \
     X(SignalSemaphoreKHR)                  \
     X(WaitSemaphores)                      \

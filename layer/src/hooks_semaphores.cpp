@@ -1,7 +1,9 @@
 // Host-side synchronisation beyond fence waits: timeline semaphores (created with
 // VkSemaphoreTypeCreateInfo, signalled by the host with vkSignalSemaphore, waited for by the
 // host with vkWaitSemaphores) and fence polling (vkGetFenceStatus returning VK_SUCCESS is a
-// completed wait). What each means for the order of submissions is capture_session_sync.cpp's.
+// completed wait), and events the host sets or resets (vkSetEvent, vkResetEvent: a later
+// device wait no longer waits for a set the layer saw). What each means for the order of
+// submissions is capture_session_sync.cpp's.
 #include "layer/src/capture_session.h"
 #include "layer/src/diagnostics.h"
 #include "layer/src/hook_table.h"
@@ -56,6 +58,25 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_SignalSemaphore(VkDevice device,
     return r;
 }
 
+VkResult host_event_command(VkDevice device, VkEvent event, bool set) {
+    auto d = find_device(device);
+    if (!d) return VK_ERROR_DEVICE_LOST;
+    const VkResult r =
+        set ? d->dispatch.SetEvent(device, event) : d->dispatch.ResetEvent(device, event);
+    if (r == VK_SUCCESS && CaptureSession::get().recording())
+        guarded(set ? "vkSetEvent" : "vkResetEvent",
+                [&] { CaptureSession::get().on_event_changed_by_host(handle_bits(event)); });
+    return r;
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL hook_SetEvent(VkDevice device, VkEvent event) {
+    return host_event_command(device, event, true);
+}
+
+VKAPI_ATTR VkResult VKAPI_CALL hook_ResetEvent(VkDevice device, VkEvent event) {
+    return host_event_command(device, event, false);
+}
+
 VKAPI_ATTR VkResult VKAPI_CALL hook_WaitSemaphores(VkDevice device, const VkSemaphoreWaitInfo* info,
                                                    uint64_t timeout) {
     auto d = find_device(device);
@@ -93,6 +114,8 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_GetFenceStatus(VkDevice device, VkFence fenc
 void add_semaphore_hooks(HookTable& t) {
     t.device["vkCreateSemaphore"] = as_void_fn(&hook_CreateSemaphore);
     t.device["vkDestroySemaphore"] = as_void_fn(&hook_DestroySemaphore);
+    t.device["vkSetEvent"] = as_void_fn(&hook_SetEvent);
+    t.device["vkResetEvent"] = as_void_fn(&hook_ResetEvent);
     t.device["vkSignalSemaphore"] = as_void_fn(&hook_SignalSemaphore);
     t.device["vkSignalSemaphoreKHR"] = as_void_fn(&hook_SignalSemaphore);
     t.device["vkWaitSemaphores"] = as_void_fn(&hook_WaitSemaphores);

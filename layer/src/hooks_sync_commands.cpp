@@ -1,8 +1,10 @@
-// Barriers and event waits, recorded in Vulkan's masks and mapped onto GraphLens's barrier
-// scopes (barrier_mapping.h) when resolved (command_resolution.h). A
-// buffer barrier keeps its bytes; an image barrier keeps only its execution dependency
-// (images have no byte ranges in a capture). An event wait is a barrier at the wait: the
-// scope of the matching vkCmdSetEvent is not intersected with it, which the note says.
+// Barriers, event sets and event waits, recorded in Vulkan's masks and mapped onto GraphLens's
+// barrier scopes (barrier_mapping.h) when resolved (command_resolution.h). A buffer barrier
+// keeps its bytes; an image barrier keeps only its execution dependency (images have no byte
+// ranges in a capture). An event wait is a barrier at the wait whose dependencies keep the
+// events they wait for: at submission each gets the position of its event's latest set
+// (MemoryDependency::event_set_at), so that the commands between the set and the wait are
+// not taken as ordered by it.
 #include "layer/src/command_recording.h"
 #include "layer/src/diagnostics.h"
 #include "layer/src/hook_table.h"
@@ -102,8 +104,53 @@ VKAPI_ATTR void VKAPI_CALL hook_CmdPipelineBarrier2(VkCommandBuffer cb,
 }
 
 constexpr const char* kWaitNote =
-    "vkCmdWaitEvents: treated as a pipeline barrier at the wait with the wait's scopes; the "
-    "scope of the matching vkCmdSetEvent is not intersected";
+    "vkCmdWaitEvents: a barrier at the wait with the wait's scopes, ordering only the commands "
+    "before the matching vkCmdSetEvent";
+
+/// Gives the dependencies [first, end) of `list` the events they wait for.
+void wait_for(CommandList& list, uint32_t first, Slice events) {
+    for (uint32_t i = first; i < list.dependencies.size(); ++i)
+        list.dependencies[i].events = events;
+}
+
+void record_event_command(VkCommandBuffer cb, const char* name, VkEvent event, bool set) {
+    DeviceState* d = device_of(cb);
+    if (!d) return;
+    guarded(name, [&] {
+        record_command(*d, cb, [&](CommandList&) -> RecordedCommand {
+            if (set) return CmdSetEvent{handle_bits(event)};
+            return CmdResetEvent{handle_bits(event)};
+        });
+    });
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_CmdSetEvent(VkCommandBuffer cb, VkEvent event,
+                                            VkPipelineStageFlags stages) {
+    if (DeviceState* d = device_of(cb)) d->dispatch.CmdSetEvent(cb, event, stages);
+    record_event_command(cb, "vkCmdSetEvent", event, true);
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_CmdSetEvent2(VkCommandBuffer cb, VkEvent event,
+                                             const VkDependencyInfo* info) {
+    if (DeviceState* d = device_of(cb))
+        (d->dispatch.CmdSetEvent2 ? d->dispatch.CmdSetEvent2 : d->dispatch.CmdSetEvent2KHR)(
+            cb, event, info);
+    record_event_command(cb, "vkCmdSetEvent2", event, true);
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_CmdResetEvent(VkCommandBuffer cb, VkEvent event,
+                                              VkPipelineStageFlags stages) {
+    if (DeviceState* d = device_of(cb)) d->dispatch.CmdResetEvent(cb, event, stages);
+    record_event_command(cb, "vkCmdResetEvent", event, false);
+}
+
+VKAPI_ATTR void VKAPI_CALL hook_CmdResetEvent2(VkCommandBuffer cb, VkEvent event,
+                                               VkPipelineStageFlags2 stages) {
+    if (DeviceState* d = device_of(cb))
+        (d->dispatch.CmdResetEvent2 ? d->dispatch.CmdResetEvent2 : d->dispatch.CmdResetEvent2KHR)(
+            cb, event, stages);
+    record_event_command(cb, "vkCmdResetEvent2", event, false);
+}
 
 VKAPI_ATTR void VKAPI_CALL hook_CmdWaitEvents(VkCommandBuffer cb, uint32_t event_count,
                                               const VkEvent* events, VkPipelineStageFlags src,
@@ -121,8 +168,14 @@ VKAPI_ATTR void VKAPI_CALL hook_CmdWaitEvents(VkCommandBuffer cb, uint32_t event
             CmdBarrier c;
             c.origin = BarrierOrigin::wait_events;
             c.note = kWaitNote;
+            // Every dependency waits for all the events: the first scope is the union of
+            // their sets'.
+            const Slice waited{static_cast<uint32_t>(list.handles.size()), event_count};
+            for (uint32_t i = 0; i < event_count; ++i)
+                list.handles.push_back(handle_bits(events[i]));
             c.dependencies =
                 barrier_v1(list, src, dst, memory_count, memory, buffer_count, buffers);
+            wait_for(list, c.dependencies.begin, waited);
             return c;
         });
     });
@@ -143,8 +196,13 @@ VKAPI_ATTR void VKAPI_CALL hook_CmdWaitEvents2(VkCommandBuffer cb, uint32_t even
             c.note = kWaitNote;
             c.dependencies.begin = static_cast<uint32_t>(list.dependencies.size());
             // Consecutive calls append consecutive dependencies: one slice holds them all.
-            for (uint32_t i = 0; i < event_count; ++i)
-                c.dependencies.count += barrier_v2(list, infos[i]).count;
+            // pDependencyInfos[i] belongs to pEvents[i] alone.
+            for (uint32_t i = 0; i < event_count; ++i) {
+                const Slice event = list.append_one(list.handles, handle_bits(events[i]));
+                const Slice deps = barrier_v2(list, infos[i]);
+                wait_for(list, deps.begin, event);
+                c.dependencies.count += deps.count;
+            }
             return c;
         });
     });
@@ -156,6 +214,12 @@ void add_sync_command_hooks(HookTable& t) {
     t.device["vkCmdPipelineBarrier"] = as_void_fn(&hook_CmdPipelineBarrier);
     t.device["vkCmdPipelineBarrier2"] = as_void_fn(&hook_CmdPipelineBarrier2);
     t.device["vkCmdPipelineBarrier2KHR"] = as_void_fn(&hook_CmdPipelineBarrier2);
+    t.device["vkCmdSetEvent"] = as_void_fn(&hook_CmdSetEvent);
+    t.device["vkCmdSetEvent2"] = as_void_fn(&hook_CmdSetEvent2);
+    t.device["vkCmdSetEvent2KHR"] = as_void_fn(&hook_CmdSetEvent2);
+    t.device["vkCmdResetEvent"] = as_void_fn(&hook_CmdResetEvent);
+    t.device["vkCmdResetEvent2"] = as_void_fn(&hook_CmdResetEvent2);
+    t.device["vkCmdResetEvent2KHR"] = as_void_fn(&hook_CmdResetEvent2);
     t.device["vkCmdWaitEvents"] = as_void_fn(&hook_CmdWaitEvents);
     t.device["vkCmdWaitEvents2"] = as_void_fn(&hook_CmdWaitEvents2);
     t.device["vkCmdWaitEvents2KHR"] = as_void_fn(&hook_CmdWaitEvents2);

@@ -97,12 +97,24 @@ struct RecordedDependency {
     VkAccessFlags2 dst_access = 0;
     bool has_span = false;
     RecordedSpan span;
+    /// An event wait's: the VkEvent handles (in CommandList::handles) whose latest sets end
+    /// its source scope; empty for a pipeline barrier.
+    Slice events;
 };
 
 struct CmdBarrier {
     BarrierOrigin origin = BarrierOrigin::pipeline_barrier;
     Slice dependencies;     ///< in CommandList::dependencies
     const char* note = "";  ///< a string literal
+};
+
+/// vkCmdSetEvent[2]: an event wait orders the commands before this point.
+struct CmdSetEvent {
+    uint64_t event = 0;
+};
+/// vkCmdResetEvent[2]: a later wait waits for a set the layer does not see on this queue.
+struct CmdResetEvent {
+    uint64_t event = 0;
 };
 
 struct CmdBeginLabel {
@@ -119,8 +131,8 @@ struct CmdExecuteCommands {
 
 using RecordedCommand =
     std::variant<CmdBindPipeline, CmdBindSets, CmdPushDescriptors, CmdPushConstants, CmdDispatch,
-                 CmdTransfer, CmdBarrier, CmdBeginLabel, CmdEndLabel, CmdInsertLabel,
-                 CmdExecuteCommands>;
+                 CmdTransfer, CmdBarrier, CmdSetEvent, CmdResetEvent, CmdBeginLabel, CmdEndLabel,
+                 CmdInsertLabel, CmdExecuteCommands>;
 
 /// A command buffer's recording. Started over in place when the buffer is begun again and
 /// nothing else holds it (its arrays keep their capacity), else replaced, so that a primary

@@ -60,13 +60,17 @@ uint8_t read_bits(const Fields& f, std::string_view key, const std::array<BitNam
 MemoryDependency read_dependency(const JsonRef& v, const Path& p,
                                  const std::vector<AllocationInfo>& allocations) {
     Fields f(v, p, "a memory dependency");
-    f.only({"src_stages", "dst_stages", "src_access", "dst_access", "range"});
+    f.only({"src_stages", "dst_stages", "src_access", "dst_access", "range", "event_set_at"});
     MemoryDependency d;
     d.src_stages = read_bits(f, "src_stages", kStages, "pipeline stages");
     d.dst_stages = read_bits(f, "dst_stages", kStages, "pipeline stages");
     d.src_access = read_bits(f, "src_access", kAccesses, "memory accesses");
     d.dst_access = read_bits(f, "dst_access", kAccesses, "memory accesses");
     if (auto r = f.find("range")) d.range = read_range(*r, p / "range", allocations);
+    // Where it lies against the wait's own position is the graph's check (validate()).
+    if (auto e = f.find("event_set_at"))
+        d.event_set_at = static_cast<uint32_t>(
+            as_u64(*e, p / "event_set_at", Limits::max_nodes, "a node position"));
     return d;
 }
 }  // namespace
@@ -91,6 +95,7 @@ void append_barrier_scope_text(std::string& out, const BarrierScope& scope) {
             r.number("begin", d.range->begin);
             r.number("end", d.range->end);
         }
+        if (d.event_set_at) jd.number("event_set_at", *d.event_set_at);
     }
     deps += ']';
     if (!scope.note.empty()) o.string("note", scope.note);

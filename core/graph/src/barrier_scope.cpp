@@ -52,6 +52,20 @@ bool makes_visible(const MemoryDependency& d, HazardEnd earlier, HazardEnd later
            (d.dst_access & access_of(later.stage, later.writes));
 }
 
+// An event's first synchronization scope is the commands before its vkCmdSetEvent: a command
+// recorded between the set and the wait is not in it, whatever its stage.
+bool before_event_set(const MemoryDependency& d, HazardEnd earlier) {
+    return !d.event_set_at || earlier.node < *d.event_set_at;
+}
+
+// Whether `d` covers the hazard, leaving aside where an event was set.
+bool covers_wherever_set(const MemoryDependency& d, HazardEnd earlier, HazardEnd later,
+                         const ByteRange& bytes) {
+    if (!orders_execution(d, earlier, later)) return false;
+    // A read before a write needs the read finished, nothing made visible.
+    return !earlier.writes || (makes_visible(d, earlier, later) && range_holds(d, bytes));
+}
+
 }  // namespace
 
 uint8_t access_of(uint8_t stage, bool writes) {
@@ -67,17 +81,15 @@ uint8_t access_of(uint8_t stage, bool writes) {
 
 bool scope_covers(const BarrierScope& scope, HazardEnd earlier, HazardEnd later,
                   const ByteRange& bytes) {
-    for (const auto& d : scope.dependencies) {
-        if (!orders_execution(d, earlier, later)) continue;
-        // A read before a write needs the read finished, nothing made visible.
-        if (!earlier.writes) return true;
-        if (makes_visible(d, earlier, later) && range_holds(d, bytes)) return true;
-    }
+    for (const auto& d : scope.dependencies)
+        if (before_event_set(d, earlier) && covers_wherever_set(d, earlier, later, bytes))
+            return true;
     return false;
 }
 
-// The closest miss is the one reported: a dependency with the right stages but the wrong
-// accesses or bytes says more than one with the wrong stages.
+// The closest miss is the one reported: a dependency that misses only because the earlier
+// command follows the event's set says more than one with the wrong bytes, which says more
+// than one with the wrong accesses, which says more than one with the wrong stages.
 std::string scope_gap(const BarrierScope& scope, HazardEnd earlier, HazardEnd later,
                       const ByteRange& bytes, const AllocationNamer& allocation_name) {
     if (scope_covers(scope, earlier, later, bytes)) return {};
@@ -88,9 +100,16 @@ std::string scope_gap(const BarrierScope& scope, HazardEnd earlier, HazardEnd la
     const auto span = [](uint64_t begin, uint64_t end) {
         return std::to_string(begin) + ".." + std::to_string(end);
     };
-    std::string stages_gap, access_gap, range_gap;
+    std::string set_gap, stages_gap, access_gap, range_gap;
     for (const auto& d : scope.dependencies) {
-        if (!orders_execution(d, earlier, later)) {
+        if (covers_wherever_set(d, earlier, later, bytes)) {
+            set_gap =
+                "node " + std::to_string(earlier.node) +
+                " is recorded after the vkCmdSetEvent its wait waits for (" +
+                (*d.event_set_at == 0 ? std::string("set before the captured commands")
+                                      : "set after node " + std::to_string(*d.event_set_at - 1)) +
+                "): an event orders only the commands before its set";
+        } else if (!orders_execution(d, earlier, later)) {
             stages_gap = "its stages order " + stage_names(d.src_stages) + " before " +
                          stage_names(d.dst_stages) + ", not " + stage_names(earlier.stage) +
                          " before " + stage_names(later.stage);
@@ -107,6 +126,7 @@ std::string scope_gap(const BarrierScope& scope, HazardEnd earlier, HazardEnd la
                       : "bytes " + span(bytes.begin, bytes.end) + " of " + name(bytes.allocation));
         }
     }
+    if (!set_gap.empty()) return set_gap;
     if (!range_gap.empty()) return range_gap;
     if (!access_gap.empty()) return access_gap;
     return stages_gap;

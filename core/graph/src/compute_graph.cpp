@@ -137,8 +137,12 @@ void GraphValidator::barrier(size_t i) {
         return;
     }
     if (const BarrierScope* scope = graph_.scope_of(n))
-        for (const auto& d : scope->dependencies)
+        for (const auto& d : scope->dependencies) {
             if (d.range && !in_bounds(*d.range)) report_range(i, *d.range, "buffer barrier");
+            if (d.event_set_at && *d.event_set_at > i)
+                errors_.push_back("node " + std::to_string(i) + ": its event was set at node " +
+                                  std::to_string(*d.event_set_at) + ", after the wait");
+        }
 }
 
 void GraphValidator::node(size_t i) {

@@ -22,8 +22,8 @@ std::span<const size_t> BarrierPositions::between(size_t earlier, size_t later) 
 }
 
 HazardEnds hazard_ends(const ComputeGraph& graph, const Hazard& h) {
-    return {HazardEnd{graph.stage_of(graph.nodes[h.earlier]), h.kind != HazardKind::war},
-            HazardEnd{graph.stage_of(graph.nodes[h.later]), h.kind != HazardKind::raw}};
+    return {HazardEnd{graph.stage_of(graph.nodes[h.earlier]), h.kind != HazardKind::war, h.earlier},
+            HazardEnd{graph.stage_of(graph.nodes[h.later]), h.kind != HazardKind::raw, h.later}};
 }
 
 bool barrier_orders(const ComputeGraph& graph, size_t barrier, const Hazard& h) {

@@ -206,7 +206,10 @@ inline CaptureDocument foreign_document() {
                             kAccessShaderRead | kAccessHostRead, ByteRange{mid, 0, 1024}};
     MemoryDependency execution_only{kStageCompute, kStageTransfer, 0, 0, std::nullopt};
     g.add_barrier(BarrierScope{BarrierOrigin::pipeline_barrier, {buffer, execution_only}, ""});
-    g.add_barrier(BarrierScope{BarrierOrigin::wait_events, {}, "event 1"});
+    MemoryDependency after_set{kStageCompute, kStageCompute, kAccessShaderWrite, kAccessShaderRead,
+                               std::nullopt};
+    after_set.event_set_at = 2;  // set after the fill, before "scale"
+    g.add_barrier(BarrierScope{BarrierOrigin::wait_events, {after_set}, "event 1"});
     g.add_barrier();
     g.add_dispatch(
         dispatch(k_acc, OpKind::other, "accumulate",

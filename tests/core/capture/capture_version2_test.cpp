@@ -63,6 +63,12 @@ TEST(CaptureVersion2, EveryNewFieldLoadsBackEqual) {
     ASSERT_EQ(scope->dependencies.size(), 2u);
     EXPECT_EQ(scope->dependencies[0].range, (ByteRange{1, 0, 1024}));
     EXPECT_EQ(loaded.graph.scope_of(loaded.graph.nodes[5]), nullptr);  // the full barrier
+    // The event wait keeps where its event was set.
+    const BarrierScope* wait = loaded.graph.scope_of(loaded.graph.nodes[4]);
+    ASSERT_NE(wait, nullptr);
+    ASSERT_EQ(wait->dependencies.size(), 1u);
+    EXPECT_EQ(wait->dependencies[0].event_set_at, 2u);
+    EXPECT_EQ(scope->dependencies[0].event_set_at, std::nullopt);
     EXPECT_EQ(loaded.graph.stage_of(loaded.graph.nodes[0]), kStageTransfer);
     EXPECT_TRUE(loaded.graph.allocations[1].device_address);
     EXPECT_FALSE(loaded.graph.allocations[0].device_address);

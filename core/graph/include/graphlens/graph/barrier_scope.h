@@ -8,6 +8,7 @@
 // Stages and accesses are GraphLens's own small sets, not Vulkan's flags: the graph layer
 // links no Vulkan. The capture layer maps Vulkan's masks onto them (docs/passes.md, "Barrier
 // scopes").
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -44,18 +45,27 @@ enum SyncAccess : uint8_t {
 /// `dst_stages`, and a memory dependency making `src_access` writes visible to `dst_access`
 /// (none when both are 0). `range` limits the memory dependency to a buffer barrier's bytes;
 /// absent = a global memory barrier. The execution dependency is never limited by a range.
+/// `event_set_at` limits the source side of an event wait's dependency: the wait orders only
+/// the commands before the vkCmdSetEvent[2] that signalled its event, not those recorded
+/// between the set and the wait.
 struct MemoryDependency {
     uint8_t src_stages = 0;
     uint8_t dst_stages = 0;
     uint8_t src_access = 0;
     uint8_t dst_access = 0;
     std::optional<ByteRange> range;
+    /// An event wait's: the node position at which the event was set (the set comes right
+    /// before node *event_set_at, after the commands at smaller positions); 0 when the set
+    /// precedes every node of the graph (an earlier submission outside the capture, or the
+    /// host). Absent: the source side holds every command before the barrier.
+    std::optional<uint32_t> event_set_at = std::nullopt;
     friend bool operator==(const MemoryDependency&, const MemoryDependency&) = default;
 };
 
 enum class BarrierOrigin : uint8_t {
     pipeline_barrier,  ///< vkCmdPipelineBarrier / vkCmdPipelineBarrier2
-    wait_events,       ///< vkCmdWaitEvents[2], treated as a pipeline barrier at the wait
+    wait_events,       ///< vkCmdWaitEvents[2]: a barrier at the wait whose dependencies'
+                       ///< source sides end at the matching vkCmdSetEvent[2] (event_set_at)
     submission,        ///< a queue submission boundary the program synchronised (host wait or
                        ///< semaphore)
 };
@@ -71,11 +81,13 @@ struct BarrierScope {
     friend bool operator==(const BarrierScope&, const BarrierScope&) = default;
 };
 
-/// The side of a hazard a barrier has to order: the command's stage and what it did to the
-/// bytes (write or read).
+/// The side of a hazard a barrier has to order: the command's stage, what it did to the
+/// bytes (write or read) and its node position (an event wait orders only the commands before
+/// its set, MemoryDependency::event_set_at).
 struct HazardEnd {
     uint8_t stage = kStageCompute;
     bool writes = false;
+    size_t node = 0;
 };
 
 /// The access bit of a read or a write in a stage (kAccessShaderRead for a compute read, ...).
@@ -86,7 +98,8 @@ uint8_t access_of(uint8_t stage, bool writes);
 /// dependency whose source accesses include that write, whose destination accesses include
 /// the later access, and whose range (if any) holds every byte of `bytes`. One dependency
 /// must cover the hazard on its own (chains through several barriers are not followed:
-/// docs/passes.md says why this errs towards reporting a race).
+/// docs/passes.md says why this errs towards reporting a race); an event wait's dependency
+/// covers it only when the earlier command comes before the event's set.
 bool scope_covers(const BarrierScope& scope, HazardEnd earlier, HazardEnd later,
                   const ByteRange& bytes);
 
@@ -96,7 +109,8 @@ using AllocationNamer = std::function<std::string(AllocationId)>;
 /// Why `scope` does not cover the hazard (empty when it does): "its stages order compute
 /// before compute, not transfer before compute", "no memory dependency makes shader writes
 /// visible to shader reads", "its buffer barrier covers bytes 0..256 of 'scratch', not
-/// 128..512", ...
+/// 128..512", "node 4 is recorded after the vkCmdSetEvent its wait waits for (set before node
+/// 3): an event orders only the commands before its set", ...
 std::string scope_gap(const BarrierScope& scope, HazardEnd earlier, HazardEnd later,
                       const ByteRange& bytes, const AllocationNamer& allocation_name = {});
 
