@@ -1,45 +1,25 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses (tests/fuzz/) with clang + ASan + UBSan in build-fuzz/ and
-# runs each for a bounded time on its seed corpus. Exits non-zero when a harness finds a
-# crash; the input is left in build-fuzz/artifacts/ (turn it into a regression test).
+# Builds the libFuzzer harnesses (tests/fuzz/) in the clang + ASan + UBSan build that the
+# sanitizer tests share (scripts/sanitize-build.sh, build-sanitize/) and runs each for a bounded
+# time on its seed corpus. Exits non-zero when a harness finds a crash; the input is left in
+# <build>/artifacts/ (turn it into a regression test).
 #   GRAPHLENS_FUZZ_SECONDS  seconds per harness (default 60)
 #   GRAPHLENS_FUZZ_JOBS     build parallelism (default: nproc)
-#   GRAPHLENS_FUZZ_BUILD    build directory (default: <repo>/build-fuzz)
+#   GRAPHLENS_FUZZ_BUILD    build directory (default: <repo>/build-sanitize)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${GRAPHLENS_FUZZ_SECONDS:-60}"
 jobs="${GRAPHLENS_FUZZ_JOBS:-$(nproc)}"
-build="${GRAPHLENS_FUZZ_BUILD:-$root/build-fuzz}"
-cxx="$(command -v clang++ || true)"
-if [ -z "$cxx" ]; then
-  echo "fuzz.sh: clang++ not found (scripts/deps.sh installs it)" >&2
-  exit 1
-fi
+build="${GRAPHLENS_FUZZ_BUILD:-$root/build-sanitize}"
 
-# Every library is instrumented for coverage (fuzzer-no-link) and sanitized; the harness
-# executables add the libFuzzer main (tests/fuzz/CMakeLists.txt).
-if [ ! -f "$build/build.ninja" ]; then
-  mkdir -p "$build"
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_COMPILER="$cxx" -DGRAPHLENS_FUZZ=ON -DGRAPHLENS_BUILD_GUI=OFF \
-    -DGRAPHLENS_BUILD_BENCH=OFF -DGRAPHLENS_WERROR=OFF \
-    -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
-    > "$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }
-fi
-harnesses=()
-targets="$(ninja -C "$build" -t targets all)"
-for src in "$root"/tests/fuzz/*_fuzz.cpp; do
-  name="$(basename "$src" _fuzz.cpp)"
-  # A harness whose library is not there yet is skipped by tests/fuzz/CMakeLists.txt.
-  if grep -q "^fuzz_$name:" <<< "$targets"; then
-    harnesses+=("$name")
-  fi
-done
-if [ ${#harnesses[@]} -eq 0 ]; then
+bash "$root/scripts/sanitize-build.sh" configure "$build"
+mapfile -t targets < <(bash "$root/scripts/sanitize-build.sh" fuzz-targets "$build")
+if [ ${#targets[@]} -eq 0 ]; then
   echo "fuzz.sh: no harness targets found in $build" >&2
   exit 1
 fi
-cmake --build "$build" -j"$jobs" --target "${harnesses[@]/#/fuzz_}"
+harnesses=("${targets[@]#fuzz_}")
+cmake --build "$build" -j"$jobs" --target "${targets[@]}"
 
 status=0
 mkdir -p "$build/artifacts"

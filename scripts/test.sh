@@ -2,8 +2,8 @@
 # Installs what is missing, builds with -Werror and runs every test on Mesa's software Vulkan
 # device (lavapipe) with validation + synchronization validation. Then the pure-CPU, Graphviz
 # layout, capture-file, SPIR-V reflection and capture-layer tests again under ASan+UBSan, and the
-# libFuzzer harnesses for a bounded time
-# (GRAPHLENS_FUZZ_SECONDS each, default 60). The main run includes the Debian package's test
+# libFuzzer harnesses for a bounded time (GRAPHLENS_FUZZ_SECONDS each, default 60), both from
+# one clang build (build-sanitize/). The main run includes the Debian package's test
 # (packaging/test-installed-package.sh: pack, unpack into a scratch root, run the installed
 # CLI, layer and GUI from there; label package). GRAPHLENS_SKIP_SANITIZE=1 / GRAPHLENS_SKIP_FUZZ=1
 # skip those steps when iterating locally.
@@ -25,18 +25,30 @@ build="$root/build"
 cmake "$build" -DGRAPHLENS_WERROR=ON -DGRAPHLENS_LLAMA_VULKAN_DIR="$llama_dir" > /dev/null
 cmake --build "$build" -j"$jobs"
 
+# One clang build (scripts/sanitize-build.sh) for the ASan+UBSan tests and the libFuzzer
+# harnesses: the core compiles once for both, and one ninja run builds both sets of targets.
+sanitize="$root/build-sanitize"
+sanitize_targets=()
+if [ "${GRAPHLENS_SKIP_SANITIZE:-0}" != "1" ] || [ "${GRAPHLENS_SKIP_FUZZ:-0}" != "1" ]; then
+  bash "$root/scripts/sanitize-build.sh" configure "$sanitize"
+fi
 if [ "${GRAPHLENS_SKIP_SANITIZE:-0}" != "1" ]; then
-  asan="$root/build-asan"
-  [ -f "$asan/build.ninja" ] || cmake -S "$root" -B "$asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-    -DGRAPHLENS_SANITIZE=ON -DGRAPHLENS_WERROR=ON -DGRAPHLENS_BUILD_GUI=OFF -DGRAPHLENS_BUILD_BENCH=OFF
-  cmake --build "$asan" -j"$jobs" --target test_graph test_synthetic test_layout test_capture test_spirv test_layer graphlens-cli
+  sanitize_targets+=(test_graph test_synthetic test_layout test_capture test_spirv test_layer graphlens-cli)
 fi
 if [ "${GRAPHLENS_SKIP_FUZZ:-0}" != "1" ]; then
-  GRAPHLENS_FUZZ_SECONDS="${GRAPHLENS_FUZZ_SECONDS:-60}" bash "$root/scripts/fuzz.sh"
+  mapfile -t -O "${#sanitize_targets[@]}" sanitize_targets \
+    < <(bash "$root/scripts/sanitize-build.sh" fuzz-targets "$sanitize")
+fi
+if [ ${#sanitize_targets[@]} -gt 0 ]; then
+  cmake --build "$sanitize" -j"$jobs" --target "${sanitize_targets[@]}"
+fi
+if [ "${GRAPHLENS_SKIP_FUZZ:-0}" != "1" ]; then
+  GRAPHLENS_FUZZ_SECONDS="${GRAPHLENS_FUZZ_SECONDS:-60}" GRAPHLENS_FUZZ_BUILD="$sanitize" \
+    bash "$root/scripts/fuzz.sh"
 fi
 if [ "${GRAPHLENS_SKIP_SANITIZE:-0}" != "1" ]; then
   # Leak checks are off here: the Vulkan loader and Mesa keep process-lifetime allocations.
-  (cd "$asan" && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
+  (cd "$sanitize" && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure -j"$jobs" -L '^(graph|synthetic|layout|capture|spirv|layer)$' --timeout 900)
 fi
 # The main run last, so its summary closes the output.
