@@ -11,7 +11,7 @@
 #include "command.h"
 #include "encoding_options.h"
 #include "graphlens/decode/greedy_decode.h"
-#include "graphlens/graph/run_result.h"
+#include "graphlens/results/run_result.h"
 #include "graphlens/model/gguf_file.h"
 #include "graphlens/model/model_config.h"
 #include "graphlens/model/model_weights.h"

@@ -15,7 +15,7 @@
 
 #include "graphlens/capture/capture_file.h"
 #include "graphlens/exec/runner.h"
-#include "graphlens/graph/run_result.h"
+#include "graphlens/results/run_result.h"
 #include "models/document.h"
 #include "models/request_queue.h"
 #include "models/stage_compare_model.h"

@@ -4,7 +4,7 @@
 #include <QString>
 #include <optional>
 
-#include "graphlens/graph/run_result.h"
+#include "graphlens/results/run_result.h"
 #include "models/document.h"
 
 namespace graphlens::gui {

@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "app/core_worker.h"
-#include "graphlens/graph/run_result.h"
+#include "graphlens/results/run_result.h"
 #include "models/selection_state.h"
 
 class QComboBox;

@@ -19,7 +19,7 @@
 #include "graphlens/graph/hazard_index.h"
 #include "graphlens/graph/pass_pipeline.h"
 #include "graphlens/graph/race_finder.h"
-#include "graphlens/graph/run_result.h"
+#include "graphlens/results/run_result.h"
 #include "graphlens/graph/snapshot.h"
 
 namespace graphlens::gui {

@@ -4,7 +4,7 @@
 #include <QAbstractTableModel>
 #include <optional>
 
-#include "graphlens/graph/run_result.h"
+#include "graphlens/results/run_result.h"
 
 namespace graphlens::gui {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "graphlens/graph/compute_graph.h"
-#include "graphlens/graph/run_result.h"
+#include "graphlens/results/run_result.h"
 
 namespace graphlens {
 

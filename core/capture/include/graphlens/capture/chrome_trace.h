@@ -8,7 +8,7 @@
 #include <string>
 
 #include "graphlens/graph/compute_graph.h"
-#include "graphlens/graph/run_result.h"
+#include "graphlens/results/run_result.h"
 
 namespace graphlens {
 

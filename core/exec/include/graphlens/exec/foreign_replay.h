@@ -32,7 +32,7 @@
 #include "graphlens/capture/buffer_data.h"
 #include "graphlens/capture/capture_file.h"
 #include "graphlens/graph/compute_graph.h"
-#include "graphlens/graph/run_result.h"
+#include "graphlens/results/run_result.h"
 #include "graphlens/vulkan/device_requirements.h"
 
 namespace graphlens {

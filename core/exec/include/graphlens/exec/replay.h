@@ -4,7 +4,7 @@
 #include "graphlens/exec/runner.h"
 #include "graphlens/vulkan/device.h"
 #include "graphlens/graph/compute_graph.h"
-#include "graphlens/graph/run_result.h"
+#include "graphlens/results/run_result.h"
 
 namespace graphlens {
 

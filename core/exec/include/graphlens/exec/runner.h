@@ -18,7 +18,7 @@
 #include "graphlens/exec/execution_mode.h"
 #include "graphlens/graph/compute_graph.h"
 #include "graphlens/graph/fusion.h"
-#include "graphlens/graph/run_result.h"
+#include "graphlens/results/run_result.h"
 #include "graphlens/vulkan/graph_executor.h"
 
 namespace graphlens {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "graphlens/graph/compute_graph.h"
-#include "graphlens/graph/run_result.h"
+#include "graphlens/results/run_result.h"
 #include "graphlens/graph/snapshot.h"
 #include "graphlens/vulkan/command_encoder.h"
 #include "graphlens/vulkan/graph_session.h"

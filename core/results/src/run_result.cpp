@@ -1,4 +1,4 @@
-#include "graphlens/graph/run_result.h"
+#include "graphlens/results/run_result.h"
 
 #include <algorithm>
 
