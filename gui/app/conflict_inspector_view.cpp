@@ -82,7 +82,6 @@ ConflictInspectorView::ConflictInspectorView(SelectionState* state, QWidget* par
     layout->addWidget(headline_);
     layout->addWidget(split, 1);
     connect(state_, &SelectionState::selectionChanged, this, &ConflictInspectorView::refresh);
-    connect(state_, &SelectionState::documentChanged, this, &ConflictInspectorView::refresh);
     connect(state_, &SelectionState::stageChanged, this, &ConflictInspectorView::refresh);
     connect(state_, &SelectionState::stageArrived, this, [this](int stage) {
         if (stage <= state_->stage()) refresh();  // the fusions of earlier stages count too

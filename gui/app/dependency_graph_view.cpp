@@ -112,10 +112,7 @@ DependencyGraphView::DependencyGraphView(SelectionState* state, QWidget* parent)
     layout->addLayout(top);
     layout->addWidget(legend);
     layout->addWidget(view_, 1);
-    connect(state_, &SelectionState::documentChanged, this, [this] {
-        opened_.clear();
-        invalidate();
-    });
+    connect(state_, &SelectionState::documentChanged, this, [this] { opened_.clear(); });
     connect(state_, &SelectionState::stageChanged, this, &DependencyGraphView::invalidate);
     connect(state_, &SelectionState::stageArrived, this, [this](int stage) {
         if (stage == state_->stage()) invalidate();

@@ -20,7 +20,6 @@ constexpr int kRowH = 36, kBarH = 24, kNameW = 190, kRightPad = 80, kTop = 24;
 MemoryMapCanvas::MemoryMapCanvas(SelectionState* state, QWidget* parent)
     : QWidget(parent), state_(state) {
     connect(state_, &SelectionState::selectionChanged, this, &MemoryMapCanvas::refresh);
-    connect(state_, &SelectionState::documentChanged, this, &MemoryMapCanvas::refresh);
     connect(state_, &SelectionState::stageChanged, this, &MemoryMapCanvas::refresh);
     connect(state_, &SelectionState::stageArrived, this, [this](int stage) {
         if (stage == state_->stage()) refresh();

@@ -87,7 +87,6 @@ NodeTableView::NodeTableView(SelectionState* state, QWidget* parent)
                                                 24));
         followSelection();
     };
-    connect(state_, &SelectionState::documentChanged, this, reload);
     connect(state_, &SelectionState::stageChanged, this, reload);
     connect(state_, &SelectionState::stageArrived, this, [this, reload](int stage) {
         if (stage == state_->stage()) reload();

@@ -15,6 +15,10 @@
 
 namespace graphlens::gui {
 
+namespace {
+constexpr int kListLayoutBatch = 20000;
+}
+
 PassStepperView::PassStepperView(SelectionState* state, CoreWorker* worker, QWidget* parent)
     : QWidget(parent), state_(state), worker_(worker) {
     auto* split = new QSplitter(Qt::Vertical);
@@ -62,6 +66,9 @@ QWidget* PassStepperView::createComparison() {
     right_list_->setModel(&right_model_);
     for (QListView* v : {left_list_, right_list_}) {
         v->setUniformItemSizes(true);
+        // A stage of 100k dispatches is laid out in slices between events, not in one stall.
+        v->setLayoutMode(QListView::Batched);
+        v->setBatchSize(kListLayoutBatch);
         v->setSelectionMode(QAbstractItemView::SingleSelection);
     }
     connect(right_list_, &QListView::clicked, this, [this](const QModelIndex& i) {
@@ -144,7 +151,6 @@ void PassStepperView::onDocument() {
     if (const auto& doc = state_->document())
         for (const DocumentStage& s : doc->stages)
             left_combo_->addItem(QString::fromStdString(s.name));
-    onStage();
 }
 
 void PassStepperView::onStage() {

@@ -24,7 +24,6 @@ ScheduleView::ScheduleView(SelectionState* state, QWidget* parent)
         layout_.setScale(ScheduleLayout::kDefaultColumnWidth, layout_.boxHeight());
         horizontalScrollBar()->setValue(0);
         verticalScrollBar()->setValue(0);
-        rebuild();
     });
     connect(state_, &SelectionState::stageChanged, this, &ScheduleView::rebuild);
     connect(state_, &SelectionState::stageArrived, this, [this](int stage) {
@@ -45,37 +44,15 @@ bool ScheduleView::dimmed(size_t node_index) const {
 void ScheduleView::rebuild() {
     const StageAnalysis* a = state_->analysis();
     std::vector<size_t> sizes;
-    barrier_before_group_.clear();
-    gap_barriers_.clear();
-    partial_barriers_ = 0;
-    slot_of_node_.clear();
     if (a) {
         sizes.reserve(a->group_nodes.size());
-        slot_of_node_.assign(a->group.size(), 0);
-        for (const auto& g : a->group_nodes) {
-            for (size_t k = 0; k < g.size(); ++k) slot_of_node_[g[k]] = k;
-            sizes.push_back(g.size());
-        }
-        barrier_before_group_.assign(sizes.size(), -1);
-        gap_barriers_.assign(sizes.size(), {0, 0});
-        for (size_t k = 0; k < a->barriers.size(); ++k) {
-            const BarrierExplanation& b = a->barriers[k];
-            partial_barriers_ += b.partial;
-            if (b.group_after < 0) continue;
-            const auto g = static_cast<size_t>(b.group_after);
-            if (gap_barriers_[g].second == 0) gap_barriers_[g].first = k;
-            gap_barriers_[g].second = k + 1;
-            if (!b.duplicate && barrier_before_group_[g] < 0)
-                barrier_before_group_[g] = static_cast<long>(b.node_index);
-        }
+        for (const auto& g : a->group_nodes) sizes.push_back(g.size());
     }
     layout_.setGroups(std::move(sizes));
     // Fit the height of the tallest group into the view when it is small enough.
     const double h = std::max(60, viewport()->height() - header_ - 4);
-    double maxSize = 1;
-    if (a)
-        for (const auto& g : a->group_nodes) maxSize = std::max(maxSize, double(g.size()));
-    layout_.setScale(layout_.columnWidth(), std::clamp(h / maxSize, 3.0, 40.0));
+    const double tallest = std::max<double>(1, double(layout_.maxGroupSize()));
+    layout_.setScale(layout_.columnWidth(), std::clamp(h / tallest, 3.0, 40.0));
     updateScrollBars();
     scrollToSelection();
     viewport()->update();
@@ -147,8 +124,8 @@ std::optional<size_t> ScheduleView::nodeAt(QPointF viewport) const {
         case ScheduleLayout::Hit::Kind::dispatch:
             return a->group_nodes[hit.group][hit.slot];
         case ScheduleLayout::Hit::Kind::barrier:
-            if (barrier_before_group_[hit.group] >= 0)
-                return static_cast<size_t>(barrier_before_group_[hit.group]);
+            if (a->barrier_before_group[hit.group] >= 0)
+                return static_cast<size_t>(a->barrier_before_group[hit.group]);
             break;
         case ScheduleLayout::Hit::Kind::none:
             break;
@@ -159,7 +136,7 @@ std::optional<size_t> ScheduleView::nodeAt(QPointF viewport) const {
 QPoint ScheduleView::boxCenter(size_t node_index) const {
     const StageAnalysis* a = state_->analysis();
     const QRectF r =
-        layout_.boxRect(static_cast<size_t>(a->group[node_index]), slot_of_node_[node_index]);
+        layout_.boxRect(static_cast<size_t>(a->group[node_index]), a->slot_in_group[node_index]);
     return QPoint(int(r.center().x()) - horizontalScrollBar()->value(),
                   int(r.center().y()) + header_ - verticalScrollBar()->value());
 }
@@ -181,8 +158,10 @@ QPoint ScheduleView::groupHeaderPoint(size_t group) const {
 }
 
 QPoint ScheduleView::barrierPoint(size_t barrier_node_index) const {
-    for (size_t g = 0; g < barrier_before_group_.size(); ++g)
-        if (barrier_before_group_[g] == static_cast<long>(barrier_node_index))
+    const StageAnalysis* a = state_->analysis();
+    if (!a) return {-1, -1};
+    for (size_t g = 0; g < a->barrier_before_group.size(); ++g)
+        if (a->barrier_before_group[g] == static_cast<long>(barrier_node_index))
             return QPoint(int(std::round(layout_.barrierX(g))) - horizontalScrollBar()->value(),
                           header_ + 4);
     return {-1, -1};
@@ -191,16 +170,16 @@ QPoint ScheduleView::barrierPoint(size_t barrier_node_index) const {
 QPainterPath ScheduleView::racePath(size_t race) const {
     const StageAnalysis* a = state_->analysis();
     const Hazard& h = a->races[race].hazard;
-    return layout_.racePath(static_cast<size_t>(a->group[h.earlier]), slot_of_node_[h.earlier],
-                            static_cast<size_t>(a->group[h.later]), slot_of_node_[h.later]);
+    return layout_.racePath(static_cast<size_t>(a->group[h.earlier]), a->slot_in_group[h.earlier],
+                            static_cast<size_t>(a->group[h.later]), a->slot_in_group[h.later]);
 }
 
 QPoint ScheduleView::racePoint(size_t race) const {
     const StageAnalysis* a = state_->analysis();
     const Hazard& h = a->races[race].hazard;
     const QPointF p =
-        layout_.raceHandle(static_cast<size_t>(a->group[h.earlier]), slot_of_node_[h.earlier],
-                           static_cast<size_t>(a->group[h.later]), slot_of_node_[h.later]);
+        layout_.raceHandle(static_cast<size_t>(a->group[h.earlier]), a->slot_in_group[h.earlier],
+                           static_cast<size_t>(a->group[h.later]), a->slot_in_group[h.later]);
     return QPoint(int(std::round(p.x())) - horizontalScrollBar()->value(),
                   int(std::round(p.y())) + header_ - verticalScrollBar()->value());
 }
@@ -293,7 +272,7 @@ QString ScheduleView::tooltipAt(QPoint viewport) const {
     QStringList lines;
     const BarrierExplanation* first = a->barrier_at(*n);
     const auto [begin, end] = first && first->group_after >= 0
-                                  ? gap_barriers_[static_cast<size_t>(first->group_after)]
+                                  ? a->gap_barriers[static_cast<size_t>(first->group_after)]
                                   : std::pair<size_t, size_t>{0, 0};
     for (size_t k = begin; k < end; ++k) {
         const BarrierExplanation& b = a->barriers[k];
@@ -398,14 +377,14 @@ void ScheduleView::paintOverview(QPainter& p, size_t first, size_t last) const {
 // scopes order less than a full one are; vermillion and dashed when none of them is needed.
 void ScheduleView::paintBarrierLine(QPainter& p, size_t g, int sy, int height) const {
     const StageAnalysis* a = state_->analysis();
-    const auto [begin, end] = gap_barriers_[g];
+    const auto [begin, end] = a->gap_barriers[g];
     if (begin == end) return;
     bool redundant = true, partial = true;
     for (size_t k = begin; k < end; ++k) {
         redundant = redundant && a->barriers[k].redundant();
         partial = partial && a->barriers[k].partial;
     }
-    const long b = barrier_before_group_[g];
+    const long b = a->barrier_before_group[g];
     const auto selected_barrier = state_->selectedBarrierIndex();
     const bool sel = selected_barrier && b >= 0 && *selected_barrier == size_t(b);
     const Qt::PenStyle style = partial ? Qt::DotLine : redundant ? Qt::DashLine : Qt::SolidLine;
@@ -456,7 +435,7 @@ void ScheduleView::paintSelection(QPainter& p, size_t first, size_t last) const 
         const size_t g = static_cast<size_t>(a->group[n]);
         if (g < first || g >= last) continue;
         const QRectF r = layout_.detailed()
-                             ? layout_.boxRect(g, slot_of_node_[n])
+                             ? layout_.boxRect(g, a->slot_in_group[n])
                              : QRectF(layout_.columnX(g), 0, layout_.columnWidth(),
                                       layout_.boxHeight() * double(a->group_nodes[g].size()));
         const bool primary = selected_node && *selected_node == n;
@@ -562,8 +541,8 @@ void ScheduleView::paintHeader(QPainter& p, size_t first, size_t last, int sx, i
             .arg(a->group_nodes.size())
             .arg(a->barriers.size())
             .arg(a->redundant_barriers())
-            .arg(partial_barriers_ ? tr("; %1 partial scope, dotted").arg(partial_barriers_)
-                                   : QString())
+            .arg(a->partial_barriers ? tr("; %1 partial scope, dotted").arg(a->partial_barriers)
+                                     : QString())
             .arg(a->races.size())
             .arg(filter.empty() ? QString() : tr(", filter \"%1\"").arg(state_->filter()));
     const QString full = facts + QStringLiteral(" — ") + usageHint();

@@ -88,13 +88,7 @@ class ScheduleView : public QAbstractScrollArea {
 
     SelectionState* state_;
     ScheduleLayout layout_;
-    std::vector<long> barrier_before_group_;  ///< node index of the barrier before group g
-    /// Per group: the barriers in the gap before it, as [begin, end) into
-    /// StageAnalysis::barriers (a recorded program often has several in a row).
-    std::vector<std::pair<size_t, size_t>> gap_barriers_;
-    size_t partial_barriers_ = 0;
     std::vector<size_t> drawn_races_;
-    std::vector<size_t> slot_of_node_;
     static constexpr int kLegendRow = 14;
     static constexpr int kHeaderWithOneLegendRow = 50;  ///< summary, legend, group numbers
     int header_ = kHeaderWithOneLegendRow;              ///< for the viewport's width

@@ -159,11 +159,32 @@ void find_stage_races(const ComputeGraph& graph, const HazardIndex& index, Stage
 
 }  // namespace
 
+namespace {
+
+// Per group, which barriers stand in the gap before it, for the schedule's lines and hits.
+void index_barrier_gaps(StageAnalysis& a) {
+    a.gap_barriers.assign(a.group_nodes.size(), {0, 0});
+    a.barrier_before_group.assign(a.group_nodes.size(), -1);
+    for (size_t k = 0; k < a.barriers.size(); ++k) {
+        const BarrierExplanation& b = a.barriers[k];
+        a.partial_barriers += b.partial;
+        if (b.group_after < 0) continue;
+        const auto g = static_cast<size_t>(b.group_after);
+        if (a.gap_barriers[g].second == 0) a.gap_barriers[g].first = k;
+        a.gap_barriers[g].second = k + 1;
+        if (!b.duplicate && a.barrier_before_group[g] < 0)
+            a.barrier_before_group[g] = static_cast<long>(b.node_index);
+    }
+}
+
+}  // namespace
+
 StageAnalysis analyse_stage(const ComputeGraph& graph, const HazardAnalysisUse& also) {
     StageAnalysis a;
     const size_t n = graph.nodes.size();
     a.group.assign(n, -1);
     a.level.assign(n, -1);
+    a.slot_in_group.assign(n, 0);
     a.hazards_in.resize(n);
     a.hazards_out.resize(n);
 
@@ -179,6 +200,7 @@ StageAnalysis analyse_stage(const ComputeGraph& graph, const HazardAnalysisUse& 
         if (!open) a.group_nodes.emplace_back();
         open = true;
         a.group[i] = static_cast<int>(a.group_nodes.size()) - 1;
+        a.slot_in_group[i] = a.group_nodes.back().size();
         a.group_nodes.back().push_back(i);
         a.index_of_id.emplace(node.id, i);
     }
@@ -199,6 +221,7 @@ StageAnalysis analyse_stage(const ComputeGraph& graph, const HazardAnalysisUse& 
     if (also) also(index, dag);
 
     explain_stage_barriers(graph, index, a);
+    index_barrier_gaps(a);
     find_stage_races(graph, index, a);
     for (size_t h = 0; h < a.hazards.size(); ++h)
         if (a.group[a.hazards[h].earlier] == a.group[a.hazards[h].later])

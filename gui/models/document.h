@@ -19,8 +19,8 @@
 #include "graphlens/graph/hazard_index.h"
 #include "graphlens/graph/pass_pipeline.h"
 #include "graphlens/graph/race_finder.h"
-#include "graphlens/results/run_result.h"
 #include "graphlens/graph/snapshot.h"
+#include "graphlens/results/run_result.h"
 
 namespace graphlens::gui {
 
@@ -66,6 +66,16 @@ struct StageAnalysis {
     /// Per node index: how many races it is an end of; empty when the stage has no race.
     std::vector<uint32_t> race_count;
     std::unordered_map<NodeId, size_t> index_of_id;  ///< dispatch id -> node index
+
+    // Where the schedule draws things, computed with the rest in the worker: at 100k dispatches
+    // these arrays are megabytes of fresh memory, too slow to fill on the UI thread.
+    std::vector<size_t> slot_in_group;  ///< per node index: its row in its group, 0 for barriers
+    /// Per group: the barriers in the gap before it, as [begin, end) into `barriers` (a
+    /// recorded program often has several in a row).
+    std::vector<std::pair<size_t, size_t>> gap_barriers;
+    /// Per group: node index of the first barrier of its gap that is not a duplicate, -1 if none.
+    std::vector<long> barrier_before_group;
+    size_t partial_barriers = 0;  ///< barriers whose scope orders less than a full barrier
 
     /// Node index of the dispatch with this id, or of the fused dispatch that absorbed it.
     std::optional<size_t> find(const ComputeGraph& graph, NodeId id) const;

@@ -13,6 +13,9 @@ void NodeTableModel::setStage(DocumentPtr document, int stage) {
 }
 
 void NodeTableModel::setRun(const std::optional<RunResult>& run) {
+    // No timings before or after: nothing changes, and announcing a change of every row
+    // costs the filter proxy a pass over a 100k-dispatch stage.
+    if (gpu_ns_.empty() && (!run || run->per_dispatch.empty())) return;
     gpu_ns_.clear();
     if (run)
         for (const DispatchTiming& t : run->per_dispatch) gpu_ns_[t.node] = t.end_ns - t.start_ns;

@@ -29,6 +29,7 @@ class ScheduleLayout {
     double gap() const;
 
     size_t groupCount() const { return sizes_.size(); }
+    size_t maxGroupSize() const { return max_size_; }
     double width() const;
     double height() const;
     double columnX(size_t group) const;

@@ -103,6 +103,9 @@ class SelectionState : public QObject {
     void forward();
 
   signals:
+    /// A new document. stageChanged follows at once for its opening stage, so a view of one
+    /// stage rebuilds there and resets only its per-document state (scroll, zoom) here:
+    /// rebuilding on both would do the work of a 100k-dispatch stage twice on the UI thread.
     void documentChanged();
     /// A stage that was still being computed is now in the document.
     void stageArrived(int stage);
