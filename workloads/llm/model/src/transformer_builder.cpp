@@ -552,6 +552,17 @@ TensorView TransformerModel::reshaped(const TensorView& t, std::vector<int64_t> 
     return memory_->view(t.allocation, t.dtype, std::move(shape), t.offset);
 }
 
+TensorView TransformerModel::record_norm(GraphSession& s, uint32_t il, uint32_t T,
+                                         const TensorView& x, const std::string& region,
+                                         const std::string& norm_name) const {
+    const std::string b = fmt::format("blk.{}.", il);
+    const std::vector<int64_t> shape{int64_t(config_.n_embd), int64_t(T)};
+    const TensorView out = act(region, DType::f32, shape);
+    norm(s, x, weight(b + norm_name + ".weight"), act(region + "_raw", DType::f32, shape), out,
+         b + norm_name);
+    return out;
+}
+
 TensorView TransformerModel::record_attention_block(GraphSession& s, uint32_t il, uint32_t T,
                                                     uint32_t L, const TensorView& x) const {
     const ModelConfig& c = config_;
@@ -560,8 +571,7 @@ TensorView TransformerModel::record_attention_block(GraphSession& s, uint32_t il
     auto f32 = [&](const std::string& region, std::vector<int64_t> shape) {
         return act(region, DType::f32, std::move(shape));
     };
-    const TensorView h = f32("norm", {embd, nt});
-    norm(s, x, weight(b + "attn_norm.weight"), f32("norm_raw", {embd, nt}), h, b + "attn_norm");
+    const TensorView h = record_norm(s, il, T, x, "norm", "attn_norm");
     const QueryKeyValue qkv = record_qkv(s, il, T, h);
     const TensorView q_rope = f32("q_rope", {hd, c.n_head, nt});
     const TensorView k_rope = f32("k_rope", {hd, c.n_head_kv, nt});
@@ -573,12 +583,7 @@ TensorView TransformerModel::record_attention_block(GraphSession& s, uint32_t il
     TensorView o = f32("attn_out", {embd, nt});
     matmul(s, weight(b + "attn_output.weight"), reshaped(attn, {qd, nt}), o, b + "attn_output",
            "o_parts");
-    if (c.post_norms) {
-        const TensorView po = f32("post_attn", {embd, nt});
-        norm(s, o, weight(b + "post_attention_norm.weight"), f32("post_attn_raw", {embd, nt}), po,
-             b + "post_attention_norm");
-        o = po;
-    }
+    if (c.post_norms) o = record_norm(s, il, T, o, "post_attn", "post_attention_norm");
     return o;
 }
 
@@ -667,19 +672,13 @@ TensorView TransformerModel::record_ffn_block(GraphSession& s, uint32_t il, uint
     auto f32 = [&](const std::string& region, std::vector<int64_t> shape) {
         return act(region, DType::f32, std::move(shape));
     };
-    const TensorView fn = f32("ffn_norm", {embd, nt});
-    norm(s, x, weight(b + "ffn_norm.weight"), f32("ffn_norm_raw", {embd, nt}), fn, b + "ffn_norm");
+    const TensorView fn = record_norm(s, il, T, x, "ffn_norm", "ffn_norm");
     TensorView fo = f32("ffn_out", {embd, nt});
     if (c.is_moe())
         record_moe(s, il, T, fn, fo);
     else
         record_ffn(s, il, T, fn, fo);
-    if (c.post_norms) {
-        const TensorView pf = f32("post_ffw", {embd, nt});
-        norm(s, fo, weight(b + "post_ffw_norm.weight"), f32("post_ffw_raw", {embd, nt}), pf,
-             b + "post_ffw_norm");
-        fo = pf;
-    }
+    if (c.post_norms) fo = record_norm(s, il, T, fo, "post_ffw", "post_ffw_norm");
     return fo;
 }
 

@@ -146,6 +146,10 @@ class TransformerModel {
     TensorView reshaped(const TensorView& t, std::vector<int64_t> shape) const;
     /// Norm, q/k/v, rope, KV-cache append, attention, output projection (and its post-norm):
     /// the view to add to the residual stream.
+    /// An RMS norm of layer `il` over the embedding: output in activation region `region`
+    /// (its squares in `region`_raw), weights and label `blk.<il>.<norm_name>`.
+    TensorView record_norm(GraphSession& s, uint32_t il, uint32_t T, const TensorView& x,
+                           const std::string& region, const std::string& norm_name) const;
     TensorView record_attention_block(GraphSession& s, uint32_t il, uint32_t T, uint32_t L,
                                       const TensorView& x) const;
     struct QueryKeyValue {
