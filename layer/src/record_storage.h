@@ -15,6 +15,17 @@
 
 namespace graphlens::layer {
 
+/// Memory for one chunk, its pages made present up front: one system call maps them all,
+/// where touching them one by one costs a page fault each (expensive under virtualisation).
+struct ChunkMemory {
+    struct Unmap {
+        size_t bytes = 0;
+        void operator()(void* p) const;
+    };
+    using Pointer = std::unique_ptr<void, Unmap>;
+    static Pointer allocate(size_t bytes);
+};
+
 /// Copies of small arrays of plain values, each contiguous, kept until the arena is destroyed.
 class RecordArena {
   public:
@@ -36,14 +47,14 @@ class RecordArena {
         if (chunks_.empty() || at + bytes > capacity_) {
             // An array larger than a chunk gets a chunk of its own.
             capacity_ = std::max(kChunkBytes, bytes);
-            chunks_.push_back(std::make_unique_for_overwrite<std::byte[]>(capacity_));
+            chunks_.push_back(ChunkMemory::allocate(capacity_));
             at = 0;
         }
         used_ = at + bytes;
-        return chunks_.back().get() + at;
+        return static_cast<std::byte*>(chunks_.back().get()) + at;
     }
 
-    std::vector<std::unique_ptr<std::byte[]>> chunks_;  ///< new[] aligns to 16 bytes
+    std::vector<ChunkMemory::Pointer> chunks_;  ///< page-aligned
     size_t used_ = 0;
     size_t capacity_ = 0;
 };
@@ -54,15 +65,14 @@ class StableVector {
   public:
     void push_back(const T& item) {
         if (size_ == chunks_.size() * kChunkItems)
-            chunks_.push_back(std::make_unique_for_overwrite<Slot[]>(kChunkItems));
-        new (&chunks_.back()[size_ % kChunkItems]) T(item);
+            chunks_.push_back(ChunkMemory::allocate(kChunkItems * sizeof(T)));
+        new (slot(size_)) T(item);
         ++size_;
     }
     size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
     const T& operator[](size_t i) const {
-        return *std::launder(
-            reinterpret_cast<const T*>(&chunks_[i / kChunkItems][i % kChunkItems]));
+        return *std::launder(reinterpret_cast<const T*>(slot(i)));
     }
 
     StableVector() = default;
@@ -74,11 +84,13 @@ class StableVector {
     }
 
   private:
-    static constexpr size_t kChunkItems = std::max<size_t>(64, (size_t{64} << 10) / sizeof(T));
-    struct Slot {
-        alignas(T) std::byte bytes[sizeof(T)];
-    };
-    std::vector<std::unique_ptr<Slot[]>> chunks_;
+    static constexpr size_t kChunkItems = std::max<size_t>(64, (size_t{256} << 10) / sizeof(T));
+    static_assert(alignof(T) <= 4096, "chunks are page-aligned");
+    std::byte* slot(size_t i) const {
+        return static_cast<std::byte*>(chunks_[i / kChunkItems].get()) +
+               i % kChunkItems * sizeof(T);
+    }
+    std::vector<ChunkMemory::Pointer> chunks_;
     size_t size_ = 0;
 };
 
