@@ -52,15 +52,17 @@ void BindState::apply(const DeviceState& device, const CommandList& list, const 
     }
 }
 
-namespace {
-
-/// The descriptors a push writes, as a set's contents.
-SetContents pushed_contents(DeviceState& device, const CommandList& list,
-                            const CmdPushDescriptors& c) {
+void BindState::apply(DeviceState& device, const CommandList& list, const CmdPushDescriptors& c) {
+    BoundSet& s = sets[c.set];
+    // Pushed descriptors add to those pushed before into the same set; a set bound from a
+    // descriptor set before is replaced.
+    if (!s.pushed_contents)
+        s.pushed_contents = std::make_shared<SetContents>();
+    else if (!s.pushed)
+        s.pushed_contents->bindings.clear();
     auto layout = device.pipeline_layouts.find(c.layout);
     const SetLayoutState* set_layout =
         layout && c.set < layout->sets.size() ? layout->sets[c.set].get() : nullptr;
-    SetContents contents;
     const RecordedWrite* writes = CommandList::begin_of(list.writes, c.writes);
     for (uint32_t i = 0; i < c.writes.count; ++i) {
         const RecordedWrite& r = writes[i];
@@ -73,27 +75,9 @@ SetContents pushed_contents(DeviceState& device, const CommandList& list,
         w.pBufferInfo = r.buffer_infos.count == r.count && r.count
                             ? CommandList::begin_of(list.buffer_infos, r.buffer_infos)
                             : nullptr;
-        apply_write(device, set_layout, w, contents);
+        apply_write(device, set_layout, w, *s.pushed_contents);
     }
-    return contents;
-}
-
-}  // namespace
-
-void BindState::apply(DeviceState& device, const CommandList& list, const CmdPushDescriptors& c) {
-    const SetContents writes = pushed_contents(device, list, c);
-    BoundSet& s = sets[c.set];
-    // Pushed descriptors add to those pushed before into the same set; a set bound from a
-    // descriptor set before is replaced.
-    auto contents = s.pushed && s.contents ? std::make_shared<SetContents>(*s.contents)
-                                           : std::make_shared<SetContents>();
-    for (const auto& [binding, entries] : writes.bindings) {
-        auto& slots = contents->at(binding);
-        if (slots.size() < entries.size()) slots.resize(entries.size());
-        for (size_t e = 0; e < entries.size(); ++e)
-            if (entries[e].type != VK_DESCRIPTOR_TYPE_MAX_ENUM) slots[e] = entries[e];
-    }
-    s.contents = std::move(contents);
+    s.contents = s.pushed_contents;
     s.layout = nullptr;
     s.dynamic_offsets.clear();
     s.pushed = true;

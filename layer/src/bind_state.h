@@ -16,6 +16,9 @@ struct BoundSet {
     std::shared_ptr<const SetLayoutState> layout;
     std::vector<uint32_t> dynamic_offsets;  ///< this set's, in binding then element order
     bool pushed = false;
+    /// The contents pushes write into, in place: only this bind state holds them (a dispatch
+    /// keeps its ranges, not the set), so a push costs no copy of the set.
+    std::shared_ptr<SetContents> pushed_contents;
 
     /// The dynamic offset of descriptor `element` of `binding` (0 for a non-dynamic one).
     uint32_t dynamic_offset(uint32_t binding, uint32_t element) const;

@@ -263,9 +263,7 @@ bool CaptureSession::range_may_begin(uint64_t queue,
             return dispatches_seen_ + dispatches > r.first;
         case RangeKind::label: {
             const auto q = queues_.find(queue);
-            return labels || (q != queues_.end() &&
-                              std::find(q->second.labels.begin(), q->second.labels.end(),
-                                        r.label) != q->second.labels.end());
+            return labels || (q != queues_.end() && q->second.labels.contains(r.label));
         }
         case RangeKind::first_dispatch_submission:
             break;

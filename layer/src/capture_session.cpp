@@ -40,10 +40,6 @@ bool has_labels(const SubmittedBatch& batch) {
                        [](const auto& l) { return l->has_labels; });
 }
 
-bool contains(const std::vector<std::string>& labels, const std::string& name) {
-    return std::find(labels.begin(), labels.end(), name) != labels.end();
-}
-
 }  // namespace
 
 CaptureSession& CaptureSession::get() {
@@ -109,7 +105,7 @@ bool CaptureSession::batch_may_touch_range(const QueueState& q, const SubmittedB
     if (active_) return true;
     const CaptureRange& r = settings_.range;
     if (r.kind == RangeKind::dispatches) return dispatches_seen_ + dispatches_in(batch) > r.first;
-    if (r.kind == RangeKind::label) return has_labels(batch) || contains(q.labels, r.label);
+    if (r.kind == RangeKind::label) return has_labels(batch) || q.labels.contains(r.label);
     return false;
 }
 
@@ -142,7 +138,7 @@ void CaptureSession::process_batch(DeviceState& device, uint64_t queue, QueueSta
             active_ = !began_ && dispatches_in(batch) > 0;
             break;
         case RangeKind::label:
-            active_ = !range_over_ && contains(q.labels, r.label);
+            active_ = !range_over_ && q.labels.contains(r.label);
             break;
         case RangeKind::dispatches:
             break;
@@ -189,15 +185,18 @@ void CaptureSession::walk_command(const CommandList& list, const RecordedCommand
                    [&](const CmdPushConstants& c) { bound.apply(list, c); },
                    [&](const CmdDispatch& c) { on_dispatch_command(c, bound, w); },
                    [&](const CmdTransfer& c) {
-                       const std::string label = take_label(w.queue);
-                       if (!active_) return;
-                       emit_or_skip(w, false);
-                       builder_->transfer(resolve_transfer(w.device, list, c), label);
+                       if (active_) {
+                           emit_or_skip(w, false);
+                           builder_->transfer(resolve_transfer(w.device, list, c),
+                                              next_node_label(w.queue));
+                       }
+                       w.queue.pending_insert.clear();
                    },
                    [&](const CmdBarrier& c) {
                        if (!active_) return;
                        emit_or_skip(w, false);
-                       builder_->barrier(resolve_barrier(w.device, list, c, event_sets_));
+                       resolve_barrier(w.device, list, c, event_sets_, barrier_scratch_);
+                       builder_->barrier(barrier_scratch_);
                    },
                    // Followed outside the range too: a wait inside it may wait for a set
                    // before it, which orders none of the captured commands (position 0).
@@ -220,13 +219,16 @@ void CaptureSession::walk_command(const CommandList& list, const RecordedCommand
 void CaptureSession::on_dispatch_command(const CmdDispatch& cmd, const BindState& bound, Walk& w) {
     const uint64_t n = dispatches_seen_++;
     const CaptureRange& r = settings_.range;
-    const std::string label = take_label(w.queue);
     if (r.kind == RangeKind::dispatches && !range_over_ && n >= r.first &&
         n - r.first < r.count_or_last)
         active_ = true;
-    if (!active_) return;
+    if (!active_) {
+        w.queue.pending_insert.clear();
+        return;
+    }
     emit_or_skip(w, true);
-    builder_->dispatch(resolve_dispatch(w.device, cmd), bound, label);
+    builder_->dispatch(resolve_dispatch(w.device, cmd), bound, next_node_label(w.queue));
+    w.queue.pending_insert.clear();
     if (r.kind == RangeKind::dispatches && n - r.first + 1 == r.count_or_last) {
         active_ = false;
         range_over_ = true;
@@ -237,13 +239,14 @@ void CaptureSession::emit_or_skip(Walk& w, bool /*is_dispatch*/) {
     if (!open_submission_) begin_submission(w.device, w.queue, w.batch);
 }
 
-std::string CaptureSession::take_label(QueueState& q) {
-    if (!q.pending_insert.empty()) return std::exchange(q.pending_insert, {});
-    return q.labels.empty() ? std::string() : q.labels.back();
+const std::string& CaptureSession::next_node_label(const QueueState& q) {
+    static const std::string none;
+    if (!q.pending_insert.empty()) return q.pending_insert;
+    return q.labels.empty() ? none : q.labels.back();
 }
 
-void CaptureSession::push_label(QueueState& q, std::string name) {
-    q.labels.push_back(std::move(name));
+void CaptureSession::push_label(QueueState& q, const std::string& name) {
+    q.labels.push(name);
     const CaptureRange& r = settings_.range;
     if (r.kind == RangeKind::label && !range_over_ && q.labels.back() == r.label) active_ = true;
 }
@@ -251,9 +254,9 @@ void CaptureSession::push_label(QueueState& q, std::string name) {
 void CaptureSession::pop_label(QueueState& q) {
     if (q.labels.empty()) return;
     const CaptureRange& r = settings_.range;
-    const bool had = contains(q.labels, r.label);
-    q.labels.pop_back();
-    if (r.kind != RangeKind::label || !had || contains(q.labels, r.label)) return;
+    const bool had = q.labels.contains(r.label);
+    q.labels.pop();
+    if (r.kind != RangeKind::label || !had || q.labels.contains(r.label)) return;
     active_ = false;
     if (began_) range_over_ = true;
 }
@@ -267,7 +270,7 @@ void CaptureSession::on_queue_label(uint64_t queue, QueueLabel what, std::string
     std::lock_guard lock(mutex_);
     if (finished_) return;
     QueueState& q = queues_[queue];
-    if (what == QueueLabel::begin) push_label(q, std::move(name));
+    if (what == QueueLabel::begin) push_label(q, name);
     if (what == QueueLabel::end) pop_label(q);
     if (what == QueueLabel::insert) q.pending_insert = std::move(name);
     if (range_over_) write_capture("the label region ended");

@@ -3,6 +3,7 @@
 // asked for (capture_settings.h), how consecutive submissions were synchronised, and when
 // the file is written — when the range ends, at vkDestroyDevice, or at exit if a range began
 // but did not end. Once written, recording() turns false and every hook only passes through.
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -41,6 +42,28 @@ struct SubmittedBatch {
 };
 
 enum class QueueLabel : uint8_t { begin, end, insert };
+
+/// A queue's open debug-utils labels, outermost first. A popped label's string keeps its
+/// memory for the next one: a program opens and closes a label around every dispatch.
+class LabelStack {
+  public:
+    void push(const std::string& name) {
+        if (depth_ == names_.size()) names_.emplace_back();
+        names_[depth_++].assign(name);
+    }
+    void pop() {
+        if (depth_) --depth_;
+    }
+    bool empty() const { return depth_ == 0; }
+    const std::string& back() const { return names_[depth_ - 1]; }
+    bool contains(const std::string& name) const {
+        return std::find(names_.begin(), names_.begin() + depth_, name) != names_.begin() + depth_;
+    }
+
+  private:
+    std::vector<std::string> names_;
+    size_t depth_ = 0;
+};
 
 class CaptureSession {
   public:
@@ -88,8 +111,8 @@ class CaptureSession {
     struct QueueState {
         const DeviceState* device = nullptr;
         uint32_t family = 0, index = 0;
-        std::vector<std::string> labels;  ///< queue and command-buffer labels, outermost first
-        std::string pending_insert;       ///< an inserted label names the next node
+        LabelStack labels;           ///< queue and command-buffer labels
+        std::string pending_insert;  ///< an inserted label names the next node
         std::optional<uint64_t> last_submission;
         std::optional<uint64_t> host_waited_through;
     };
@@ -104,13 +127,16 @@ class CaptureSession {
                       Walk& walk);
     void on_dispatch_command(const CmdDispatch& cmd, const BindState& bound, Walk& walk);
     void emit_or_skip(Walk& walk, bool is_dispatch);
-    void push_label(QueueState& q, std::string name);
+    void push_label(QueueState& q, const std::string& name);
     void pop_label(QueueState& q);
     void begin_submission(DeviceState& device, QueueState& q, const SubmittedBatch& batch);
     std::string sync_with_previous(const QueueState& q, const SubmittedBatch& batch,
                                    BarrierScope& scope) const;
     void end_submission();
-    std::string take_label(QueueState& q);
+    /// The label of the queue's next node: an inserted label, else the innermost open one.
+    /// The caller clears q.pending_insert once the node is made (an inserted label names one
+    /// node).
+    static const std::string& next_node_label(const QueueState& q);
     uint64_t current_index_ = 0;
     std::optional<uint64_t> last_queue_;  ///< the queue of the latest submission
     void write_capture(const char* why_now);
@@ -150,6 +176,7 @@ class CaptureSession {
     /// Event → the node position of its latest vkCmdSetEvent[2] walked (0 before the range),
     /// for the waits of later commands (MemoryDependency::event_set_at).
     EventSets event_sets_;
+    ResolvedBarrier barrier_scratch_;  ///< reused by every barrier command walked
     uint64_t submissions_ = 0;
     uint64_t dispatches_seen_ = 0;
     std::unique_ptr<GraphBuilder> builder_;

@@ -58,11 +58,11 @@ std::optional<uint32_t> event_set_at(const CommandList& list, Slice events,
 
 }  // namespace
 
-ResolvedBarrier resolve_barrier(const DeviceState& device, const CommandList& list,
-                                const CmdBarrier& cmd, const EventSets& event_sets) {
-    ResolvedBarrier r;
+void resolve_barrier(const DeviceState& device, const CommandList& list, const CmdBarrier& cmd,
+                     const EventSets& event_sets, ResolvedBarrier& r) {
     r.origin = cmd.origin;
     r.note = cmd.note;
+    r.dependencies.clear();
     const RecordedDependency* deps = CommandList::begin_of(list.dependencies, cmd.dependencies);
     for (uint32_t i = 0; i < cmd.dependencies.count; ++i) {
         const RecordedDependency& d = deps[i];
@@ -75,7 +75,6 @@ ResolvedBarrier resolve_barrier(const DeviceState& device, const CommandList& li
         out.dependency.event_set_at = event_set_at(list, d.events, event_sets);
         r.dependencies.push_back(std::move(out));
     }
-    return r;
 }
 
 }  // namespace graphlens::layer

@@ -57,7 +57,8 @@ BufferSpan resolve_span(const DeviceState& device, const RecordedSpan& span);
 ResolvedDispatch resolve_dispatch(const DeviceState& device, const CmdDispatch& cmd);
 ResolvedTransfer resolve_transfer(const DeviceState& device, const CommandList& list,
                                   const CmdTransfer& cmd);
-ResolvedBarrier resolve_barrier(const DeviceState& device, const CommandList& list,
-                                const CmdBarrier& cmd, const EventSets& event_sets);
+/// Fills `out`, reusing its memory (a program records a barrier per dispatch).
+void resolve_barrier(const DeviceState& device, const CommandList& list, const CmdBarrier& cmd,
+                     const EventSets& event_sets, ResolvedBarrier& out);
 
 }  // namespace graphlens::layer

@@ -32,16 +32,6 @@ std::string where(const spirv::ReflectedBinding& b) {
     return "set " + std::to_string(b.set) + " binding " + std::to_string(b.binding);
 }
 
-TensorView byte_view(const ByteRange& r) {
-    TensorView v;
-    v.allocation = r.allocation;
-    v.offset = r.begin;
-    v.size = r.size();
-    v.dtype = DType::u8;
-    v.shape = {static_cast<int64_t>(r.size()), 1, 1, 1};
-    return v;
-}
-
 }  // namespace
 
 AllocationId GraphBuilder::allocation_of(const BufferState& buffer) {
@@ -79,14 +69,15 @@ GraphBuilder::Resolved GraphBuilder::resolve_descriptor(const DescriptorEntry& e
 }
 
 std::string GraphBuilder::bind_views(const PipelineState& pipeline, const BindState& bound,
-                                     Node& node) {
+                                     RecordedNode& node) {
     if (!pipeline.reflection_error.empty())
         return "its kernel could not be reflected: " + pipeline.reflection_error;
     if (pipeline.device_addresses == spirv::DeviceAddresses::unknown)
         return "its kernel addresses memory through buffer device addresses: " +
                pipeline.device_address_reason;
-    std::vector<BoundView> views;
-    std::vector<ByteRange> reads, writes;
+    views_scratch_.clear();
+    reads_scratch_.clear();
+    writes_scratch_.clear();
     bool arrays = false;
     for (const auto& rb : pipeline.reflected) {
         if (rb.descriptor != spirv::DescriptorClass::storage_buffer &&
@@ -104,18 +95,18 @@ std::string GraphBuilder::bind_views(const PipelineState& pipeline, const BindSt
             const auto r = resolve_descriptor((*entries)[e],
                                               set->second.dynamic_offset(rb.binding, uint32_t(e)));
             if (!r.range) return where(rb) + " is bound to " + r.why;
-            views.emplace_back(rb.binding, byte_view(*r.range), rb.set);
-            if (access_reads(rb.access)) reads.push_back(*r.range);
-            if (access_writes(rb.access)) writes.push_back(*r.range);
+            views_scratch_.push_back({rb.set, rb.binding, *r.range});
+            if (access_reads(rb.access)) reads_scratch_.push_back(*r.range);
+            if (access_writes(rb.access)) writes_scratch_.push_back(*r.range);
         }
     }
     // A view per binding where each binding is one buffer; descriptor arrays state their
     // ranges directly (a bound view names one buffer).
     if (arrays) {
-        node.reads = reads;
-        node.writes = writes;
+        node.reads = arena_.copy(std::span<const ByteRange>(reads_scratch_));
+        node.writes = arena_.copy(std::span<const ByteRange>(writes_scratch_));
     } else {
-        node.bindings = views;
+        node.bindings = arena_.copy(std::span<const RecordedView>(views_scratch_));
     }
     return {};
 }
@@ -143,9 +134,8 @@ KernelId GraphBuilder::transfer_kernel(const std::string& name) {
 
 void GraphBuilder::dispatch(const ResolvedDispatch& cmd, const BindState& bound,
                             const std::string& label) {
-    Node node;
-    node.id = next_id();
-    node.origin = {node.id};
+    RecordedNode node;
+    const NodeId id = next_id();
     node.label = label_of(label);
     node.workgroups = cmd.groups;
     ++dispatches_;
@@ -153,84 +143,80 @@ void GraphBuilder::dispatch(const ResolvedDispatch& cmd, const BindState& bound,
         node.kernel = transfer_kernel("unknown compute pipeline");
         graph_.kernels[node.kernel].stage = kStageCompute;
         node.ranges_known = false;
-        note(node.id, "a dispatch with no compute pipeline the layer knows bound");
-        graph_.add_dispatch(std::move(node));
+        note(id, "a dispatch with no compute pipeline the layer knows bound");
+        nodes_.push_back(node);
         return;
     }
     node.kernel = kernel_of(bound.pipeline);
     const uint32_t pc_size = bound.pipeline->kernel.push_constant_size;
-    node.push_constants = std::vector<uint8_t>(
-        bound.push_constants.begin(),
-        bound.push_constants.begin() +
-            std::min<size_t>(bound.push_constants.size(), pc_size ? pc_size : SIZE_MAX));
+    node.push_constants = arena_.copy(std::span<const uint8_t>(
+        bound.push_constants.data(),
+        std::min<size_t>(bound.push_constants.size(), pc_size ? pc_size : SIZE_MAX)));
     const std::string why = bind_views(*bound.pipeline, bound, node);
     if (!why.empty()) {
         node.ranges_known = false;
-        node.reads.clear();
-        node.writes.clear();
-        note(node.id, "ranges unknown: " + why);
+        node.reads = {};
+        node.writes = {};
+        note(id, "ranges unknown: " + why);
     } else if (bound.pipeline->device_addresses == spirv::DeviceAddresses::within_bindings) {
-        note(node.id,
+        note(id,
              "ranges from its bindings although its kernel uses buffer device "
              "addresses: " +
                  bound.pipeline->device_address_reason);
     }
     if (cmd.base != std::array<uint32_t, 3>{0, 0, 0})
-        note(node.id, "vkCmdDispatchBase: the base workgroup is not stored, only the counts");
+        note(id, "vkCmdDispatchBase: the base workgroup is not stored, only the counts");
     if (cmd.is_indirect) {
         // The counts are in device memory: read_indirect_counts reads them from the buffer
         // contents where it can. The arguments are a read.
         const auto args = resolve(cmd.indirect_args);
-        indirect_.push_back({graph_.nodes.size(), args.range});
+        indirect_.push_back({nodes_.size(), args.range});
         if (node.ranges_known && args.range) {
-            graph_.derive_ranges(node);
-            node.bindings.clear();
-            node.reads.push_back(*args.range);
+            node.reads_indirect_args = true;
         } else if (node.ranges_known) {
             node.ranges_known = false;
-            note(node.id, "ranges unknown: the indirect arguments are in " + args.why);
+            note(id, "ranges unknown: the indirect arguments are in " + args.why);
         }
     }
-    graph_.add_dispatch(std::move(node));
+    nodes_.push_back(node);
 }
 
-const SharedString& GraphBuilder::label_of(const std::string& text) {
-    auto it = labels_.find(text);
-    if (it == labels_.end()) it = labels_.emplace(text, SharedString(text)).first;
+uint32_t GraphBuilder::label_of(const std::string& text) {
+    auto [it, added] = label_numbers_.try_emplace(text, uint32_t(labels_.size()));
+    if (added) labels_.emplace_back(text);
     return it->second;
 }
 
 void GraphBuilder::transfer(const ResolvedTransfer& cmd, const std::string& label) {
-    Node node;
-    node.id = next_id();
-    node.origin = {node.id};
+    RecordedNode node;
+    const NodeId id = next_id();
     node.label = label_of(label.empty() ? cmd.name : label);
     node.kernel = transfer_kernel(cmd.name);
-    node.push_constants = cmd.data;
+    node.push_constants = arena_.copy(std::span<const uint8_t>(cmd.data));
     if (cmd.name == "vkCmdUpdateBuffer" && cmd.data.empty())
-        note(node.id, "vkCmdUpdateBuffer of more than 4096 bytes: its bytes are not kept");
+        note(id, "vkCmdUpdateBuffer of more than 4096 bytes: its bytes are not kept");
+    reads_scratch_.clear();
+    writes_scratch_.clear();
     for (const auto* spans : {&cmd.reads, &cmd.writes}) {
         for (const auto& s : *spans) {
             const auto r = resolve(s);
             if (!r.range) {
                 node.ranges_known = false;
-                note(node.id, cmd.name + ": ranges unknown: it uses " + r.why);
+                note(id, cmd.name + ": ranges unknown: it uses " + r.why);
                 break;
             }
-            (spans == &cmd.reads ? node.reads : node.writes).push_back(*r.range);
+            (spans == &cmd.reads ? reads_scratch_ : writes_scratch_).push_back(*r.range);
         }
     }
-    if (!node.ranges_known) {
-        node.reads.clear();
-        node.writes.clear();
+    if (node.ranges_known) {
+        node.reads = arena_.copy(std::span<const ByteRange>(reads_scratch_));
+        node.writes = arena_.copy(std::span<const ByteRange>(writes_scratch_));
     }
-    graph_.add_dispatch(std::move(node));
+    nodes_.push_back(node);
 }
 
 void GraphBuilder::barrier(const ResolvedBarrier& cmd) {
-    BarrierScope scope;
-    scope.origin = cmd.origin;
-    scope.note = cmd.note;
+    dependencies_scratch_.clear();
     for (const auto& d : cmd.dependencies) {
         MemoryDependency dep = d.dependency;
         if (d.span) {
@@ -243,13 +229,30 @@ void GraphBuilder::barrier(const ResolvedBarrier& cmd) {
             }
             dep.range = r.range;
         }
-        scope.dependencies.push_back(std::move(dep));
+        dependencies_scratch_.push_back(dep);
     }
-    graph_.add_barrier(std::move(scope));
+    add_barrier(cmd.origin, cmd.note, dependencies_scratch_);
 }
 
 void GraphBuilder::submission_barrier(BarrierScope scope) {
-    graph_.add_barrier(std::move(scope));
+    add_barrier(scope.origin, scope.note, scope.dependencies);
+}
+
+void GraphBuilder::add_barrier(BarrierOrigin origin, const std::string& note,
+                               std::span<const MemoryDependency> dependencies) {
+    static_assert(std::is_trivially_copyable_v<MemoryDependency>);
+    if (barrier_notes_.empty()) barrier_notes_.emplace_back();  // number 0: no note
+    uint32_t note_number = 0;
+    if (!note.empty()) {
+        auto [it, added] = barrier_note_numbers_.try_emplace(note, uint32_t(barrier_notes_.size()));
+        if (added) barrier_notes_.push_back(note);
+        note_number = it->second;
+    }
+    RecordedNode node;
+    node.kind = NodeKind::barrier;
+    node.kernel = static_cast<uint32_t>(barriers_.size());
+    barriers_.push_back({origin, note_number, arena_.copy(dependencies)});
+    nodes_.push_back(node);
 }
 
 void GraphBuilder::note(std::optional<NodeId> node, const std::string& text) {
@@ -273,6 +276,7 @@ std::optional<size_t> GraphBuilder::earlier_writer(size_t index, const ByteRange
 }
 
 void GraphBuilder::read_indirect_counts(const BufferSnapshot* contents_at_start) {
+    build_nodes();
     for (const IndirectDispatch& d : indirect_) {
         Node& node = graph_.nodes[d.index];
         std::string why;

@@ -5,8 +5,11 @@
 // the buffer's memory offset + the descriptor's offset + its dynamic offset. Whatever cannot
 // be stated exactly makes the node's ranges unknown and a note says why: the layer never
 // guesses.
+// While the range is open the graph is kept as compact records (recorded_node.h); the core
+// graph's nodes are built from them once, when the capture is written.
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -17,6 +20,8 @@
 #include "layer/src/buffer_snapshot.h"
 #include "layer/src/command_resolution.h"
 #include "layer/src/layer_state.h"
+#include "layer/src/record_storage.h"
+#include "layer/src/recorded_node.h"
 
 namespace graphlens::layer {
 
@@ -29,7 +34,7 @@ class GraphBuilder {
     /// Adds a note, once per text: a repeat only counts the further nodes it concerns.
     void note(std::optional<NodeId> node, const std::string& text);
 
-    size_t node_count() const { return graph_.nodes.size(); }
+    size_t node_count() const { return nodes_.size(); }
     size_t dispatch_count() const { return dispatches_; }
     /// The VkDeviceMemory of each allocation, by allocation id.
     const std::vector<std::shared_ptr<const MemoryState>>& allocation_memories() const {
@@ -57,11 +62,20 @@ class GraphBuilder {
     KernelId transfer_kernel(const std::string& name);
     /// Fills node's bindings (or explicit ranges for descriptor arrays); returns why the
     /// ranges are unknown, or an empty string.
-    std::string bind_views(const PipelineState& pipeline, const BindState& bound, Node& node);
+    std::string bind_views(const PipelineState& pipeline, const BindState& bound,
+                           RecordedNode& node);
     NodeId next_id() { return next_id_++; }
-    /// The label as one shared string per distinct text: a program repeats its labels every
-    /// step, and a copy per node would be most of a node's memory.
-    const SharedString& label_of(const std::string& text);
+    /// The label's number: one shared string per distinct text, as a program repeats its
+    /// labels every step.
+    uint32_t label_of(const std::string& text);
+    void add_barrier(BarrierOrigin origin, const std::string& note,
+                     std::span<const MemoryDependency> dependencies);
+    /// The core graph's nodes and barrier scopes from the records (once, before the graph is
+    /// read or handed over).
+    void build_nodes();
+    /// The Node of dispatch record `index`; next_indirect walks indirect_ alongside.
+    Node dispatch_node(const RecordedNode& record, NodeId id, size_t index,
+                       size_t& next_indirect) const;
 
     /// The earliest node before `index` that writes `bytes` or whose ranges are unknown.
     std::optional<size_t> earlier_writer(size_t index, const ByteRange& bytes) const;
@@ -71,7 +85,16 @@ class GraphBuilder {
         std::optional<ByteRange> args;  ///< the 12 bytes of VkDispatchIndirectCommand
     };
     std::vector<IndirectDispatch> indirect_;
+    /// Allocations and kernels while recording; the nodes too after build_nodes.
     ComputeGraph graph_;
+    StableVector<RecordedNode> nodes_;
+    StableVector<RecordedBarrier> barriers_;
+    RecordArena arena_;
+    bool nodes_built_ = false;
+    /// Reused for every dispatch and barrier before its arrays are copied into arena_.
+    std::vector<RecordedView> views_scratch_;
+    std::vector<ByteRange> reads_scratch_, writes_scratch_;
+    std::vector<MemoryDependency> dependencies_scratch_;
     std::map<const MemoryState*, AllocationId> allocations_;
     std::vector<std::shared_ptr<const MemoryState>> allocation_memory_;
     std::vector<std::vector<uint64_t>> allocation_buffers_;  ///< buffer handles seen, by id
@@ -80,7 +103,10 @@ class GraphBuilder {
     std::map<std::string, KernelId> transfer_kernels_;
     std::vector<CaptureNote> notes_;
     std::map<std::string, std::pair<size_t, size_t>> note_counts_;  ///< text → (index, count)
-    std::unordered_map<std::string, SharedString> labels_;
+    std::unordered_map<std::string, uint32_t> label_numbers_;
+    std::vector<SharedString> labels_;
+    std::unordered_map<std::string, uint32_t> barrier_note_numbers_;
+    std::vector<std::string> barrier_notes_;
     NodeId next_id_ = 0;
     size_t dispatches_ = 0;
 };

@@ -33,6 +33,7 @@ std::string allocation_name(const DeviceState* d, const MemoryState& memory,
 }  // namespace
 
 ComputeGraph GraphBuilder::finish(const DeviceState* device, std::vector<CaptureNote>& notes) {
+    build_nodes();
     for (AllocationId a = 0; a < graph_.allocations.size(); ++a)
         graph_.allocations[a].name =
             allocation_name(device, *allocation_memory_[a], allocation_buffers_[a], a);
