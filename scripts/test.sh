@@ -30,7 +30,8 @@ cmake --build "$build" -j"$jobs"
 sanitize="$root/build-sanitize"
 sanitize_targets=()
 if [ "${GRAPHLENS_SKIP_SANITIZE:-0}" != "1" ] || [ "${GRAPHLENS_SKIP_FUZZ:-0}" != "1" ]; then
-  bash "$root/scripts/sanitize-build.sh" configure "$sanitize"
+  # The kernels (SPIR-V) are the main build's: glslang runs once for both builds.
+  GRAPHLENS_KERNELS_FROM="$build" bash "$root/scripts/sanitize-build.sh" configure "$sanitize"
 fi
 if [ "${GRAPHLENS_SKIP_SANITIZE:-0}" != "1" ]; then
   sanitize_targets+=(test_graph test_synthetic test_layout test_capture test_spirv test_layer graphlens-cli)
