@@ -21,8 +21,13 @@ export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 llama_dir="$(bash "$root/scripts/fetch-llama-vulkan.sh")"
 
 build="$root/build"
-[ -f "$build/build.ninja" ] || cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
-cmake "$build" -DGRAPHLENS_WERROR=ON -DGRAPHLENS_LLAMA_VULKAN_DIR="$llama_dir" > /dev/null
+options=(-DGRAPHLENS_WERROR=ON -DGRAPHLENS_LLAMA_VULKAN_DIR="$llama_dir")
+# A fresh tree is configured once, with every option; an existing one gets them again.
+if [ -f "$build/build.ninja" ]; then
+  cmake "$build" "${options[@]}" > /dev/null
+else
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${options[@]}"
+fi
 cmake --build "$build" -j"$jobs"
 
 # One clang build (scripts/sanitize-build.sh) for the ASan+UBSan tests and the libFuzzer
