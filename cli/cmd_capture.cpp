@@ -10,14 +10,14 @@
 #include <optional>
 
 #include "command.h"
-#include "graphlens/vulkan/device.h"
-#include "graphlens/vulkan/device_memory.h"
-#include "graphlens/exec/capture_device.h"
 #include "graphlens/capture/capture_file.h"
-#include "graphlens/synthetic/synthetic_graphs.h"
+#include "graphlens/exec/capture_device.h"
 #include "graphlens/model/gguf_file.h"
 #include "graphlens/model/model_config.h"
 #include "graphlens/model/transformer_builder.h"
+#include "graphlens/synthetic/synthetic_graphs.h"
+#include "graphlens/vulkan/device.h"
+#include "graphlens/vulkan/device_memory.h"
 
 namespace graphlens::cli {
 namespace {
@@ -136,7 +136,7 @@ int run_capture(const CaptureOptions& o) {
     return 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand capture_registration{
     "capture", [](CLI::App& app) -> std::function<int()> {
         auto o = std::make_shared<CaptureOptions>();
         app.description(

@@ -176,7 +176,7 @@ int run_sample(const DemoOptions& o) {
     return ok ? 0 : 1;
 }
 
-const RegisterCommand reg{
+const RegisterCommand demo_registration{
     "demo", [](CLI::App& app) -> std::function<int()> {
         app.description("Run a small chain of dispatches per-op-submit, serial and elided");
         auto o = std::make_shared<DemoOptions>();

@@ -43,7 +43,7 @@ void print_device(const DeviceFacts& f, bool chosen) {
                                                : fmt::format("{}", fmt::join(f.extensions, ", ")));
 }
 
-const RegisterCommand reg{
+const RegisterCommand devices_registration{
     "devices", [](CLI::App& app) -> std::function<int()> {
         app.description("List Vulkan devices and the facts that matter for GraphLens");
         auto kernels = std::make_shared<std::vector<std::string>>();

@@ -15,7 +15,7 @@ struct DiffArgs {
     size_t max_listed = 20;
 };
 
-const RegisterCommand reg{
+const RegisterCommand diff_registration{
     "diff", [](CLI::App& app) -> std::function<int()> {
         app.description(
             "Compare two captures or runs (before/after): barriers and groups per stage, "

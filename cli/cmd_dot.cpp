@@ -85,7 +85,7 @@ int run_dot(const DotArgs& a) {
     return 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand dot_registration{
     "dot", [](CLI::App& app) -> std::function<int()> {
         app.description(
             "Graphviz DOT of the dependency graph: edges coloured by hazard (RAW blue, WAR "

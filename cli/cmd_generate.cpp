@@ -11,11 +11,11 @@
 #include "command.h"
 #include "encoding_options.h"
 #include "graphlens/decode/greedy_decode.h"
-#include "graphlens/results/run_result.h"
 #include "graphlens/model/gguf_file.h"
 #include "graphlens/model/model_config.h"
 #include "graphlens/model/model_weights.h"
 #include "graphlens/ops/fusion_recipes.h"
+#include "graphlens/results/run_result.h"
 #include "graphlens/vulkan/device.h"
 #include "graphlens/vulkan/device_memory.h"
 
@@ -67,7 +67,7 @@ LoadedWeights load_weights(const GenerateOptions& o) {
     return w;
 }
 
-std::string us(double ns) {
+std::string microseconds(double ns) {
     return fmt::format("{:.1f}", ns / 1e3);
 }
 
@@ -95,12 +95,14 @@ void print_result(const GreedyDecodeResult& r, const GenerateOptions& o, const s
         "GPU, the token stays there (tokens read back once, after the loop)\n",
         wall.size(), o.warmup + 1, o.warmup + wall.size(), o.warmup);
     fmt::print("time per token (wall, µs): median {}  min {}  max {}   ({:.1f} tokens/s)\n",
-               us(w.median), us(w.min), us(w.max), w.median > 0 ? 1e9 / w.median : 0.0);
-    fmt::print("  GPU median {} µs, recording median {} µs\n", us(g.median), us(e.median));
+               microseconds(w.median), microseconds(w.min), microseconds(w.max),
+               w.median > 0 ? 1e9 / w.median : 0.0);
+    fmt::print("  GPU median {} µs, recording median {} µs\n", microseconds(g.median),
+               microseconds(e.median));
     // One line for scripts (bench/llama/decode_loop_ab.sh).
     fmt::print("generate: mode={} tokens={} kv={}..{} median_us={} min_us={} max_us={} gpu_us={}\n",
-               o.mode, wall.size(), o.warmup + 1, o.warmup + wall.size(), us(w.median), us(w.min),
-               us(w.max), us(g.median));
+               o.mode, wall.size(), o.warmup + 1, o.warmup + wall.size(), microseconds(w.median),
+               microseconds(w.min), microseconds(w.max), microseconds(g.median));
 }
 
 int run_generate(const GenerateOptions& o) {
@@ -134,7 +136,7 @@ int run_generate(const GenerateOptions& o) {
     return 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand generate_registration{
     "generate", [](CLI::App& app) -> std::function<int()> {
         app.description(
             "Decode tokens in a real greedy loop and time it per token (argmax on the GPU, the "

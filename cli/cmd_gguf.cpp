@@ -45,7 +45,7 @@ int write_gguf(const GgufArgs& a) {
     return 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand gguf_registration{
     "gguf", [](CLI::App& app) -> std::function<int()> {
         app.description(
             "Write a GGUF model file of random weights in a preset's shape or a tiny test "

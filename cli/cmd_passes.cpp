@@ -11,9 +11,9 @@
 #include "graphlens/capture/capture_file.h"
 #include "graphlens/graph/pass_pipeline.h"
 #include "graphlens/graph/race_finder.h"
-#include "graphlens/synthetic/synthetic_graphs.h"
 #include "graphlens/graph/verifier.h"
 #include "graphlens/ops/fusion_recipes.h"
+#include "graphlens/synthetic/synthetic_graphs.h"
 
 namespace graphlens::cli {
 namespace {
@@ -152,7 +152,7 @@ int run_passes(const PassesArgs& a) {
     return 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand passes_registration{
     "passes", [](CLI::App& app) -> std::function<int()> {
         app.description(
             "Run fuse → reorder → plan barriers → split on a capture or a synthetic graph and "

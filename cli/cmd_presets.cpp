@@ -8,7 +8,7 @@
 namespace graphlens::cli {
 namespace {
 
-const RegisterCommand reg{
+const RegisterCommand presets_registration{
     "presets", [](CLI::App& app) -> std::function<int()> {
         app.description("List the built-in model presets");
         return [] {

@@ -51,7 +51,7 @@ int run_report(const ReportArgs& a) {
     return 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand report_registration{
     "report", [](CLI::App& app) -> std::function<int()> {
         app.description(
             "Summarise a capture: stages, lower bound, fusions, barrier causes, redundant "

@@ -224,7 +224,7 @@ int run_command(const RunOptions& o) {
     return failed || invalid ? 1 : 0;
 }
 
-const RegisterCommand reg{
+const RegisterCommand run_registration{
     "run", [](CLI::App& app) -> std::function<int()> {
         app.description("Run a capture in execution modes and time them (GPU, encode, wall)");
         auto o = std::make_shared<RunOptions>();

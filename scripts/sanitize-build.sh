@@ -4,7 +4,9 @@
 # ASan + UBSan and libFuzzer's coverage instrumentation (fuzzer-no-link), the tests link the
 # sanitizer runtimes, the harnesses libFuzzer's main too (tests/fuzz/CMakeLists.txt). One
 # configuration instead of two compiles the core once for both.
-#   sanitize-build.sh configure DIR     configure DIR unless it is already configured
+#   sanitize-build.sh configure DIR     configure DIR unless it is already configured; with
+#                                       GRAPHLENS_KERNELS_FROM=<build tree> set, DIR copies that
+#                                       tree's compiled kernels instead of running glslang again
 #   sanitize-build.sh fuzz-targets DIR  the harness targets of DIR (fuzz_<name>), one a line
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -27,6 +29,7 @@ case "$command" in
     cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_CXX_COMPILER="$cxx" -DGRAPHLENS_SANITIZE=ON -DGRAPHLENS_FUZZ=ON \
       -DGRAPHLENS_BUILD_GUI=OFF -DGRAPHLENS_BUILD_BENCH=OFF -DGRAPHLENS_WERROR=OFF \
+      -DGRAPHLENS_KERNELS_FROM="${GRAPHLENS_KERNELS_FROM:-}" \
       -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link" \
       > "$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }
     ;;

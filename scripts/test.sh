@@ -21,8 +21,13 @@ export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 llama_dir="$(bash "$root/scripts/fetch-llama-vulkan.sh")"
 
 build="$root/build"
-[ -f "$build/build.ninja" ] || cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
-cmake "$build" -DGRAPHLENS_WERROR=ON -DGRAPHLENS_LLAMA_VULKAN_DIR="$llama_dir" > /dev/null
+options=(-DGRAPHLENS_WERROR=ON -DGRAPHLENS_LLAMA_VULKAN_DIR="$llama_dir")
+# A fresh tree is configured once, with every option; an existing one gets them again.
+if [ -f "$build/build.ninja" ]; then
+  cmake "$build" "${options[@]}" > /dev/null
+else
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${options[@]}"
+fi
 cmake --build "$build" -j"$jobs"
 
 # One clang build (scripts/sanitize-build.sh) for the ASan+UBSan tests and the libFuzzer
@@ -30,7 +35,8 @@ cmake --build "$build" -j"$jobs"
 sanitize="$root/build-sanitize"
 sanitize_targets=()
 if [ "${GRAPHLENS_SKIP_SANITIZE:-0}" != "1" ] || [ "${GRAPHLENS_SKIP_FUZZ:-0}" != "1" ]; then
-  bash "$root/scripts/sanitize-build.sh" configure "$sanitize"
+  # The kernels (SPIR-V) are the main build's: glslang runs once for both builds.
+  GRAPHLENS_KERNELS_FROM="$build" bash "$root/scripts/sanitize-build.sh" configure "$sanitize"
 fi
 if [ "${GRAPHLENS_SKIP_SANITIZE:-0}" != "1" ]; then
   sanitize_targets+=(test_graph test_synthetic test_layout test_capture test_spirv test_layer graphlens-cli)

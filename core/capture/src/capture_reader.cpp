@@ -38,7 +38,7 @@ CaptureError::CaptureError(std::string json_path, std::string expected, std::str
       file_(std::move(file)) {}
 
 namespace {
-using Json = capture_detail::JsonRef;
+using capture_detail::JsonRef;
 using Limits = CaptureLimits;
 using capture_detail::as_array;
 using capture_detail::as_bool;
@@ -60,17 +60,17 @@ using capture_detail::opt_u32;
 using capture_detail::opt_u64;
 using capture_detail::Path;
 
-std::string describe(const Json& v) {
+std::string describe(const JsonRef& v) {
     return v.describe();
 }
 
-OpKind as_op(const Json& v, const Path& p) {
+OpKind as_op(const JsonRef& v, const Path& p) {
     return as_enum<OpKind>(v, p, "an op kind", kOpKindCount, op_kind_from_name, op_kind_name);
 }
 
 // ---------------------------------------------------------------- graph
 
-AllocationInfo read_allocation(const Json& v, const Path& p, size_t index) {
+AllocationInfo read_allocation(const JsonRef& v, const Path& p, size_t index) {
     Fields f(v, p, "an allocation");
     f.only({"id", "size", "name", "usage", "device_address"});
     AllocationInfo a;
@@ -95,7 +95,7 @@ struct ReadContext {
     uint64_t spirv_bytes = 0;
 };
 
-KernelBinding read_kernel_binding(const Json& v, const Path& p, uint32_t version) {
+KernelBinding read_kernel_binding(const JsonRef& v, const Path& p, uint32_t version) {
     Fields f(v, p, "a kernel binding");
     f.not_before(version, 2, {"set", "evidence", "descriptor"});
     f.only({"binding", "access", "name", "set", "evidence", "descriptor"});
@@ -134,7 +134,7 @@ void read_kernel_code(const Fields& f, KernelInfo& k, ReadContext& ctx) {
     opt_u32(f, "pipeline_flags", k.pipeline_flags);
 }
 
-KernelInfo read_kernel(const Json& v, const Path& p, size_t index, ReadContext& ctx) {
+KernelInfo read_kernel(const JsonRef& v, const Path& p, size_t index, ReadContext& ctx) {
     Fields f(v, p, "a kernel");
     f.not_before(
         ctx.version, 2,
@@ -162,9 +162,10 @@ KernelInfo read_kernel(const Json& v, const Path& p, size_t index, ReadContext& 
                  describe(*j));
         for (uint8_t b : bytes) k.spirv_hash = k.spirv_hash << 8 | b;
     }
-    opt_list(
-        f, "bindings", Limits::max_kernel_bindings, "bindings", k.bindings,
-        [&](const Json& jb, const Path& pb) { return read_kernel_binding(jb, pb, ctx.version); });
+    opt_list(f, "bindings", Limits::max_kernel_bindings, "bindings", k.bindings,
+             [&](const JsonRef& jb, const Path& pb) {
+                 return read_kernel_binding(jb, pb, ctx.version);
+             });
     for (size_t i = 1; i < k.bindings.size(); ++i) {
         const KernelBinding& a = k.bindings[i - 1];
         const KernelBinding& b = k.bindings[i];
@@ -181,8 +182,8 @@ KernelInfo read_kernel(const Json& v, const Path& p, size_t index, ReadContext& 
     return k;
 }
 
-BoundView read_bound_view(const Json& v, const Path& p, const std::vector<AllocationInfo>& allocs,
-                          uint32_t version) {
+BoundView read_bound_view(const JsonRef& v, const Path& p,
+                          const std::vector<AllocationInfo>& allocs, uint32_t version) {
     Fields f(v, p, "a binding {binding, allocation, offset, size, dtype, shape}");
     f.not_before(version, 2, {"set"});
     f.only({"binding", "set", "allocation", "offset", "size", "dtype", "shape"});
@@ -295,7 +296,7 @@ std::string read_workgroups_unknown(const Fields& f, const Path& p, const Node& 
 }
 
 /// A node; a dispatch's "workgroups_unknown" goes to `workgroups_unknown` ("" when absent).
-Node read_node(const Json& v, const Path& p, const ComputeGraph& g, uint32_t version,
+Node read_node(const JsonRef& v, const Path& p, const ComputeGraph& g, uint32_t version,
                std::string& workgroups_unknown) {
     Fields f(v, p, "a node (dispatch or barrier)");
     Node n;
@@ -319,7 +320,7 @@ Node read_node(const Json& v, const Path& p, const ComputeGraph& g, uint32_t ver
     if (auto op = f.find("op")) n.op = as_op(*op, p / "op");
     opt_string(f, "label", n.label.edit());
     opt_list(f, "bindings", Limits::max_node_bindings, "bindings", n.bindings.edit(),
-             [&](const Json& jb, const Path& pb) {
+             [&](const JsonRef& jb, const Path& pb) {
                  return read_bound_view(jb, pb, g.allocations, version);
              });
     check_bound_bindings(n, k, p);
@@ -338,7 +339,7 @@ Node read_node(const Json& v, const Path& p, const ComputeGraph& g, uint32_t ver
     auto writes = f.find("writes");
     auto read_ranges = [&](std::string_view key, std::vector<ByteRange>& out) {
         opt_list(f, key, Limits::max_node_ranges, "byte ranges", out,
-                 [&](const Json& jr, const Path& pr) {
+                 [&](const JsonRef& jr, const Path& pr) {
                      return capture_detail::read_range(jr, pr, g.allocations);
                  });
     };
@@ -357,7 +358,7 @@ Node read_node(const Json& v, const Path& p, const ComputeGraph& g, uint32_t ver
     }
     n.origin = {n.id};
     opt_list(f, "origin", Limits::max_origin, "dispatch ids", n.origin.edit(),
-             [](const Json& jo, const Path& po) { return as_u32(jo, po); });
+             [](const JsonRef& jo, const Path& po) { return as_u32(jo, po); });
     if (n.origin.empty())
         fail(p / "origin", "at least one dispatch id (omit the field to mean [id])", "[]");
     return n;
@@ -390,21 +391,21 @@ void read_graph_members(const Fields& f, ComputeGraph& g, const ComputeGraph* ba
     read_metadata(f, g.metadata);
     if (!base) f.need("allocations", "the list of allocations");
     opt_list(f, "allocations", Limits::max_allocations, "allocations", g.allocations,
-             [&, i = size_t{0}](const Json& j, const Path& pa) mutable {
+             [&, i = size_t{0}](const JsonRef& j, const Path& pa) mutable {
                  return read_allocation(j, pa, i++);
              });
     if (!base) f.need("kernels", "the list of kernels");
     opt_list(f, "kernels", Limits::max_kernels, "kernels", g.kernels,
-             [&, i = size_t{0}](const Json& j, const Path& pk) mutable {
+             [&, i = size_t{0}](const JsonRef& j, const Path& pk) mutable {
                  return read_kernel(j, pk, i++, ctx);
              });
     f.not_before(ctx.version, 2, {"barrier_scopes"});
     opt_list(f, "barrier_scopes", Limits::max_barrier_scopes, "barrier scopes", g.barrier_scopes,
-             [&](const Json& j, const Path& ps) {
+             [&](const JsonRef& j, const Path& ps) {
                  return capture_detail::read_barrier_scope(j, ps, g.allocations);
              });
     const Path pn = p / "nodes";
-    const Json& nodes =
+    const JsonRef& nodes =
         as_array(f.need("nodes", "the list of nodes"), pn, Limits::max_nodes, "nodes");
     g.nodes.reserve(nodes.size());
     std::unordered_set<NodeId> ids, origins;
@@ -433,11 +434,12 @@ void read_graph_members(const Fields& f, ComputeGraph& g, const ComputeGraph* ba
 std::vector<NodeId> read_ids(const Fields& f, std::string_view key) {
     std::vector<NodeId> ids;
     opt_list(f, key, Limits::max_list_items, "dispatch ids", ids,
-             [](const Json& j, const Path& p) { return as_u32(j, p); });
+             [](const JsonRef& j, const Path& p) { return as_u32(j, p); });
     return ids;
 }
 
-Snapshot read_snapshot(const Json& v, const Path& p, const ComputeGraph& base, ReadContext& ctx) {
+Snapshot read_snapshot(const JsonRef& v, const Path& p, const ComputeGraph& base,
+                       ReadContext& ctx) {
     Fields f(v, p, "a pass snapshot");
     f.only({"stage", "pass_ms", "reordered", "split_first_dispatches", "stats", "diff", "fusions",
             "diagnostics", "metadata", "allocations", "kernels", "barrier_scopes", "nodes"});
@@ -462,7 +464,7 @@ Snapshot read_snapshot(const Json& v, const Path& p, const ComputeGraph& base, R
         opt_size(fs, "groups", st.groups);
         opt_double(fs, "mean_group_size", true, st.mean_group_size);
         opt_list(fs, "group_size_histogram", Limits::max_list_items, "group counts",
-                 st.group_size_histogram, [](const Json& j, const Path& ph) {
+                 st.group_size_histogram, [](const JsonRef& j, const Path& ph) {
                      return static_cast<size_t>(as_u64(j, ph, Limits::max_nodes));
                  });
         opt_size(fs, "dag_depth", st.dag_depth);
@@ -495,7 +497,7 @@ Snapshot read_snapshot(const Json& v, const Path& p, const ComputeGraph& base, R
         opt_size(fd, "barriers_removed", s.diff.barriers_removed);
     }
     opt_list(f, "fusions", Limits::max_list_items, "fusion diagnostics", s.fusions,
-             [](const Json& j, const Path& pf) {
+             [](const JsonRef& j, const Path& pf) {
                  Fields ff(j, pf, "a fusion diagnostic");
                  ff.only({"pattern", "nodes", "applied", "fused_id", "reason"});
                  FusionDiagnostic d;
@@ -507,7 +509,7 @@ Snapshot read_snapshot(const Json& v, const Path& p, const ComputeGraph& base, R
                  return d;
              });
     opt_list(f, "diagnostics", Limits::max_list_items, "diagnostic lines", s.diagnostics,
-             [](const Json& j, const Path& pd) { return as_string(j, pd); });
+             [](const JsonRef& j, const Path& pd) { return as_string(j, pd); });
     return s;
 }
 
@@ -524,7 +526,7 @@ TimingSummary read_timing(const Fields& parent, std::string_view key) {
     opt_double(f, "min", true, t.min);
     opt_double(f, "max", true, t.max);
     opt_list(f, "samples", Limits::max_list_items, "samples", t.samples,
-             [](const Json& js, const Path& px) { return as_double(js, px, true); });
+             [](const JsonRef& js, const Path& px) { return as_double(js, px, true); });
     if (t.min > t.median || t.median > t.max)
         fail(
             p, "min <= median <= max",
@@ -532,7 +534,7 @@ TimingSummary read_timing(const Fields& parent, std::string_view key) {
     return t;
 }
 
-OutputMismatch read_mismatch(const Json& v, const Path& p) {
+OutputMismatch read_mismatch(const JsonRef& v, const Path& p) {
     Fields f(v, p, "an output mismatch {allocation, byte, expected, actual, last_writer}");
     f.only({"allocation", "byte", "expected", "actual", "last_writer", "last_writer_label"});
     OutputMismatch m;
@@ -545,7 +547,7 @@ OutputMismatch read_mismatch(const Json& v, const Path& p) {
     return m;
 }
 
-RunResult read_run(const Json& v, const Path& p) {
+RunResult read_run(const JsonRef& v, const Path& p) {
     Fields f(v, p, "a run result");
     f.only({"device", "workload", "date", "warmup", "repeats", "modes", "per_dispatch",
             "per_group_mode", "per_group"});
@@ -555,7 +557,7 @@ RunResult read_run(const Json& v, const Path& p) {
     opt_string(f, "date", r.date);
     opt_u32(f, "warmup", r.warmup);
     opt_u32(f, "repeats", r.repeats);
-    opt_list(f, "modes", 256, "execution modes", r.modes, [](const Json& j, const Path& pm) {
+    opt_list(f, "modes", 256, "execution modes", r.modes, [](const JsonRef& j, const Path& pm) {
         Fields fm(j, pm, "the result of one execution mode");
         fm.only({"mode", "dispatches", "barriers", "command_buffers", "outputs_match", "comparison",
                  "mismatch", "error", "gpu_ns", "encode_ns", "wall_ns"});
@@ -579,7 +581,7 @@ RunResult read_run(const Json& v, const Path& p) {
                 fail((p / "modes")[i] / "mode", "each mode once per run",
                      "\"" + r.modes[i].mode + "\" again");
     opt_list(f, "per_dispatch", Limits::max_list_items, "dispatch timings", r.per_dispatch,
-             [](const Json& j, const Path& pd) {
+             [](const JsonRef& j, const Path& pd) {
                  Fields fd(j, pd, "one dispatch's GPU interval");
                  fd.only({"node", "label", "op", "start_ns", "end_ns"});
                  DispatchTiming d;
@@ -595,7 +597,7 @@ RunResult read_run(const Json& v, const Path& p) {
              });
     opt_string(f, "per_group_mode", r.per_group_mode);
     opt_list(f, "per_group", Limits::max_list_items, "group timings", r.per_group,
-             [](const Json& j, const Path& pg) {
+             [](const JsonRef& j, const Path& pg) {
                  Fields fg(j, pg, "one concurrency group's GPU interval");
                  fg.only({"first_dispatch", "dispatches", "first_label", "start_ns", "end_ns"});
                  GroupTiming g;
@@ -614,7 +616,7 @@ RunResult read_run(const Json& v, const Path& p) {
     return r;
 }
 
-CaptureDevice read_device(const Json& v, const Path& p) {
+CaptureDevice read_device(const JsonRef& v, const Path& p) {
     Fields f(v, p, "device facts");
     f.only({"name", "driver", "api_version", "type", "vendor_id", "device_id",
             "timestamp_period_ns", "timestamp_valid_bits", "subgroup_size", "extensions"});
@@ -631,19 +633,19 @@ CaptureDevice read_device(const Json& v, const Path& p) {
     d.timestamp_valid_bits = static_cast<uint32_t>(bits);
     opt_u32(f, "subgroup_size", d.subgroup_size);
     opt_list(f, "extensions", 4096, "extension names", d.extensions,
-             [](const Json& j, const Path& pe) { return as_string(j, pe); });
+             [](const JsonRef& j, const Path& pe) { return as_string(j, pe); });
     return d;
 }
 
-CaptureDocument read_document(const Json& root) {
+CaptureDocument read_document(const JsonRef& root) {
     const Path p;
     Fields f(root, p, "a GraphLens capture");
     // Check the identity first: a wrong version deserves that message, not a field error.
-    const Json& format = f.need("format", "\"" + std::string(kCaptureFormatName) + "\"");
+    const JsonRef& format = f.need("format", "\"" + std::string(kCaptureFormatName) + "\"");
     if (!format.is_string() || format.str() != kCaptureFormatName)
         fail(p / "format", "\"" + std::string(kCaptureFormatName) + "\"", describe(format));
     CaptureDocument doc;
-    const Json& version = f.need("format_version", "the format version");
+    const JsonRef& version = f.need("format_version", "the format version");
     if (!version.is_number_unsigned() || version.get_u64() < kOldestCaptureFormatVersion ||
         version.get_u64() > kCaptureFormatVersion)
         fail(p / "format_version",
@@ -659,8 +661,9 @@ CaptureDocument read_document(const Json& root) {
     opt_string(f, "generator", doc.generator);
     if (auto d = f.find("device")) doc.device = read_device(*d, p / "device");
     read_graph_members(f, doc.graph, nullptr, ctx);
-    opt_list(f, "snapshots", Limits::max_snapshots, "pass snapshots", doc.snapshots,
-             [&](const Json& j, const Path& ps) { return read_snapshot(j, ps, doc.graph, ctx); });
+    opt_list(
+        f, "snapshots", Limits::max_snapshots, "pass snapshots", doc.snapshots,
+        [&](const JsonRef& j, const Path& ps) { return read_snapshot(j, ps, doc.graph, ctx); });
     if (auto r = f.find("run")) doc.run = read_run(*r, p / "run");
     if (auto s = f.find("source"))
         doc.source = capture_detail::read_capture_source(*s, p / "source", doc.graph);

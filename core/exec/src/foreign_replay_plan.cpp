@@ -14,7 +14,7 @@
 namespace graphlens {
 namespace {
 
-constexpr std::pair<ForeignMode, std::string_view> kNames[] = {
+constexpr std::pair<ForeignMode, std::string_view> kForeignModeNames[] = {
     {ForeignMode::as_recorded, "as-recorded"},
     {ForeignMode::one_submission, "one-submission"},
     {ForeignMode::per_op_submit, "per-op-submit"},
@@ -30,7 +30,8 @@ constexpr std::pair<ForeignMode, std::string_view> kNames[] = {
 
 std::string valid_names() {
     std::string out;
-    for (const auto& [m, name] : kNames) out += (out.empty() ? "" : ", ") + std::string(name);
+    for (const auto& [m, name] : kForeignModeNames)
+        out += (out.empty() ? "" : ", ") + std::string(name);
     return out;
 }
 
@@ -70,14 +71,14 @@ ComputeGraph planned_graph(const ComputeGraph& captured, ReorderMode reorder,
 }  // namespace
 
 std::string_view foreign_mode_name(ForeignMode m) {
-    for (const auto& [mode, name] : kNames)
+    for (const auto& [mode, name] : kForeignModeNames)
         if (mode == m) return name;
     return "?";
 }
 
 std::vector<ForeignMode> all_foreign_modes() {
     std::vector<ForeignMode> out;
-    for (const auto& [m, name] : kNames) out.push_back(m);
+    for (const auto& [m, name] : kForeignModeNames) out.push_back(m);
     return out;
 }
 
@@ -90,9 +91,9 @@ std::vector<ForeignMode> parse_foreign_modes(std::string_view list) {
         const std::string_view item = list.substr(start, end - start);
         start = end + 1;
         if (item.empty()) continue;
-        const auto it = std::find_if(std::begin(kNames), std::end(kNames),
+        const auto it = std::find_if(std::begin(kForeignModeNames), std::end(kForeignModeNames),
                                      [&](const auto& p) { return p.second == item; });
-        if (it != std::end(kNames)) {
+        if (it != std::end(kForeignModeNames)) {
             if (std::find(out.begin(), out.end(), it->first) == out.end()) out.push_back(it->first);
             continue;
         }

@@ -8,7 +8,7 @@
 namespace graphlens::spirv {
 namespace {
 
-constexpr int kMaxDepth = 64;              // nesting of arrays and structs
+constexpr int kMaxTypeNesting = 64;        // nesting of arrays and structs
 constexpr uint64_t kMaxSize = 1ull << 40;  // far above any block; keeps products in range
 
 uint64_t checked_product(uint64_t a, uint64_t b, size_t at) {
@@ -25,8 +25,8 @@ uint64_t TypeLayout::struct_size(uint32_t type, size_t at) const {
 }
 
 uint64_t TypeLayout::size(uint32_t type, MatrixLayout matrix, size_t at, int depth) const {
-    if (depth > kMaxDepth)
-        throw SpirvError("types nest deeper than " + std::to_string(kMaxDepth), at);
+    if (depth > kMaxTypeNesting)
+        throw SpirvError("types nest deeper than " + std::to_string(kMaxTypeNesting), at);
     const auto key = std::make_tuple(type, matrix.stride, matrix.row_major);
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
     const uint64_t bytes = size_uncached(module_.require(type, at), matrix, depth);
