@@ -29,6 +29,7 @@ case "$command" in
     cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_CXX_COMPILER="$cxx" -DGRAPHLENS_SANITIZE=ON -DGRAPHLENS_FUZZ=ON \
       -DGRAPHLENS_BUILD_GUI=OFF -DGRAPHLENS_BUILD_BENCH=OFF -DGRAPHLENS_WERROR=OFF \
+      -DGRAPHLENS_UNITY_BUILD=ON \
       -DGRAPHLENS_KERNELS_FROM="${GRAPHLENS_KERNELS_FROM:-}" \
       -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link" \
       > "$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }

@@ -21,7 +21,9 @@ export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 llama_dir="$(bash "$root/scripts/fetch-llama-vulkan.sh")"
 
 build="$root/build"
-options=(-DGRAPHLENS_WERROR=ON -DGRAPHLENS_LLAMA_VULKAN_DIR="$llama_dir")
+# A unity build: each target's sources compile in batches, so the heavy headers (gtest, json,
+# CLI11, fmt, Qt) are parsed once a batch instead of once a file.
+options=(-DGRAPHLENS_WERROR=ON -DGRAPHLENS_UNITY_BUILD=ON -DGRAPHLENS_LLAMA_VULKAN_DIR="$llama_dir")
 # A fresh tree is configured once, with every option; an existing one gets them again.
 if [ -f "$build/build.ninja" ]; then
   cmake "$build" "${options[@]}" > /dev/null
