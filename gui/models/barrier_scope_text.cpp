@@ -3,6 +3,8 @@
 #include <utility>
 #include <vector>
 
+#include "graphlens/graph/event_set_text.h"
+
 namespace graphlens::gui {
 
 namespace {
@@ -17,10 +19,16 @@ std::string join_bits(uint8_t bits, const std::vector<std::pair<uint8_t, const c
     return s.empty() ? "none" : s;
 }
 
+// An event wait orders only the commands before its event's set: where that was, in the
+// core's words (the race explanations say the same).
+std::string event_text(const MemoryDependency& d) {
+    return d.event_set_at ? ", event " + event_set_text(*d.event_set_at) : std::string();
+}
+
 std::string dependency_text(const ComputeGraph& graph, const MemoryDependency& d) {
     std::string s = stage_set_text(d.src_stages) + " → " + stage_set_text(d.dst_stages);
     // An execution dependency alone orders a read before a write and nothing else.
-    if (d.src_access == 0 && d.dst_access == 0) return s + ", execution only";
+    if (d.src_access == 0 && d.dst_access == 0) return s + ", execution only" + event_text(d);
     s += ", " + access_set_text(d.src_access) + " → " + access_set_text(d.dst_access);
     if (d.range) {
         const AllocationId a = d.range->allocation;
@@ -29,7 +37,7 @@ std::string dependency_text(const ComputeGraph& graph, const MemoryDependency& d
         s += ", '" + name + "' bytes " + std::to_string(d.range->begin) + ".." +
              std::to_string(d.range->end);
     }
-    return s;
+    return s + event_text(d);
 }
 
 }  // namespace

@@ -14,8 +14,9 @@ namespace graphlens::gui {
 std::string stage_set_text(uint8_t stages);
 /// "shader writes|transfer reads" (the accesses of a bit set; "none" for none).
 std::string access_set_text(uint8_t accesses);
-/// One line: the origin, then each dependency (stages → stages, accesses → accesses and, for a
-/// buffer barrier, the allocation's name and bytes), then the recorder's note.
+/// One line: the origin, then each dependency (stages → stages, accesses → accesses, for a
+/// buffer barrier the allocation's name and bytes, for an event wait where its event was set:
+/// event_set_text), then the recorder's note.
 std::string describe_scope(const ComputeGraph& graph, const BarrierScope& scope);
 /// Whether a recorded scope orders less than a full barrier: no dependency of it runs from
 /// every stage to every stage making every write visible to every access over all bytes.

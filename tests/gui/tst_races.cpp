@@ -6,6 +6,7 @@
 #include <QAbstractItemModelTester>
 #include <QtTest>
 
+#include "graphlens/graph/event_set_text.h"
 #include "graphlens/graph/palette.h"
 #include "graphlens/graph/race_finder.h"
 #include "graphlens/graph/schedule_analysis.h"
@@ -143,6 +144,31 @@ class TestRaces : public QObject {
                                 {{kStageAll, kStageAll, kAccessAll, kAccessAll, std::nullopt}},
                                 "host waited"};
         QVERIFY(!scope_is_partial(everything));
+    }
+
+    void anEventWaitsScopeSaysWhereItsEventWasSet() {
+        // The download's barrier made an event wait: its text says where the event was set, in
+        // the words of the core's race explanation (event_set_text), from the same dependency.
+        ComputeGraph g = recordedProgram();
+        const size_t wait_node = 7;  // between "v" (node 6) and "download" (node 8)
+        BarrierScope& wait = g.barrier_scopes[g.nodes[wait_node].barrier_scope() - 1];
+        wait.origin = BarrierOrigin::wait_events;
+        wait.dependencies[0].event_set_at = 7;  // set after "v": v's write is ordered
+        QCOMPARE(QString::fromStdString(analyse_stage(g).barrier_at(wait_node)->scope),
+                 QStringLiteral("wait_events: compute → transfer, shader writes → transfer "
+                                "reads, event set after node 6"));
+        // Set before the captured commands: v comes after the set, so v → download races, and
+        // the race explanation and the scope name the set alike.
+        wait.dependencies[0].event_set_at = 0;
+        const StageAnalysis a = analyse_stage(g);
+        const QString scope = QString::fromStdString(a.barrier_at(wait_node)->scope);
+        QCOMPARE(scope, QStringLiteral("wait_events: compute → transfer, shader writes → "
+                                       "transfer reads, event set before the captured commands"));
+        const Race* race = raceBetween(a.races, 6, 8);
+        QVERIFY(race);
+        const QString set = QString::fromStdString(event_set_text(0));
+        QVERIFY2(describe(*race).contains(set), qPrintable(describe(*race)));
+        QVERIFY2(scope.contains(set), qPrintable(scope));
     }
 
     void theStageListCountsRacesPerStageAndSaysWhatARaceIs() {

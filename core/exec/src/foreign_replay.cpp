@@ -72,8 +72,16 @@ const Node* last_writer(const ComputeGraph& g, AllocationId allocation, uint64_t
 // the ForeignProgram, submits, waits and measures.
 class ForeignExecutor {
   public:
-    ForeignExecutor(Device& device, DeviceMemory& memory, const ForeignProgram& program)
-        : device_(device), memory_(memory), program_(program) {}
+    ForeignExecutor(Device& device, DeviceMemory& memory, const ForeignProgram& program,
+                    CancelCheck cancelled)
+        : device_(device), memory_(memory), program_(program), cancelled_(std::move(cancelled)) {}
+    // The primaries first: the secondaries an abandoned one executes are destroyed after it.
+    ~ForeignExecutor() {
+        recorders_.clear();
+        secondaries_.clear();
+    }
+    ForeignExecutor(const ForeignExecutor&) = delete;
+    ForeignExecutor& operator=(const ForeignExecutor&) = delete;
 
     ExecutionTiming execute(const ForeignPlan& plan) {
         if (plan.submission == ForeignSubmission::parallel) return execute_parallel(plan);
@@ -94,11 +102,11 @@ class ForeignExecutor {
             t.encode_ns += ns_since(encode_start);
             rec.submit();
             if (plan.wait_between) {
-                rec.wait();
+                wait(rec);
                 t.gpu_ns += rec.gpu_ns();
             }
         }
-        for (size_t s = 0; s < buffers; ++s) recorders_[s]->wait();
+        for (size_t s = 0; s < buffers; ++s) wait(*recorders_[s]);
         t.wall_ns = ns_since(start);
         if (!plan.wait_between) {
             const auto& first = *recorders_[0];
@@ -136,7 +144,7 @@ class ForeignExecutor {
             CommandRecorder& rec = *recorders_[i % 2];
             rec.submit();
             if (i + 1 < steps) record(i + 1);  // on the CPU while the GPU runs step i
-            rec.wait();
+            wait(rec);
             ExecutionTiming& t = out[i];
             t.complete_ns = ns_since(origin);
             t.wall_ns = t.complete_ns - (i == 0 ? t.record_begin_ns : out[i - 1].complete_ns);
@@ -146,6 +154,17 @@ class ForeignExecutor {
     }
 
   private:
+    // Waits for one of the execution's buffers. A cancel abandons all of them: the GPU runs
+    // every submitted one on, so none may be waited for, reused or destroyed (RetiredWork).
+    void wait(CommandRecorder& rec) {
+        try {
+            rec.wait(cancelled_);
+        } catch (const RunCancelled&) {
+            for (auto& r : recorders_) r->abandon();
+            throw;
+        }
+    }
+
     // ForeignSubmission::parallel, as GraphExecutor records SubmitMode::parallel: the slices
     // recorded at once into secondary buffers, executed by one primary in order, with a full
     // barrier between two where the plan has a barrier at the cut.
@@ -186,7 +205,7 @@ class ForeignExecutor {
         primary.end();
         t.encode_ns = ns_since(start);
         primary.submit();
-        primary.wait();
+        wait(primary);
         t.wall_ns = ns_since(start);
         t.gpu_ns = primary.gpu_ns();
         t.command_buffers = 1 + slices;
@@ -244,6 +263,7 @@ class ForeignExecutor {
     Device& device_;
     DeviceMemory& memory_;
     const ForeignProgram& program_;
+    CancelCheck cancelled_;  ///< asked while the host waits for the GPU
     std::vector<std::unique_ptr<CommandRecorder>> recorders_;
     std::vector<std::unique_ptr<CommandRecorder>> secondaries_;  ///< parallel's slices
     std::unique_ptr<RecordingThreads> threads_;                  ///< parallel, made on first use
@@ -261,7 +281,7 @@ class ForeignReplay {
         : graph_(graph),
           memory_(device),
           program_(device, recreated(memory_, graph), graph),
-          executor_(device, memory_, program_) {
+          executor_(device, memory_, program_, options.cancelled) {
         std::set<AllocationId> written;
         for (const Node& n : graph.nodes)
             for (const ByteRange& w : n.writes) written.insert(w.allocation);
@@ -497,6 +517,7 @@ ForeignRunResult run_foreign_capture(Device& device, const ComputeGraph& graph,
     result.run.repeats = options.repeats;
     result.run.date = utc_now();
 
+    device.retired_work().reap();  // what earlier cancelled runs left, where it is done
     control.progress("building the recorded program's pipelines");
     ForeignReplay replay(device, graph, options);
     add_setup_notes(result, replay, options);

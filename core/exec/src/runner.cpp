@@ -154,6 +154,7 @@ ModePlan Runner::plan(const ComputeGraph& captured, ExecutionMode mode,
     ModePlan p;
     p.mode = mode;
     p.execute.name = std::string(execution_mode_name(mode));
+    p.execute.cancelled = options.cancelled;
     switch (mode) {
         case ExecutionMode::per_op_submit:
             p.graph = captured;
@@ -363,6 +364,7 @@ void profile_dispatches(const ModeRunContext& ctx, RunResult& result) {
     ExecuteOptions o;
     o.barriers = BarrierSource::every_dispatch;
     o.profile_dispatches = true;
+    o.cancelled = ctx.options.cancelled;
     result.per_dispatch = ctx.executor.execute(ctx.captured, o).per_dispatch;
 }
 

@@ -1,4 +1,5 @@
 #include "graphlens/graph/barrier_scope.h"
+#include "graphlens/graph/event_set_text.h"
 
 #include <string>
 
@@ -103,12 +104,10 @@ std::string scope_gap(const BarrierScope& scope, HazardEnd earlier, HazardEnd la
     std::string set_gap, stages_gap, access_gap, range_gap;
     for (const auto& d : scope.dependencies) {
         if (covers_wherever_set(d, earlier, later, bytes)) {
-            set_gap =
-                "node " + std::to_string(earlier.node) +
-                " is recorded after the vkCmdSetEvent its wait waits for (" +
-                (*d.event_set_at == 0 ? std::string("set before the captured commands")
-                                      : "set after node " + std::to_string(*d.event_set_at - 1)) +
-                "): an event orders only the commands before its set";
+            set_gap = "node " + std::to_string(earlier.node) +
+                      " is recorded after the vkCmdSetEvent its wait waits for (" +
+                      event_set_text(*d.event_set_at) +
+                      "): an event orders only the commands before its set";
         } else if (!orders_execution(d, earlier, later)) {
             stages_gap = "its stages order " + stage_names(d.src_stages) + " before " +
                          stage_names(d.dst_stages) + ", not " + stage_names(earlier.stage) +

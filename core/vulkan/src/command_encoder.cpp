@@ -99,12 +99,23 @@ void CommandRecorder::set_name(const std::string& name) {
 
 CommandRecorder::~CommandRecorder() {
     VkDevice dev = device_.handle();
+    auto destroy = [dev, fence = fence_, pool = pool_, queries = queries_,
+                    descriptor_pool = descriptor_pool_, retired_pools = retired_pools_] {
+        vkDestroyFence(dev, fence, nullptr);
+        vkDestroyCommandPool(dev, pool, nullptr);
+        if (queries) vkDestroyQueryPool(dev, queries, nullptr);
+        if (descriptor_pool) vkDestroyDescriptorPool(dev, descriptor_pool, nullptr);
+        for (auto p : retired_pools) vkDestroyDescriptorPool(dev, p, nullptr);
+    };
+    // An abandoned submission runs on without anyone waiting: its objects go when its fence
+    // signals. A secondary buffer, or one that ran, may still be executed by an abandoned
+    // primary: it waits behind whatever was abandoned before it.
+    if (in_flight_ && abandoned_) {
+        device_.retired_work().retire(fence_, std::move(destroy));
+        return;
+    }
     if (in_flight_) vkWaitForFences(dev, 1, &fence_, VK_TRUE, UINT64_MAX);
-    vkDestroyFence(dev, fence_, nullptr);
-    vkDestroyCommandPool(dev, pool_, nullptr);
-    if (queries_) vkDestroyQueryPool(dev, queries_, nullptr);
-    if (descriptor_pool_) vkDestroyDescriptorPool(dev, descriptor_pool_, nullptr);
-    for (auto p : retired_pools_) vkDestroyDescriptorPool(dev, p, nullptr);
+    if (!device_.retired_work().defer(destroy)) destroy();
 }
 
 void CommandRecorder::ensure_query_capacity(uint32_t n) {
@@ -381,19 +392,34 @@ void CommandRecorder::submit() {
     in_flight_ = true;
 }
 
-void CommandRecorder::wait() {
+void CommandRecorder::wait(const CancelCheck& cancelled) {
     if (!in_flight_) return;
-    in_flight_ = false;
+    const VkResult r = wait_for_fence(cancelled);
+    if (r == VK_TIMEOUT) {
+        abandon();
+        throw RunCancelled();
+    }
+    in_flight_ = abandoned_ = false;
+    vk_check(r, "vkWaitForFences");
+}
+
+VkResult CommandRecorder::wait_for_fence(const CancelCheck& cancelled) const {
+    auto cancel_asked = [&] { return cancelled && cancelled(); };
+    if (cancel_asked()) return VK_TIMEOUT;
     // Poll first (see Device::Options::fence_spin_us), then block.
     if (const uint32_t spin = device_.fence_spin_us(); spin > 0) {
         const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(spin);
         do {
             const VkResult r = vkGetFenceStatus(device_.handle(), fence_);
-            if (r == VK_SUCCESS) return;
-            if (r != VK_NOT_READY) vk_check(r, "vkGetFenceStatus");
+            if (r != VK_NOT_READY) return r;
         } while (std::chrono::steady_clock::now() < until);
     }
-    vk_check(vkWaitForFences(device_.handle(), 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+    // Blocked in slices when a cancel may end the wait, so that it is seen within one slice.
+    const uint64_t slice_ns = cancelled ? uint64_t{kCancelSliceMs} * 1'000'000 : UINT64_MAX;
+    for (;;) {
+        const VkResult r = vkWaitForFences(device_.handle(), 1, &fence_, VK_TRUE, slice_ns);
+        if (r != VK_TIMEOUT || cancel_asked()) return r;
+    }
 }
 
 std::vector<uint64_t> CommandRecorder::read_timestamps() const {

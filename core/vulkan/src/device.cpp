@@ -783,6 +783,7 @@ void Device::pick_and_create_device(const Options& options) {
     const bool labels = options.labels.value_or(env_flag("GRAPHLENS_LABELS", true));
     load_device_functions(fn_, instance_, device_, plan, labels, instance_debug_utils_);
     kernels_ = std::make_unique<KernelRegistry>(*this);
+    retired_ = std::make_unique<RetiredWork>(device_);
 }
 
 void Device::name_object(VkObjectType type, uint64_t handle, const std::string& name) const {
@@ -801,6 +802,8 @@ Device::~Device() {
 
 void Device::release() {
     if (device_) vkDeviceWaitIdle(device_);
+    if (retired_) retired_->finish();
+    retired_.reset();
     kernels_.reset();
     if (device_) vkDestroyDevice(device_, nullptr);
     device_ = VK_NULL_HANDLE;

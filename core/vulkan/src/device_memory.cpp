@@ -121,9 +121,20 @@ DeviceMemory::~DeviceMemory() {
 
 void DeviceMemory::clear() {
     VkDevice dev = device_->handle();
-    vkDeviceWaitIdle(dev);
-    for (auto& b : buffers_) vkDestroyBuffer(dev, b.buffer, nullptr);
-    for (auto& a : arenas_) vkFreeMemory(dev, a.memory, nullptr);
+    std::vector<VkBuffer> buffers;
+    std::vector<VkDeviceMemory> arenas;
+    for (const auto& b : buffers_) buffers.push_back(b.buffer);
+    for (const auto& a : arenas_) arenas.push_back(a.memory);
+    auto destroy = [dev, buffers = std::move(buffers), arenas = std::move(arenas)] {
+        for (VkBuffer b : buffers) vkDestroyBuffer(dev, b, nullptr);
+        for (VkDeviceMemory m : arenas) vkFreeMemory(dev, m, nullptr);
+    };
+    // A cancelled run's abandoned submissions may still use these buffers: they are destroyed
+    // after them. Else whatever was submitted is done first.
+    if (!device_->retired_work().defer(destroy)) {
+        vkDeviceWaitIdle(dev);
+        destroy();
+    }
     buffers_.clear();
     arenas_.clear();
     infos_.clear();

@@ -249,16 +249,21 @@ ForeignProgram::~ForeignProgram() {
 
 void ForeignProgram::release() {
     VkDevice dev = device_.handle();
-    if (pool_) vkDestroyDescriptorPool(dev, pool_, nullptr);
+    auto destroy = [dev, pool = pool_, pipelines = std::move(pipelines_)] {
+        if (pool) vkDestroyDescriptorPool(dev, pool, nullptr);
+        for (const auto& p : pipelines) {
+            if (!p) continue;
+            vkDestroyPipeline(dev, p->pipeline, nullptr);
+            vkDestroyPipelineLayout(dev, p->layout, nullptr);
+            for (VkDescriptorSetLayout l : p->set_layouts)
+                vkDestroyDescriptorSetLayout(dev, l, nullptr);
+            vkDestroyShaderModule(dev, p->module, nullptr);
+        }
+    };
+    // A cancelled replay's abandoned submissions may still bind these: destroyed after them.
+    auto shared = std::make_shared<decltype(destroy)>(std::move(destroy));
+    if (!device_.retired_work().defer([shared] { (*shared)(); })) (*shared)();
     pool_ = VK_NULL_HANDLE;
-    for (auto& p : pipelines_) {
-        if (!p) continue;
-        vkDestroyPipeline(dev, p->pipeline, nullptr);
-        vkDestroyPipelineLayout(dev, p->layout, nullptr);
-        for (VkDescriptorSetLayout l : p->set_layouts)
-            vkDestroyDescriptorSetLayout(dev, l, nullptr);
-        vkDestroyShaderModule(dev, p->module, nullptr);
-    }
     pipelines_.clear();
     commands_.clear();
 }

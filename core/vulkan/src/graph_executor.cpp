@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <stdexcept>
 #include <thread>
@@ -41,6 +42,20 @@ std::string buffer_name(const ExecuteOptions& o, size_t index = 0, size_t count 
                         const char* kind = "buffer") {
     const std::string base = o.name.empty() ? "graphlens" : o.name;
     return count == 1 ? base : fmt::format("{}: {} {} of {}", base, kind, index + 1, count);
+}
+
+// Waits for an execution's command buffers in order. A cancel abandons all of them: the GPU
+// runs every submitted one on, so none may be waited for, reused or destroyed.
+template <typename Recorders>
+void wait_all(const Recorders& recorders, const CancelCheck& cancelled) {
+    try {
+        for (CommandRecorder* r : recorders)
+            if (r) r->wait(cancelled);
+    } catch (const RunCancelled&) {
+        for (CommandRecorder* r : recorders)
+            if (r) r->abandon();
+        throw;
+    }
 }
 
 // Host times: encoding alone (t0 to t1) and encoding through completion (t0 to t2).
@@ -162,7 +177,7 @@ ExecutionTiming execute_single(GraphExecutor& executor, const ComputeGraph& grap
     rec->end();
     const auto t1 = Clock::now();
     rec->submit();
-    rec->wait();
+    rec->wait(options.cancelled);
     const auto t2 = Clock::now();
     set_host_times(t, t0, t1, t2);
     t.gpu_ns = rec->gpu_ns();
@@ -189,8 +204,7 @@ ExecutionTiming execute_dual_buffer(GraphExecutor& executor, const ComputeGraph&
     const auto t0 = Clock::now();
     const ReplayCounts c = encode_dual_buffer(graph, *first, *second, d);
     const auto t1 = Clock::now();
-    first->wait();
-    second->wait();
+    wait_all(std::array{first.get(), second.get()}, options.cancelled);
     const auto t2 = Clock::now();
     set_host_times(t, t0, t1, t2);
     t.gpu_ns = gpu_span_ns(*first, *second);
@@ -224,7 +238,7 @@ ExecutionTiming execute_stream(GraphExecutor& executor, const ComputeGraph& grap
     const auto t0 = Clock::now();
     const ReplayCounts c = encode_stream(graph, recs, so);
     const auto t1 = Clock::now();
-    for (auto* r : recs) r->wait();
+    wait_all(recs, options.cancelled);
     const auto t2 = Clock::now();
     set_host_times(t, t0, t1, t2);
     if (!recs.empty()) t.gpu_ns = gpu_span_ns(*recs.front(), *recs.back());
@@ -249,7 +263,7 @@ ExecutionTiming execute_per_dispatch(GraphExecutor& executor, const ComputeGraph
         rec->end();
         t.encode_ns += ns_between(e0, Clock::now());
         rec->submit();
-        rec->wait();
+        rec->wait(options.cancelled);
         t.gpu_ns += rec->gpu_ns();
         ++t.dispatches;
         ++t.command_buffers;
@@ -286,7 +300,7 @@ std::unique_ptr<CommandRecorder> GraphExecutor::acquire(const std::string& name)
 }
 
 void GraphExecutor::release(std::unique_ptr<CommandRecorder> recorder) {
-    if (!recorder) return;
+    if (!recorder || recorder->abandoned()) return;
     recorder->wait();
     std::lock_guard lock(mutex_);
     free_.push_back(std::move(recorder));
@@ -294,6 +308,7 @@ void GraphExecutor::release(std::unique_ptr<CommandRecorder> recorder) {
 
 ExecutionTiming GraphExecutor::execute(const ComputeGraph& graph, const ExecuteOptions& options) {
     if (options.submit == SubmitMode::ahead) return std::move(execute_steps(graph, options, 1)[0]);
+    device_.retired_work().reap();       // what earlier cancelled executions left, where it is done
     memory_.add_missing_scratch(graph);  // fused kernels' own zeroed memory (FusionScratch)
     validate_for_replay(graph, memory_);
     if (options.submit == SubmitMode::single) return execute_single(*this, graph, options);
@@ -354,14 +369,20 @@ ExecutionTiming GraphExecutor::execute_parallel(const ComputeGraph& graph,
             record_primary(*primary, secondaries, *threads_, graph, bounds, options.timestamps, t);
         const auto t1 = Clock::now();
         if (primary) primary->submit();
-        if (head) head->wait();
-        if (primary) primary->wait();
+        wait_all(std::array{head.get(), primary.get()}, options.cancelled);
         const auto t2 = Clock::now();
         set_host_times(t, t0, t1, t2);
         CommandRecorder* first = head ? head.get() : primary.get();
         CommandRecorder* last = primary ? primary.get() : head.get();
         if (first) t.gpu_ns = gpu_span_ns(*first, *last);
         t.command_buffers = (head ? 1 : 0) + (primary ? 1 : 0) + slices;
+    } catch (const RunCancelled&) {
+        // The abandoned primaries go to the retired work first, so the secondaries they
+        // execute are destroyed after them, and never reused.
+        head.reset();
+        primary.reset();
+        secondaries.clear();
+        throw;
     } catch (...) {
         give_back();
         throw;
@@ -390,6 +411,7 @@ std::vector<ExecutionTiming> GraphExecutor::run_steps(const StepGraph& step_grap
         throw std::invalid_argument("per-dispatch and per-group profiles need SubmitMode::single");
     std::vector<ExecutionTiming> out(steps);
     if (steps == 0) return out;
+    device_.retired_work().reap();
     // Two buffers: one executing, the other being recorded for the next step. A buffer is
     // recorded again only after its fence has signalled (the step before the last one).
     std::unique_ptr<CommandRecorder> recs[2] = {acquire(buffer_name(options, 0, 2)),
@@ -423,7 +445,7 @@ std::vector<ExecutionTiming> GraphExecutor::run_steps(const StepGraph& step_grap
             CommandRecorder& rec = *recs[i % 2];
             rec.submit();
             if (i + 1 < steps) record(i + 1);  // on the CPU while the GPU runs step i
-            rec.wait();
+            rec.wait(options.cancelled);
             ExecutionTiming& t = out[i];
             t.complete_ns = ns_between(origin, Clock::now());
             t.wall_ns = t.complete_ns - (i == 0 ? t.record_begin_ns : out[i - 1].complete_ns);

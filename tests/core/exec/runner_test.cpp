@@ -6,9 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include "exec/src/output_comparison.h"
+#include "graphlens/exec/replay.h"
 #include "graphlens/vulkan/graph_session.h"
 #include "vulkan/gpu_fixture.h"
+#include "vulkan/long_chain.h"
 
 namespace graphlens::test {
 namespace {
@@ -115,6 +121,57 @@ TEST_F(RunnerTest, ACancelStopsTheRunBeforeTheNextExecution) {
     EXPECT_THROW(runner->run(graph, options), RunCancelled);
     ASSERT_FALSE(lines.empty());
     EXPECT_EQ(lines.back(), "serial: warm-up");
+}
+
+TEST_F(RunnerTest, ACancelFromAnotherThreadEndsAnExecutionInFlightWithinASecond) {
+    // The GUI's Cancel: a flag set on another thread while the GPU runs one long submission
+    // (the serial reference of about three seconds of adds on lavapipe). The run ends within a
+    // second of the cancel with no results, leaving the submission to the GPU; the next run on
+    // the same device is right, and the validation layer reports nothing of either.
+    using Clock = std::chrono::steady_clock;
+    LongChain chain;
+    chain.setup(*memory, 5);
+    const ComputeGraph long_graph =
+        chain.record(runner->executor(), chain.dispatches_for(runner->executor(), 3.0));
+    std::atomic<bool> cancel{false}, reference_started{false};
+    options.modes = parse_execution_modes("serial");
+    options.progress = [&](std::string_view line) {
+        if (line == "serial: reference run") reference_started = true;
+    };
+    options.cancelled = [&] { return cancel.load(); };
+    Clock::time_point cancelled_at;
+    std::thread canceller([&] {
+        const auto give_up = Clock::now() + std::chrono::seconds(60);
+        while (!reference_started && Clock::now() < give_up)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        cancelled_at = Clock::now();
+        cancel = true;
+    });
+    EXPECT_THROW(replay_capture(device(), long_graph, options), RunCancelled);
+    const auto returned = Clock::now();
+    canceller.join();
+    EXPECT_LT(returned - cancelled_at, std::chrono::seconds(1))
+        << std::chrono::duration<double>(returned - cancelled_at).count() << " s after the cancel";
+    EXPECT_GT(device().retired_work().pending(), 0u) << "no submission was in flight to abandon";
+
+    options.progress = {};
+    options.cancelled = {};
+    options.modes = parse_execution_modes("serial,elided,levels");
+    const RunResult next = replay_capture(device(), graph, options);
+    ASSERT_EQ(next.modes.size(), 3u);
+    for (const auto& m : next.modes) {
+        SCOPED_TRACE(m.mode);
+        EXPECT_TRUE(m.error.empty()) << m.error;
+        EXPECT_TRUE(m.outputs_match) << m.comparison;
+    }
+    const auto until = Clock::now() + std::chrono::seconds(120);
+    while (device().retired_work().pending() > 0 && Clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        device().retired_work().reap();
+    }
+    EXPECT_EQ(device().retired_work().pending(), 0u);
+    expect_no_validation_messages();
 }
 
 TEST_F(RunnerTest, ACancelWhileTheInitialDataIsGeneratedStopsBeforeAnyExecution) {

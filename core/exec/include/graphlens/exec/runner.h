@@ -20,6 +20,7 @@
 #include "graphlens/graph/fusion.h"
 #include "graphlens/results/run_result.h"
 #include "graphlens/vulkan/graph_executor.h"
+#include "graphlens/vulkan/run_cancelled.h"
 
 namespace graphlens {
 
@@ -82,15 +83,11 @@ struct RunnerOptions {
     std::function<void(std::string_view)> progress;
     /// Asked before every execution of a graph (reference, check, warm-up and timed runs),
     /// before every mode and its planning, before each allocation the random initial data
-    /// fills and each profile; true ends the run with RunCancelled, so a UI stops a long run
-    /// within one execution instead of after a mode. May be empty.
+    /// fills and each profile, and every 50 ms while the host waits for the GPU
+    /// (ExecuteOptions::cancelled); true ends the run with RunCancelled within that, even in
+    /// the middle of a submission of minutes: the submission is abandoned to the GPU and its
+    /// objects to the device's retired work (Device::retired_work). May be empty.
     std::function<bool()> cancelled;
-};
-
-/// Thrown by Runner::run when RunnerOptions::cancelled says so.
-class RunCancelled : public std::runtime_error {
-  public:
-    RunCancelled() : std::runtime_error("the run was cancelled") {}
 };
 
 class Runner {

@@ -20,6 +20,7 @@
 #include "graphlens/graph/kernel_info.h"
 #include "graphlens/graph/op_kind.h"
 #include "graphlens/graph/tensor_view.h"
+#include "graphlens/vulkan/run_cancelled.h"
 
 namespace graphlens {
 
@@ -91,8 +92,20 @@ class CommandRecorder {
     /// visible to later submissions, transfers and the host.
     void end();
     void submit();  ///< submits (fence signalled on completion); does not wait
-    void wait();    ///< waits for the fence; no-op when nothing is in flight
+    /// Waits for the fence; no-op when nothing is in flight. With `cancelled`, it is asked
+    /// before the wait and then every kCancelSliceMs while the GPU runs: true abandons the
+    /// submission (abandon()) and throws RunCancelled, so a cancel ends even a submission of
+    /// minutes within one slice.
+    void wait(const CancelCheck& cancelled = {});
     bool in_flight() const { return in_flight_; }
+    /// Gives up waiting for the submission in flight (nothing when none is): the recorder is
+    /// not reused, and its destructor hands its objects to the device's retired work, to be
+    /// destroyed once the fence signals, instead of waiting. Done by wait() on a cancel and by
+    /// the executors to the other buffers of the execution a cancel ends.
+    void abandon() { abandoned_ = in_flight_; }
+    bool abandoned() const { return abandoned_; }
+    /// How often a cancellable wait asks whether to go on: a cancel takes effect within this.
+    static constexpr uint32_t kCancelSliceMs = 50;
 
     /// After wait(): GPU ns between the begin and end timestamps (0 without timestamps).
     uint64_t gpu_ns() const;
@@ -124,6 +137,9 @@ class CommandRecorder {
     DeviceMemory& memory() const { return memory_; }
 
   private:
+    /// VK_SUCCESS once the fence has signalled, VK_TIMEOUT when `cancelled` said to stop
+    /// waiting, else the error.
+    VkResult wait_for_fence(const CancelCheck& cancelled) const;
     void write_timestamp(VkPipelineStageFlagBits stage);
     void ensure_query_capacity(uint32_t n);
     std::vector<uint64_t> read_timestamps() const;
@@ -150,6 +166,7 @@ class CommandRecorder {
     };
     std::vector<GroupMark> groups_;
     bool in_flight_ = false;
+    bool abandoned_ = false;  ///< in flight, no longer waited for (abandon())
     bool recording_ = false;
     size_t dispatches_ = 0;
     size_t barriers_ = 0;

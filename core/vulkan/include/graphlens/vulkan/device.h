@@ -17,6 +17,7 @@
 
 #include "graphlens/vulkan/device_facts.h"
 #include "graphlens/vulkan/device_requirements.h"
+#include "graphlens/vulkan/retired_work.h"
 
 namespace graphlens {
 
@@ -122,6 +123,9 @@ class Device {
 
     /// Pipelines of this device, created on first use.
     KernelRegistry& kernels();
+    /// The objects of abandoned (cancelled) executions, destroyed once the GPU is done with
+    /// them; the device waits for all of them before it is destroyed.
+    RetiredWork& retired_work() { return *retired_; }
 
     // --- validation ---
     bool validation_enabled() const { return validation_; }
@@ -158,6 +162,7 @@ class Device {
     bool tensor_cores_ = false;
     std::string tensor_core_variant_;
     std::unique_ptr<KernelRegistry> kernels_;
+    std::unique_ptr<RetiredWork> retired_;
 
     mutable std::mutex queue_mutex_;
     mutable std::mutex messages_mutex_;

@@ -10,10 +10,11 @@
 #include <vector>
 
 #include "graphlens/graph/compute_graph.h"
-#include "graphlens/results/run_result.h"
 #include "graphlens/graph/snapshot.h"
+#include "graphlens/results/run_result.h"
 #include "graphlens/vulkan/command_encoder.h"
 #include "graphlens/vulkan/graph_session.h"
+#include "graphlens/vulkan/run_cancelled.h"
 
 namespace graphlens {
 
@@ -66,6 +67,13 @@ struct ExecuteOptions {
     /// it as their debug-utils name ("levels_split: buffer 2 of 2") for RenderDoc and Nsight.
     /// Empty = "graphlens".
     std::string name = {};
+    /// Asked while the host waits for the GPU (CommandRecorder::wait: before each wait and
+    /// every 50 ms of it): true abandons the execution's submissions where they are and throws
+    /// RunCancelled at once. The GPU finishes them on its own; their command buffers go to the
+    /// device's retired work, and so does whatever the caller destroys next that they use
+    /// (DeviceMemory, ForeignProgram). The memory they write is not to be read or written
+    /// until Device::retired_work() has nothing pending. Empty: never cancelled.
+    CancelCheck cancelled = {};
 };
 
 struct ExecutionTiming {
@@ -133,6 +141,8 @@ class GraphExecutor {
     /// A reset recorder from the free list (or a new one); return it with release(). A
     /// non-empty `name` becomes its command buffer's debug-utils name.
     std::unique_ptr<CommandRecorder> acquire(const std::string& name = {});
+    /// Waits for it and puts it on the free list; an abandoned one (a cancelled wait) is
+    /// dropped instead, which hands it to the device's retired work.
     void release(std::unique_ptr<CommandRecorder> recorder);
 
   private:
