@@ -45,15 +45,18 @@ ConflictInspectorView::ConflictInspectorView(SelectionState* state, QWidget* par
         t->horizontalHeader()->setStretchLastSection(true);
         t->verticalHeader()->setDefaultSectionSize(20);
     }
-    // Every column in the dock's width, the bytes included: short ones fit their contents,
-    // the nodes and the range share the rest and lose their middle when it is too little
-    // (a row's tooltip says the whole hazard in words).
+    // Every column in the dock's width, the bytes whole: the relation, kind and overlapping
+    // bytes (two lines each where needed, the size included, so the Bytes column stays hidden)
+    // fit their contents; the two nodes share the rest and lose their middle when it is too
+    // little (a row's tooltip says the whole hazard in words).
     QHeaderView* hazard_header = hazard_table_->horizontalHeader();
     hazard_header->setStretchLastSection(false);
-    for (int c : {HazardModel::Relation, HazardModel::Kind, HazardModel::Bytes})
+    for (int c : {HazardModel::Relation, HazardModel::Kind, HazardModel::Range})
         hazard_header->setSectionResizeMode(c, QHeaderView::ResizeToContents);
-    for (int c : {HazardModel::Earlier, HazardModel::Later, HazardModel::Range})
+    for (int c : {HazardModel::Earlier, HazardModel::Later})
         hazard_header->setSectionResizeMode(c, QHeaderView::Stretch);
+    hazard_table_->hideColumn(HazardModel::Bytes);
+    hazard_table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     hazard_table_->setTextElideMode(Qt::ElideMiddle);
     const int race_widths[] = {60, 150, 150, 220};
     for (int c = 0; c < 4; ++c) race_table_->setColumnWidth(c, race_widths[c]);

@@ -25,6 +25,7 @@ class ConflictInspectorView : public QWidget {
     const FusionModel& fusions() const { return fusions_; }
     const RaceModel& races() const { return races_; }
     QTableView* raceTable() const { return race_table_; }
+    QTableView* hazardTable() const { return hazard_table_; }
     QString headline() const;
     /// The races section's title ("Races (2): …").
     QString racesTitle() const;

@@ -85,7 +85,7 @@ QVariant HazardModel::data(const QModelIndex& index, int role) const {
             case Relation:
                 if (race && row.direction != Direction::race &&
                     row.direction != Direction::unsynchronised)
-                    return relation(row.direction) + tr(" (race)");
+                    return relation(row.direction) + tr("\n(race)");
                 return relation(row.direction);
             case Kind:
                 return hazardName(h.kind);
@@ -94,7 +94,9 @@ QVariant HazardModel::data(const QModelIndex& index, int role) const {
             case Later:
                 return nodeTitle(g, h.later);
             case Range:
-                return formatRange(g, h.overlap());
+                // Two lines, so the bytes fit a narrow dock without eliding or scrolling.
+                return allocationName(g, h.overlap()) + QLatin1Char('\n') +
+                       formatInterval(h.overlap());
             case Bytes:
                 return qulonglong(h.overlap().size());
         }

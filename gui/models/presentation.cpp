@@ -23,15 +23,21 @@ QString formatBytes(uint64_t bytes) {
     return QStringLiteral("%1 %2").arg(v, 0, 'f', v < 10 ? 2 : (v < 100 ? 1 : 0)).arg(units[u]);
 }
 
-QString formatRange(const ComputeGraph& graph, const ByteRange& r) {
-    const QString name = r.allocation < graph.allocations.size()
-                             ? QString::fromStdString(graph.allocations[r.allocation].name)
-                             : QStringLiteral("alloc%1").arg(r.allocation);
-    return QStringLiteral("%1 [0x%2, 0x%3) %4")
-        .arg(name)
+QString allocationName(const ComputeGraph& graph, const ByteRange& r) {
+    return r.allocation < graph.allocations.size()
+               ? QString::fromStdString(graph.allocations[r.allocation].name)
+               : QStringLiteral("alloc%1").arg(r.allocation);
+}
+
+QString formatInterval(const ByteRange& r) {
+    return QStringLiteral("[0x%1, 0x%2) %3")
         .arg(r.begin, 0, 16)
         .arg(r.end, 0, 16)
         .arg(formatBytes(r.size()));
+}
+
+QString formatRange(const ComputeGraph& graph, const ByteRange& r) {
+    return allocationName(graph, r) + QLatin1Char(' ') + formatInterval(r);
 }
 
 QString formatRanges(const ComputeGraph& graph, const std::vector<ByteRange>& ranges) {

@@ -17,6 +17,10 @@ struct Document;
 QString formatBytes(uint64_t bytes);
 /// "kv_cache [0x1000, 0x2000) 4 KiB" (allocation name, hex offsets, size).
 QString formatRange(const ComputeGraph& graph, const ByteRange& range);
+/// The allocation's name of a range (`alloc<N>` where the graph has none).
+QString allocationName(const ComputeGraph& graph, const ByteRange& range);
+/// "[0x..., 0x...) size": a range without its allocation.
+QString formatInterval(const ByteRange& range);
 QString formatRanges(const ComputeGraph& graph, const std::vector<ByteRange>& ranges);
 /// "12.3 µs", "4.56 ms", "870 ns", "12.29 s" (from ten seconds).
 QString formatDuration(double ns);

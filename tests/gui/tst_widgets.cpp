@@ -499,6 +499,26 @@ class TestWidgets : public QObject {
         const BarrierExplanation* e = analysis().barrier_at(barrier);
         QCOMPARE(size_t(w().conflictInspector()->hazards().rowCount()), e->forcing.size());
         QVERIFY(w().conflictInspector()->headline().contains(QStringLiteral("needed")));
+        // At the default window size the overlapping bytes read whole, without scrolling.
+        w().showView(w().conflictInspector());
+        QTableView* table = w().conflictInspector()->hazardTable();
+        table->viewport()->grab();
+        const QHeaderView* columns = table->horizontalHeader();
+        QVERIFY2(
+            columns->length() <= table->viewport()->width(),
+            qPrintable(
+                QStringLiteral("%1 > %2").arg(columns->length()).arg(table->viewport()->width())));
+        for (int row = 0; row < table->model()->rowCount(); ++row) {
+            const QModelIndex cell = table->model()->index(row, HazardModel::Range);
+            const QStringList lines = cell.data().toString().split(QLatin1Char('\n'));
+            QCOMPARE(lines.size(), 2);
+            QVERIFY(lines.at(1).startsWith(QStringLiteral("[0x")));
+            for (const QString& line : lines)
+                QVERIFY2(table->fontMetrics().horizontalAdvance(line) <=
+                             columns->sectionSize(HazardModel::Range),
+                         qPrintable(line));
+            QVERIFY(table->rowHeight(row) >= 2 * table->fontMetrics().lineSpacing());
+        }
     }
 
     // Clicking a group's number above its column selects the group: the memory map shows
