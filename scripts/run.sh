@@ -7,7 +7,10 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$root/scripts/deps.sh"
 build="${GRAPHLENS_BUILD_DIR:-$root/build}"
-[ -f "$build/build.ninja" ] || cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# A unity build, as scripts/test.sh configures it: the first start compiles each target's sources
+# in batches, and a later scripts/test.sh in the same tree reuses the objects.
+[ -f "$build/build.ninja" ] || cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DGRAPHLENS_UNITY_BUILD=ON
 if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
   if cmake --build "$build" -j"$(nproc)" --target graphlens; then
     exec "$build/gui/graphlens" "$@"
