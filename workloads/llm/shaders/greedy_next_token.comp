@@ -7,11 +7,7 @@
 // logits: f32 [n_vocab]; token, position: i32 [1]; generated: i32 [> slot].
 // NaN logits are never chosen; all NaN or -inf gives token 0.
 #extension GL_GOOGLE_include_directive : require
-// The sampler is a dispatch on the decode loop's critical path, after the lm_head: each thread
-// loads UNROLL logits before comparing any, so that it keeps UNROLL loads in flight instead of
-// waiting one memory round trip per logit. 512 threads, as the norms use.
-#define WG_SIZE 512
-#define UNROLL 16
+#define WG_SIZE 256
 #include "common.glsl"
 
 layout(local_size_x = WG_SIZE) in;
@@ -39,20 +35,8 @@ void main() {
     const uint tid = gl_LocalInvocationID.x;
     float v = -1.0 / 0.0;
     uint idx = 0xffffffffu;
-    // Strided, in increasing index order, with a strict comparison: each thread keeps its lowest
-    // index of its maximum.
-    uint i = tid;
-    for (; i + (UNROLL - 1u) * WG_SIZE < p.n_vocab; i += UNROLL * WG_SIZE) {
-        float x[UNROLL];
-        for (uint u = 0u; u < UNROLL; ++u) x[u] = logits[i + u * WG_SIZE];
-        for (uint u = 0u; u < UNROLL; ++u) {
-            if (x[u] > v) {
-                v = x[u];
-                idx = i + u * WG_SIZE;
-            }
-        }
-    }
-    for (; i < p.n_vocab; i += WG_SIZE) {
+    // Strided with a strict comparison: each thread keeps its lowest index of its maximum.
+    for (uint i = tid; i < p.n_vocab; i += WG_SIZE) {
         const float x = logits[i];
         if (x > v) {
             v = x;
