@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Packs what bench/llama/decode_loop_ab.sh needs on a GPU machine that has no build: a stripped
 # graphlens-cli, the llama_decode driver, llama.cpp's prebuilt libraries (the Vulkan backend, its
-# base, the CPU backends that keep llama.cpp's token embedding), the two shared libraries
-# graphlens-cli links beyond the C++ runtime and the Vulkan loader (libfmt, spirv-cross), the
-# script itself and run.sh, which points the script at them. xz keeps the archive small (llama.cpp's
+# base, the CPU backends that keep llama.cpp's token embedding), the shared libraries
+# graphlens-cli links beyond the C++ runtime and the Vulkan loader (libfmt, spirv-cross,
+# Graphviz), the script itself and run.sh, which points the script at them. xz keeps the archive small (llama.cpp's
 # Vulkan backend is 43 MB of shaders, about 5 MB packed); the device tool carries 64 MiB.
 #
 #   bench/llama/pack_decode_loop.sh [BUILD_DIR] [ARCHIVE]      (default build, decode-loop.tar.xz)
@@ -36,11 +36,17 @@ for so in libggml-base.so libggml.vulkan.v0.5.0.so libllama.vulkan.v0.5.0.so lib
   cp "$llama_lib/$so" "$dir/llama/"
 done
 cp "$llama_lib"/libggml-cpu-*.so "$dir/llama/"
-# graphlens-cli's libraries beyond libc, the C++ runtime and the Vulkan loader.
+# graphlens-cli's libraries beyond glibc, the C++ runtime and the Vulkan loader (libfmt,
+# spirv-cross, Graphviz and what Graphviz links): a GPU machine has none of them.
 for name in libfmt.so libspirv-cross-c-shared.so; do
-  path="$(ldd "$cli" | awk -v n="$name" 'index($1, n) == 1 {print $3}')"
-  [ -n "$path" ] || die "graphlens-cli does not link $name (ldd $cli)"
-  cp -L "$path" "$dir/lib/$(basename "$path")"
+  ldd "$cli" | awk -v n="$name" 'index($1, n) == 1 {found=1} END {exit !found}' ||
+    die "graphlens-cli does not link $name (ldd $cli)"
+done
+ldd "$cli" | awk '$3 ~ /^\// {print $3}' | while read -r path; do
+  case "$(basename "$path")" in
+    libc.so* | libm.so* | libstdc++* | libgcc_s* | ld-linux* | libvulkan* | libpthread* | libdl.so* | librt.so*) ;;
+    *) cp -L "$path" "$dir/lib/$(basename "$path")" ;;
+  esac
 done
 cp "$here/decode_loop_ab.sh" "$dir/"
 cat > "$dir/run.sh" << 'EOF'
