@@ -43,10 +43,13 @@ Node GraphBuilder::dispatch_node(const RecordedNode& record, NodeId id, size_t i
         node.writes = std::vector<ByteRange>(record.writes.begin(), record.writes.end());
     if (record.reads_indirect_args) {
         // The ranges of an indirect dispatch are stated directly: its bindings' and the
-        // arguments it reads.
+        // arguments it reads. A kernel with descriptor arrays has its ranges stated already
+        // and no bindings to derive them from.
         while (indirect_[next_indirect].index < index) ++next_indirect;
-        graph_.derive_ranges(node);
-        node.bindings.clear();
+        if (!node.bindings.empty()) {
+            graph_.derive_ranges(node);
+            node.bindings.clear();
+        }
         node.reads.push_back(*indirect_[next_indirect].args);
     }
     return node;
