@@ -84,6 +84,7 @@ void CaptureSession::on_submit(DeviceState& device, uint64_t queue,
         process_batch(device, queue, q, batch);
         if (range_over_) break;
     }
+    handles_.clear();
     if (fence && q.last_submission) fence_submission_[fence] = {queue, *q.last_submission};
     if (began_) submit_cpu_ns_ += thread_cpu_ns() - started;
     if (range_over_) write_capture("the range ended");
@@ -179,9 +180,9 @@ void CaptureSession::walk(const CommandList& list, Walk& w) {
 void CaptureSession::walk_command(const CommandList& list, const RecordedCommand& cmd,
                                   BindState& bound, Walk& w) {
     std::visit(Overloaded{
-                   [&](const CmdBindPipeline& c) { bound.apply(w.device, c); },
-                   [&](const CmdBindSets& c) { bound.apply(w.device, list, c); },
-                   [&](const CmdPushDescriptors& c) { bound.apply(w.device, list, c); },
+                   [&](const CmdBindPipeline& c) { bound.apply(handles_, w.device, c); },
+                   [&](const CmdBindSets& c) { bound.apply(handles_, w.device, list, c); },
+                   [&](const CmdPushDescriptors& c) { bound.apply(handles_, w.device, list, c); },
                    [&](const CmdPushConstants& c) { bound.apply(list, c); },
                    [&](const CmdDispatch& c) { on_dispatch_command(c, bound, w); },
                    [&](const CmdTransfer& c) {

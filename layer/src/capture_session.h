@@ -17,6 +17,7 @@
 #include "graphlens/capture/capture_file.h"
 #include "graphlens/layer/capture_settings.h"
 #include "layer/src/command_resolution.h"
+#include "layer/src/handle_cache.h"
 #include "layer/src/layer_state.h"
 
 namespace graphlens::layer {
@@ -177,6 +178,7 @@ class CaptureSession {
     /// for the waits of later commands (MemoryDependency::event_set_at).
     EventSets event_sets_;
     ResolvedBarrier barrier_scratch_;  ///< reused by every barrier command walked
+    SubmissionHandles handles_;        ///< the objects the submission walked names
     uint64_t submissions_ = 0;
     uint64_t dispatches_seen_ = 0;
     std::unique_ptr<GraphBuilder> builder_;
