@@ -31,17 +31,19 @@ uint32_t BoundSet::dynamic_offset(uint32_t binding, uint32_t element) const {
     return 0;
 }
 
-void BindState::apply(const DeviceState& device, const CmdBindPipeline& c) {
-    pipeline = device.pipelines.find(c.pipeline);
+void BindState::apply(SubmissionHandles& handles, const DeviceState& device,
+                      const CmdBindPipeline& c) {
+    pipeline = handles.pipelines.find(device.pipelines, c.pipeline).get();
 }
 
-void BindState::apply(const DeviceState& device, const CommandList& list, const CmdBindSets& c) {
-    const uint64_t* handles = CommandList::begin_of(list.handles, c.sets);
+void BindState::apply(SubmissionHandles& handles, const DeviceState& device,
+                      const CommandList& list, const CmdBindSets& c) {
+    const uint64_t* sets_bound = CommandList::begin_of(list.handles, c.sets);
     const uint32_t* offsets = CommandList::begin_of(list.words, c.dynamic_offsets);
     size_t next_offset = 0;
     for (uint32_t i = 0; i < c.sets.count; ++i) {
         BoundSet s;
-        if (auto set = device.descriptor_sets.find(handles[i])) {
+        if (const auto& set = handles.descriptor_sets.find(device.descriptor_sets, sets_bound[i])) {
             s.contents = set->contents;
             s.layout = set->layout;
         }
@@ -52,7 +54,8 @@ void BindState::apply(const DeviceState& device, const CommandList& list, const 
     }
 }
 
-void BindState::apply(DeviceState& device, const CommandList& list, const CmdPushDescriptors& c) {
+void BindState::apply(SubmissionHandles& handles, DeviceState& device, const CommandList& list,
+                      const CmdPushDescriptors& c) {
     BoundSet& s = sets[c.set];
     // Pushed descriptors add to those pushed before into the same set; a set bound from a
     // descriptor set before is replaced.
@@ -60,7 +63,7 @@ void BindState::apply(DeviceState& device, const CommandList& list, const CmdPus
         s.pushed_contents = std::make_shared<SetContents>();
     else if (!s.pushed)
         s.pushed_contents->bindings.clear();
-    auto layout = device.pipeline_layouts.find(c.layout);
+    const auto& layout = handles.pipeline_layouts.find(device.pipeline_layouts, c.layout);
     const SetLayoutState* set_layout =
         layout && c.set < layout->sets.size() ? layout->sets[c.set].get() : nullptr;
     const RecordedWrite* writes = CommandList::begin_of(list.writes, c.writes);
@@ -75,9 +78,9 @@ void BindState::apply(DeviceState& device, const CommandList& list, const CmdPus
         w.pBufferInfo = r.buffer_infos.count == r.count && r.count
                             ? CommandList::begin_of(list.buffer_infos, r.buffer_infos)
                             : nullptr;
-        apply_write(device, set_layout, w, *s.pushed_contents);
+        apply_write(device, set_layout, w, *s.pushed_contents, &handles.buffers);
     }
-    s.contents = s.pushed_contents;
+    if (s.contents != s.pushed_contents) s.contents = s.pushed_contents;
     s.layout = nullptr;
     s.dynamic_offsets.clear();
     s.pushed = true;

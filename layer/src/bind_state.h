@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "layer/src/handle_cache.h"
 #include "layer/src/layer_state.h"
 #include "layer/src/recorded_command.h"
 
@@ -24,14 +25,18 @@ struct BoundSet {
     uint32_t dynamic_offset(uint32_t binding, uint32_t element) const;
 };
 
+/// The handles are resolved through the submission's caches (handle_cache.h), which keep the
+/// objects alive while the submission is walked.
 struct BindState {
-    std::shared_ptr<const PipelineState> pipeline;
+    const PipelineState* pipeline = nullptr;
     std::map<uint32_t, BoundSet> sets;
     std::vector<uint8_t> push_constants;
 
-    void apply(const DeviceState& device, const CmdBindPipeline& c);
-    void apply(const DeviceState& device, const CommandList& list, const CmdBindSets& c);
-    void apply(DeviceState& device, const CommandList& list, const CmdPushDescriptors& c);
+    void apply(SubmissionHandles& handles, const DeviceState& device, const CmdBindPipeline& c);
+    void apply(SubmissionHandles& handles, const DeviceState& device, const CommandList& list,
+               const CmdBindSets& c);
+    void apply(SubmissionHandles& handles, DeviceState& device, const CommandList& list,
+               const CmdPushDescriptors& c);
     void apply(const CommandList& list, const CmdPushConstants& c);
 };
 

@@ -84,6 +84,7 @@ void CaptureSession::on_submit(DeviceState& device, uint64_t queue,
         process_batch(device, queue, q, batch);
         if (range_over_) break;
     }
+    handles_.clear();
     if (fence && q.last_submission) fence_submission_[fence] = {queue, *q.last_submission};
     if (began_) submit_cpu_ns_ += thread_cpu_ns() - started;
     if (range_over_) write_capture("the range ended");
@@ -112,11 +113,11 @@ bool CaptureSession::batch_may_touch_range(const QueueState& q, const SubmittedB
 void CaptureSession::follow_labels(const CommandList& list, QueueState& q) {
     for (const auto& cmd : list.commands) {
         if (const auto* begin = std::get_if<CmdBeginLabel>(&cmd))
-            push_label(q, list.strings[begin->name]);
+            push_label(q, list.text_of(begin->name));
         else if (std::holds_alternative<CmdEndLabel>(cmd))
             pop_label(q);
         else if (const auto* insert = std::get_if<CmdInsertLabel>(&cmd))
-            q.pending_insert = list.strings[insert->name];
+            q.pending_insert.assign(list.text_of(insert->name));
         else if (std::holds_alternative<CmdDispatch>(cmd) ||
                  std::holds_alternative<CmdTransfer>(cmd))
             q.pending_insert.clear();  // the node an inserted label names
@@ -178,42 +179,42 @@ void CaptureSession::walk(const CommandList& list, Walk& w) {
 
 void CaptureSession::walk_command(const CommandList& list, const RecordedCommand& cmd,
                                   BindState& bound, Walk& w) {
-    std::visit(Overloaded{
-                   [&](const CmdBindPipeline& c) { bound.apply(w.device, c); },
-                   [&](const CmdBindSets& c) { bound.apply(w.device, list, c); },
-                   [&](const CmdPushDescriptors& c) { bound.apply(w.device, list, c); },
-                   [&](const CmdPushConstants& c) { bound.apply(list, c); },
-                   [&](const CmdDispatch& c) { on_dispatch_command(c, bound, w); },
-                   [&](const CmdTransfer& c) {
-                       if (active_) {
-                           emit_or_skip(w, false);
-                           builder_->transfer(resolve_transfer(w.device, list, c),
-                                              next_node_label(w.queue));
-                       }
-                       w.queue.pending_insert.clear();
-                   },
-                   [&](const CmdBarrier& c) {
-                       if (!active_) return;
-                       emit_or_skip(w, false);
-                       resolve_barrier(w.device, list, c, event_sets_, barrier_scratch_);
-                       builder_->barrier(barrier_scratch_);
-                   },
-                   // Followed outside the range too: a wait inside it may wait for a set
-                   // before it, which orders none of the captured commands (position 0).
-                   [&](const CmdSetEvent& c) {
-                       event_sets_[c.event] =
-                           builder_ ? static_cast<uint32_t>(builder_->node_count()) : 0;
-                   },
-                   [&](const CmdResetEvent& c) { event_sets_.erase(c.event); },
-                   [&](const CmdBeginLabel& c) { push_label(w.queue, list.strings[c.name]); },
-                   [&](const CmdEndLabel&) { pop_label(w.queue); },
-                   [&](const CmdInsertLabel& c) { w.queue.pending_insert = list.strings[c.name]; },
-                   [&](const CmdExecuteCommands& c) {
-                       for (uint32_t i = 0; i < c.secondaries.count; ++i)
-                           walk(*list.secondaries[c.secondaries.begin + i], w);
-                   },
-               },
-               cmd);
+    std::visit(
+        Overloaded{
+            [&](const CmdBindPipeline& c) { bound.apply(handles_, w.device, c); },
+            [&](const CmdBindSets& c) { bound.apply(handles_, w.device, list, c); },
+            [&](const CmdPushDescriptors& c) { bound.apply(handles_, w.device, list, c); },
+            [&](const CmdPushConstants& c) { bound.apply(list, c); },
+            [&](const CmdDispatch& c) { on_dispatch_command(c, bound, w); },
+            [&](const CmdTransfer& c) {
+                if (active_) {
+                    emit_or_skip(w, false);
+                    builder_->transfer(resolve_transfer(w.device, list, c),
+                                       next_node_label(w.queue));
+                }
+                w.queue.pending_insert.clear();
+            },
+            [&](const CmdBarrier& c) {
+                if (!active_) return;
+                emit_or_skip(w, false);
+                resolve_barrier(w.device, list, c, event_sets_, barrier_scratch_);
+                builder_->barrier(barrier_scratch_);
+            },
+            // Followed outside the range too: a wait inside it may wait for a set
+            // before it, which orders none of the captured commands (position 0).
+            [&](const CmdSetEvent& c) {
+                event_sets_[c.event] = builder_ ? static_cast<uint32_t>(builder_->node_count()) : 0;
+            },
+            [&](const CmdResetEvent& c) { event_sets_.erase(c.event); },
+            [&](const CmdBeginLabel& c) { push_label(w.queue, list.text_of(c.name)); },
+            [&](const CmdEndLabel&) { pop_label(w.queue); },
+            [&](const CmdInsertLabel& c) { w.queue.pending_insert.assign(list.text_of(c.name)); },
+            [&](const CmdExecuteCommands& c) {
+                for (uint32_t i = 0; i < c.secondaries.count; ++i)
+                    walk(*list.secondaries[c.secondaries.begin + i], w);
+            },
+        },
+        cmd);
 }
 
 void CaptureSession::on_dispatch_command(const CmdDispatch& cmd, const BindState& bound, Walk& w) {
@@ -245,7 +246,7 @@ const std::string& CaptureSession::next_node_label(const QueueState& q) {
     return q.labels.empty() ? none : q.labels.back();
 }
 
-void CaptureSession::push_label(QueueState& q, const std::string& name) {
+void CaptureSession::push_label(QueueState& q, std::string_view name) {
     q.labels.push(name);
     const CaptureRange& r = settings_.range;
     if (r.kind == RangeKind::label && !range_over_ && q.labels.back() == r.label) active_ = true;

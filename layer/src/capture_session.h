@@ -12,11 +12,13 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "graphlens/capture/capture_file.h"
 #include "graphlens/layer/capture_settings.h"
 #include "layer/src/command_resolution.h"
+#include "layer/src/handle_cache.h"
 #include "layer/src/layer_state.h"
 
 namespace graphlens::layer {
@@ -47,7 +49,7 @@ enum class QueueLabel : uint8_t { begin, end, insert };
 /// memory for the next one: a program opens and closes a label around every dispatch.
 class LabelStack {
   public:
-    void push(const std::string& name) {
+    void push(std::string_view name) {
         if (depth_ == names_.size()) names_.emplace_back();
         names_[depth_++].assign(name);
     }
@@ -127,7 +129,7 @@ class CaptureSession {
                       Walk& walk);
     void on_dispatch_command(const CmdDispatch& cmd, const BindState& bound, Walk& walk);
     void emit_or_skip(Walk& walk, bool is_dispatch);
-    void push_label(QueueState& q, const std::string& name);
+    void push_label(QueueState& q, std::string_view name);
     void pop_label(QueueState& q);
     void begin_submission(DeviceState& device, QueueState& q, const SubmittedBatch& batch);
     std::string sync_with_previous(const QueueState& q, const SubmittedBatch& batch,
@@ -177,6 +179,7 @@ class CaptureSession {
     /// for the waits of later commands (MemoryDependency::event_set_at).
     EventSets event_sets_;
     ResolvedBarrier barrier_scratch_;  ///< reused by every barrier command walked
+    SubmissionHandles handles_;        ///< the objects the submission walked names
     uint64_t submissions_ = 0;
     uint64_t dispatches_seen_ = 0;
     std::unique_ptr<GraphBuilder> builder_;

@@ -38,7 +38,7 @@ void CommandList::clear() {
     buffer_infos.clear();
     spans.clear();
     dependencies.clear();
-    strings.clear();
+    text.clear();
     secondaries.clear();
     dispatches = 0;
     has_labels = false;

@@ -31,11 +31,13 @@ bool is_dynamic_descriptor(VkDescriptorType type) {
 namespace {
 
 DescriptorEntry buffer_entry(DeviceState& device, VkDescriptorType type,
-                             const VkDescriptorBufferInfo& info) {
+                             const VkDescriptorBufferInfo& info,
+                             HandleCache<BufferState>* buffers = nullptr) {
     DescriptorEntry e;
     e.type = type;
     e.buffer_handle = handle_bits(info.buffer);
-    e.buffer = device.buffers.find(e.buffer_handle);
+    e.buffer = buffers ? buffers->find(device.buffers, e.buffer_handle)
+                       : device.buffers.find(e.buffer_handle);
     e.offset = info.offset;
     e.range = info.range;
     if (info.range == VK_WHOLE_SIZE)
@@ -75,7 +77,7 @@ void store(SetContents& contents, uint32_t binding, uint32_t element, Descriptor
 }  // namespace
 
 void apply_write(DeviceState& device, const SetLayoutState* layout, const VkWriteDescriptorSet& w,
-                 SetContents& contents) {
+                 SetContents& contents, HandleCache<BufferState>* buffers) {
     // An inline uniform block's count is bytes, not descriptors: one entry says what it is.
     const uint32_t count =
         w.descriptorType == VK_DESCRIPTOR_TYPE_INLINE_UNIFORM_BLOCK ? 1 : w.descriptorCount;
@@ -84,7 +86,7 @@ void apply_write(DeviceState& device, const SetLayoutState* layout, const VkWrit
                       DescriptorEntry e;
                       e.type = w.descriptorType;
                       if (is_buffer_descriptor(w.descriptorType) && w.pBufferInfo)
-                          e = buffer_entry(device, w.descriptorType, w.pBufferInfo[i]);
+                          e = buffer_entry(device, w.descriptorType, w.pBufferInfo[i], buffers);
                       store(contents, binding, element, std::move(e));
                   });
 }

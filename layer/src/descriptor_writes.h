@@ -4,6 +4,7 @@
 // becomes the buffer's size minus the offset, as the spec defines it at update time).
 #include <vulkan/vulkan.h>
 
+#include "layer/src/handle_cache.h"
 #include "layer/src/layer_state.h"
 
 namespace graphlens::layer {
@@ -12,9 +13,10 @@ bool is_buffer_descriptor(VkDescriptorType type);
 bool is_dynamic_descriptor(VkDescriptorType type);
 
 /// Applies one write. `layout` (may be null) lets a write that runs past its binding's count
-/// continue in the next binding, as Vulkan specifies.
+/// continue in the next binding, as Vulkan specifies. Buffers are found through `buffers`
+/// where given (a submission's walk), else in the device's map.
 void apply_write(DeviceState& device, const SetLayoutState* layout, const VkWriteDescriptorSet& w,
-                 SetContents& contents);
+                 SetContents& contents, HandleCache<BufferState>* buffers = nullptr);
 void apply_copy(const SetContents& from, const VkCopyDescriptorSet& c, SetContents& to);
 /// A template update's data read as writes (buffer infos only for buffer descriptors).
 struct TemplateWrite {

@@ -34,7 +34,12 @@ std::string where(const spirv::ReflectedBinding& b) {
 
 }  // namespace
 
-AllocationId GraphBuilder::allocation_of(const BufferState& buffer) {
+AllocationId GraphBuilder::allocation_of(const std::shared_ptr<BufferState>& state) {
+    // A buffer's memory binding never changes: found once, its allocation is known.
+    auto [known, first] = buffer_allocations_.try_emplace(state.get(), 0);
+    if (!first) return known->second;
+    buffers_seen_.push_back(state);
+    const BufferState& buffer = *state;
     const MemoryState* memory = buffer.memory.get();
     auto [it, added] = allocations_.try_emplace(memory, AllocationId(graph_.allocations.size()));
     if (added) {
@@ -46,16 +51,18 @@ AllocationId GraphBuilder::allocation_of(const BufferState& buffer) {
     auto& buffers = allocation_buffers_[it->second];
     if (std::find(buffers.begin(), buffers.end(), buffer.handle) == buffers.end())
         buffers.push_back(buffer.handle);
+    known->second = it->second;
     return it->second;
 }
 
-GraphBuilder::Resolved GraphBuilder::resolve(const BufferSpan& span) {
-    if (!span.buffer) return {std::nullopt, "a buffer unknown to the layer"};
-    const BufferState& b = *span.buffer;
+GraphBuilder::Resolved GraphBuilder::resolve(const std::shared_ptr<BufferState>& buffer,
+                                             uint64_t offset, uint64_t size) {
+    if (!buffer) return {std::nullopt, "a buffer unknown to the layer"};
+    const BufferState& b = *buffer;
     if (b.destroyed) return {std::nullopt, "a destroyed buffer"};
     if (!b.memory) return {std::nullopt, "a buffer not bound to memory"};
-    const uint64_t begin = b.memory_offset + span.offset;
-    return {ByteRange{allocation_of(b), begin, begin + span.size}, {}};
+    const uint64_t begin = b.memory_offset + offset;
+    return {ByteRange{allocation_of(buffer), begin, begin + size}, {}};
 }
 
 GraphBuilder::Resolved GraphBuilder::resolve_descriptor(const DescriptorEntry& entry,
@@ -65,11 +72,11 @@ GraphBuilder::Resolved GraphBuilder::resolve_descriptor(const DescriptorEntry& e
     if (!is_buffer_descriptor(entry.type))
         return {std::nullopt, "a descriptor of type " + std::to_string(entry.type) +
                                   " (texel buffer, image or other: no byte ranges)"};
-    return resolve(BufferSpan{entry.buffer, entry.offset + dynamic_offset, entry.range});
+    return resolve(entry.buffer, entry.offset + dynamic_offset, entry.range);
 }
 
 std::string GraphBuilder::bind_views(const PipelineState& pipeline, const BindState& bound,
-                                     RecordedNode& node) {
+                                     RecordedPayload& payload) {
     if (!pipeline.reflection_error.empty())
         return "its kernel could not be reflected: " + pipeline.reflection_error;
     if (pipeline.device_addresses == spirv::DeviceAddresses::unknown)
@@ -103,19 +110,19 @@ std::string GraphBuilder::bind_views(const PipelineState& pipeline, const BindSt
     // A view per binding where each binding is one buffer; descriptor arrays state their
     // ranges directly (a bound view names one buffer).
     if (arrays) {
-        node.reads = arena_.copy(std::span<const ByteRange>(reads_scratch_));
-        node.writes = arena_.copy(std::span<const ByteRange>(writes_scratch_));
+        payload.reads = ranges_.intern(reads_scratch_);
+        payload.writes = ranges_.intern(writes_scratch_);
     } else {
-        node.bindings = arena_.copy(std::span<const RecordedView>(views_scratch_));
+        payload.bindings = views_.intern(views_scratch_);
     }
     return {};
 }
 
-KernelId GraphBuilder::kernel_of(const std::shared_ptr<const PipelineState>& pipeline) {
-    auto [it, added] = kernels_.try_emplace(pipeline.get(), KernelId(graph_.kernels.size()));
+KernelId GraphBuilder::kernel_of(const PipelineState& pipeline) {
+    auto [it, added] = kernels_.try_emplace(&pipeline, KernelId(graph_.kernels.size()));
     if (added) {
-        graph_.kernels.push_back(pipeline->kernel);
-        kernel_pipelines_.push_back(pipeline);
+        graph_.kernels.push_back(pipeline.kernel);
+        kernel_pipelines_.push_back(pipeline.shared_from_this());
     }
     return it->second;
 }
@@ -147,16 +154,17 @@ void GraphBuilder::dispatch(const ResolvedDispatch& cmd, const BindState& bound,
         nodes_.push_back(node);
         return;
     }
-    node.kernel = kernel_of(bound.pipeline);
+    node.kernel = kernel_of(*bound.pipeline);
+    RecordedPayload payload;
     const uint32_t pc_size = bound.pipeline->kernel.push_constant_size;
-    node.push_constants = arena_.copy(std::span<const uint8_t>(
+    payload.push_constants = bytes_.intern(std::span<const uint8_t>(
         bound.push_constants.data(),
         std::min<size_t>(bound.push_constants.size(), pc_size ? pc_size : SIZE_MAX)));
-    const std::string why = bind_views(*bound.pipeline, bound, node);
+    const std::string why = bind_views(*bound.pipeline, bound, payload);
     if (!why.empty()) {
         node.ranges_known = false;
-        node.reads = {};
-        node.writes = {};
+        payload.reads = {};
+        payload.writes = {};
         note(id, "ranges unknown: " + why);
     } else if (bound.pipeline->device_addresses == spirv::DeviceAddresses::within_bindings) {
         note(id,
@@ -178,13 +186,24 @@ void GraphBuilder::dispatch(const ResolvedDispatch& cmd, const BindState& bound,
             note(id, "ranges unknown: the indirect arguments are in " + args.why);
         }
     }
+    node.payload = payloads_.intern(payload);
     nodes_.push_back(node);
 }
 
 uint32_t GraphBuilder::label_of(const std::string& text) {
+    // The guess costs a comparison of the text where the lookup hashes it too.
+    if (last_label_ < next_label_.size()) {
+        const uint32_t guess = next_label_[last_label_];
+        if (guess < labels_.size() && std::string_view(labels_[guess]) == text)
+            return last_label_ = guess;
+    }
     auto [it, added] = label_numbers_.try_emplace(text, uint32_t(labels_.size()));
-    if (added) labels_.emplace_back(text);
-    return it->second;
+    if (added) {
+        labels_.emplace_back(text);
+        next_label_.push_back(UINT32_MAX);
+    }
+    if (last_label_ < next_label_.size()) next_label_[last_label_] = it->second;
+    return last_label_ = it->second;
 }
 
 void GraphBuilder::transfer(const ResolvedTransfer& cmd, const std::string& label) {
@@ -192,7 +211,8 @@ void GraphBuilder::transfer(const ResolvedTransfer& cmd, const std::string& labe
     const NodeId id = next_id();
     node.label = label_of(label.empty() ? cmd.name : label);
     node.kernel = transfer_kernel(cmd.name);
-    node.push_constants = arena_.copy(std::span<const uint8_t>(cmd.data));
+    RecordedPayload payload;
+    payload.push_constants = bytes_.intern(cmd.data);
     if (cmd.name == "vkCmdUpdateBuffer" && cmd.data.empty())
         note(id, "vkCmdUpdateBuffer of more than 4096 bytes: its bytes are not kept");
     reads_scratch_.clear();
@@ -209,9 +229,10 @@ void GraphBuilder::transfer(const ResolvedTransfer& cmd, const std::string& labe
         }
     }
     if (node.ranges_known) {
-        node.reads = arena_.copy(std::span<const ByteRange>(reads_scratch_));
-        node.writes = arena_.copy(std::span<const ByteRange>(writes_scratch_));
+        payload.reads = ranges_.intern(reads_scratch_);
+        payload.writes = ranges_.intern(writes_scratch_);
     }
+    node.payload = payloads_.intern(payload);
     nodes_.push_back(node);
 }
 
@@ -250,8 +271,7 @@ void GraphBuilder::add_barrier(BarrierOrigin origin, const std::string& note,
     }
     RecordedNode node;
     node.kind = NodeKind::barrier;
-    node.kernel = static_cast<uint32_t>(barriers_.size());
-    barriers_.push_back({origin, note_number, arena_.copy(dependencies)});
+    node.kernel = barriers_.intern({origin, note_number, dependencies_.intern(dependencies)});
     nodes_.push_back(node);
 }
 

@@ -27,6 +27,8 @@ namespace graphlens::layer {
 
 class GraphBuilder {
   public:
+    GraphBuilder() { payloads_.intern({}); }  // number 0: nothing bound, pushed or touched
+
     void dispatch(const ResolvedDispatch& cmd, const BindState& bound, const std::string& label);
     void transfer(const ResolvedTransfer& cmd, const std::string& label);
     void barrier(const ResolvedBarrier& cmd);
@@ -55,15 +57,18 @@ class GraphBuilder {
         std::optional<ByteRange> range;
         std::string why;  ///< set when range is not
     };
-    Resolved resolve(const BufferSpan& span);
+    Resolved resolve(const BufferSpan& span) {
+        return resolve(span.buffer, span.offset, span.size);
+    }
+    Resolved resolve(const std::shared_ptr<BufferState>& buffer, uint64_t offset, uint64_t size);
     Resolved resolve_descriptor(const DescriptorEntry& entry, uint32_t dynamic_offset);
-    AllocationId allocation_of(const BufferState& buffer);
-    KernelId kernel_of(const std::shared_ptr<const PipelineState>& pipeline);
+    AllocationId allocation_of(const std::shared_ptr<BufferState>& buffer);
+    KernelId kernel_of(const PipelineState& pipeline);
     KernelId transfer_kernel(const std::string& name);
-    /// Fills node's bindings (or explicit ranges for descriptor arrays); returns why the
-    /// ranges are unknown, or an empty string.
+    /// Fills the payload's bindings (or explicit ranges for descriptor arrays); returns why
+    /// the ranges are unknown, or an empty string.
     std::string bind_views(const PipelineState& pipeline, const BindState& bound,
-                           RecordedNode& node);
+                           RecordedPayload& payload);
     NodeId next_id() { return next_id_++; }
     /// The label's number: one shared string per distinct text, as a program repeats its
     /// labels every step.
@@ -88,23 +93,36 @@ class GraphBuilder {
     /// Allocations and kernels while recording; the nodes too after build_nodes.
     ComputeGraph graph_;
     StableVector<RecordedNode> nodes_;
-    StableVector<RecordedBarrier> barriers_;
     RecordArena arena_;
+    InternedArrays<RecordedView> views_{arena_};
+    InternedArrays<uint8_t> bytes_{arena_};
+    InternedArrays<ByteRange> ranges_{arena_};
+    InternedArrays<MemoryDependency> dependencies_{arena_};
+    InternedValues<RecordedPayload> payloads_;
+    InternedValues<RecordedBarrier> barriers_;
     bool nodes_built_ = false;
-    /// Reused for every dispatch and barrier before its arrays are copied into arena_.
+    /// Reused for every dispatch and barrier before its arrays are interned.
     std::vector<RecordedView> views_scratch_;
     std::vector<ByteRange> reads_scratch_, writes_scratch_;
     std::vector<MemoryDependency> dependencies_scratch_;
     std::map<const MemoryState*, AllocationId> allocations_;
     std::vector<std::shared_ptr<const MemoryState>> allocation_memory_;
     std::vector<std::vector<uint64_t>> allocation_buffers_;  ///< buffer handles seen, by id
-    std::map<const PipelineState*, KernelId> kernels_;
+    /// The allocation of each buffer seen, found again without the allocations' lookups; the
+    /// states are kept so that no other buffer's state takes one's address.
+    std::unordered_map<const BufferState*, AllocationId> buffer_allocations_;
+    std::vector<std::shared_ptr<const BufferState>> buffers_seen_;
+    std::unordered_map<const PipelineState*, KernelId> kernels_;
     std::vector<std::shared_ptr<const PipelineState>> kernel_pipelines_;  ///< by kernel id
     std::map<std::string, KernelId> transfer_kernels_;
     std::vector<CaptureNote> notes_;
     std::map<std::string, std::pair<size_t, size_t>> note_counts_;  ///< text → (index, count)
     std::unordered_map<std::string, uint32_t> label_numbers_;
     std::vector<SharedString> labels_;
+    /// By label number: the label of the node that came after one with it, last time; a
+    /// program labels every step's nodes in the same order, so this is checked first.
+    std::vector<uint32_t> next_label_;
+    uint32_t last_label_ = 0;
     std::unordered_map<std::string, uint32_t> barrier_note_numbers_;
     std::vector<std::string> barrier_notes_;
     NodeId next_id_ = 0;

@@ -27,26 +27,30 @@ Node GraphBuilder::dispatch_node(const RecordedNode& record, NodeId id, size_t i
     node.kernel = record.kernel;
     node.workgroups = record.workgroups;
     node.ranges_known = record.ranges_known;
-    if (!record.push_constants.empty())
+    const RecordedPayload& payload = payloads_[record.payload];
+    if (!payload.push_constants.empty())
         node.push_constants =
-            std::vector<uint8_t>(record.push_constants.begin(), record.push_constants.end());
-    if (!record.bindings.empty()) {
+            std::vector<uint8_t>(payload.push_constants.begin(), payload.push_constants.end());
+    if (!payload.bindings.empty()) {
         std::vector<BoundView> views;
-        views.reserve(record.bindings.size());
-        for (const RecordedView& v : record.bindings)
+        views.reserve(payload.bindings.size());
+        for (const RecordedView& v : payload.bindings)
             views.emplace_back(v.binding, byte_view(v.bytes), v.set);
         node.bindings = std::move(views);
     }
-    if (!record.reads.empty())
-        node.reads = std::vector<ByteRange>(record.reads.begin(), record.reads.end());
-    if (!record.writes.empty())
-        node.writes = std::vector<ByteRange>(record.writes.begin(), record.writes.end());
+    if (!payload.reads.empty())
+        node.reads = std::vector<ByteRange>(payload.reads.begin(), payload.reads.end());
+    if (!payload.writes.empty())
+        node.writes = std::vector<ByteRange>(payload.writes.begin(), payload.writes.end());
     if (record.reads_indirect_args) {
         // The ranges of an indirect dispatch are stated directly: its bindings' and the
-        // arguments it reads.
+        // arguments it reads. A kernel with descriptor arrays has its ranges stated already
+        // and no bindings to derive them from.
         while (indirect_[next_indirect].index < index) ++next_indirect;
-        graph_.derive_ranges(node);
-        node.bindings.clear();
+        if (!node.bindings.empty()) {
+            graph_.derive_ranges(node);
+            node.bindings.clear();
+        }
         node.reads.push_back(*indirect_[next_indirect].args);
     }
     return node;

@@ -11,7 +11,7 @@
 namespace graphlens::layer {
 namespace {
 
-std::string label_name(const VkDebugUtilsLabelEXT* label) {
+std::string_view label_name(const VkDebugUtilsLabelEXT* label) {
     return label && label->pLabelName ? label->pLabelName : "";
 }
 
@@ -21,8 +21,8 @@ void record_label(DeviceState& d, VkCommandBuffer cb, const VkDebugUtilsLabelEXT
         list.has_labels = true;
         Cmd c{};
         if constexpr (!std::is_same_v<Cmd, CmdEndLabel>) {
-            c.name = static_cast<uint32_t>(list.strings.size());
-            list.strings.push_back(label_name(label));
+            const std::string_view name = label_name(label);
+            c.name = list.append(list.text, name.data(), name.size());
         }
         return c;
     });
@@ -59,7 +59,7 @@ VKAPI_ATTR void VKAPI_CALL hook_QueueBeginDebugUtilsLabelEXT(VkQueue queue,
         d->dispatch.QueueBeginDebugUtilsLabelEXT(queue, label);
     guarded("vkQueueBeginDebugUtilsLabelEXT", [&] {
         CaptureSession::get().on_queue_label(handle_bits(queue), QueueLabel::begin,
-                                             label_name(label));
+                                             std::string(label_name(label)));
     });
 }
 
@@ -79,7 +79,7 @@ VKAPI_ATTR void VKAPI_CALL hook_QueueInsertDebugUtilsLabelEXT(VkQueue queue,
         d->dispatch.QueueInsertDebugUtilsLabelEXT(queue, label);
     guarded("vkQueueInsertDebugUtilsLabelEXT", [&] {
         CaptureSession::get().on_queue_label(handle_bits(queue), QueueLabel::insert,
-                                             label_name(label));
+                                             std::string(label_name(label)));
     });
 }
 

@@ -98,7 +98,8 @@ VKAPI_ATTR VkResult VKAPI_CALL hook_WaitSemaphores(VkDevice device, const VkSema
 }
 
 VKAPI_ATTR VkResult VKAPI_CALL hook_GetFenceStatus(VkDevice device, VkFence fence) {
-    auto d = find_device(device);
+    // Programs poll fences in a loop: the per-thread device cache takes no lock.
+    DeviceState* d = device_of(device);
     if (!d) return VK_ERROR_DEVICE_LOST;
     const VkResult r = d->dispatch.GetFenceStatus(device, fence);
     if (r == VK_SUCCESS && CaptureSession::get().recording())

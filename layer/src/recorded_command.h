@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -118,11 +119,11 @@ struct CmdResetEvent {
 };
 
 struct CmdBeginLabel {
-    uint32_t name = 0;  ///< in CommandList::strings
+    Slice name;  ///< in CommandList::text
 };
 struct CmdEndLabel {};
 struct CmdInsertLabel {
-    uint32_t name = 0;  ///< in CommandList::strings
+    Slice name;  ///< in CommandList::text
 };
 
 struct CmdExecuteCommands {
@@ -147,7 +148,9 @@ struct CommandList {
     std::vector<VkDescriptorBufferInfo> buffer_infos;
     std::vector<RecordedSpan> spans;
     std::vector<RecordedDependency> dependencies;
-    std::vector<std::string> strings;
+    /// The labels' texts, one after another: a string each would take a heap block for
+    /// every label longer than a short string holds, on every command buffer recorded.
+    std::vector<char> text;
     std::vector<std::shared_ptr<const CommandList>> secondaries;
     uint64_t dispatches = 0;  ///< including those of executed secondaries
     bool has_labels = false;
@@ -175,6 +178,7 @@ struct CommandList {
     static const T* begin_of(const std::vector<T>& array, Slice s) {
         return array.data() + s.begin;
     }
+    std::string_view text_of(Slice s) const { return {begin_of(text, s), s.count}; }
 };
 
 }  // namespace graphlens::layer

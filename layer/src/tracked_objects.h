@@ -94,8 +94,9 @@ struct ShaderModuleState {
     std::vector<uint32_t> words;
 };
 
-/// A compute pipeline with what the capture says of its kernel.
-struct PipelineState {
+/// A compute pipeline with what the capture says of its kernel. Made by std::make_shared: a
+/// capture keeps the pipelines of its kernels (shared_from_this) until it is written.
+struct PipelineState : std::enable_shared_from_this<PipelineState> {
     uint64_t handle = 0;
     uint32_t serial = 0;  ///< creation order, for a default kernel name
     KernelInfo kernel;    ///< name filled when the capture is built (debug names may come later)
