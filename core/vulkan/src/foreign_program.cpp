@@ -317,12 +317,13 @@ void ForeignProgram::prepare_dispatch(size_t index, const Node& n) {
             "cannot be replayed",
             what, k.name));
     // Descriptor sets left unwritten would make the kernel read and write whatever the driver
-    // finds there. The layer states an indirect dispatch by its ranges (its arguments are a
-    // read no binding covers), without bindings.
+    // finds there. The layer states an indirect dispatch (its arguments are a read no binding
+    // covers) and a dispatch of a kernel with descriptor arrays by their ranges, without bindings.
     if (n.bindings.empty() && !k.bindings.empty())
         throw std::runtime_error(fmt::format(
             "{}: the capture states no buffers bound to {}, which declares {} binding(s) (an "
-            "indirect dispatch is recorded by its ranges only), so it cannot be replayed",
+            "indirect dispatch, or a kernel with descriptor arrays, is recorded by its byte ranges "
+            "only), so it cannot be replayed",
             what, k.name, k.bindings.size()));
     auto c = std::make_unique<Command>();
     c->pipeline = &pipe;
