@@ -76,6 +76,7 @@ GreedyDecodeResult greedy_decode(DeviceMemory& memory, const ModelWeights& weigh
     const ComputeGraph step = session.finish_recording();
 
     ModePlan plan = Runner::plan(step, o.mode, o.planning);
+    plan.execute.queue_steps = o.queue_steps;
     const DecodeStepPatch patch(plan.graph, model, recorded_position);
     GreedyDecodeResult r;
     r.context = context;
