@@ -34,6 +34,7 @@ struct GenerateOptions {
     std::string mode = "levels+ahead";
     std::string kv_type = "f16";
     bool f32_x = false;
+    bool wait_each_token = false;
     EncodingOptions encoding;
 };
 
@@ -92,8 +93,11 @@ void print_result(const GreedyDecodeResult& r, const GenerateOptions& o, const s
     const auto e = TimingSummary::from_samples(encode);
     fmt::print(
         "timed:   {} tokens at KV lengths {}..{}, after {} warm-up tokens; greedy argmax on the "
-        "GPU, the token stays there (tokens read back once, after the loop)\n",
-        wall.size(), o.warmup + 1, o.warmup + wall.size(), o.warmup);
+        "GPU, the token stays there (tokens read back once, after the loop){}\n",
+        wall.size(), o.warmup + 1, o.warmup + wall.size(), o.warmup,
+        o.mode == "levels+ahead" && !o.wait_each_token
+            ? "; each step queued behind the one before (its GPU time may include waiting there)"
+            : "");
     fmt::print("time per token (wall, µs): median {}  min {}  max {}   ({:.1f} tokens/s)\n",
                microseconds(w.median), microseconds(w.min), microseconds(w.max),
                w.median > 0 ? 1e9 / w.median : 0.0);
@@ -121,6 +125,7 @@ int run_generate(const GenerateOptions& o) {
     go.prompt_token = o.prompt_token;
     go.kv_type = o.kv_type == "f32" ? DType::f32 : DType::f16;
     go.q8_activations = !o.f32_x;
+    go.queue_steps = !o.wait_each_token;
     go.planning.fusion_recipes = ops::fusion_recipes();
     go.planning.stream_first = o.encoding.stream_first;
     go.planning.stream_growth = o.encoding.stream_growth;
@@ -182,6 +187,10 @@ const RegisterCommand generate_registration{
         app.add_flag("--f32-x", o->f32_x,
                      "keep the x of the Q4_0 / Q8_0 mat-vecs f32 (default: q8x where the device "
                      "has integer dot products)");
+        app.add_flag("--wait-each-token", o->wait_each_token,
+                     "levels+ahead: submit a token's step only once the one before has completed "
+                     "(default: queued behind it at once, since the sampler leaves the token on "
+                     "the GPU)");
         add_encoding_options(app, o->encoding);
         return [o] { return run_generate(*o); };
     }};

@@ -441,16 +441,27 @@ std::vector<ExecutionTiming> GraphExecutor::run_steps(const StepGraph& step_grap
             t.command_buffers = 1;
         };
         record(0);
+        recs[0]->submit();
         for (size_t i = 0; i < steps; ++i) {
             CommandRecorder& rec = *recs[i % 2];
-            rec.submit();
-            if (i + 1 < steps) record(i + 1);  // on the CPU while the GPU runs step i
+            if (i > 0 && !options.queue_steps) rec.submit();  // step i - 1 has completed
+            if (i + 1 < steps) {
+                record(i + 1);  // on the CPU while the GPU runs step i
+                if (options.queue_steps) recs[(i + 1) % 2]->submit();
+            }
             rec.wait(options.cancelled);
             ExecutionTiming& t = out[i];
             t.complete_ns = ns_between(origin, Clock::now());
             t.wall_ns = t.complete_ns - (i == 0 ? t.record_begin_ns : out[i - 1].complete_ns);
             t.gpu_ns = rec.gpu_ns();
         }
+    } catch (const RunCancelled&) {
+        // Queued steps: the step after the cancelled one is in flight too; it is given up on
+        // as well rather than waited for.
+        for (auto& r : recs)
+            if (r->in_flight()) r->abandon();
+        give_back();
+        throw;
     } catch (...) {
         give_back();
         throw;

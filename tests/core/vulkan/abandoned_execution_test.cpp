@@ -19,6 +19,7 @@ using Clock = std::chrono::steady_clock;
 struct SubmitCase {
     const char* name;
     SubmitMode submit;
+    bool queue_steps = false;  ///< ahead: the next step in flight behind the cancelled one
 };
 
 class AbandonedExecutionTest : public GpuTest, public ::testing::WithParamInterface<SubmitCase> {
@@ -42,6 +43,7 @@ TEST_P(AbandonedExecutionTest, ACancelReturnsWithinASecondAndTheNextExecutionIsR
     const ComputeGraph graph = chain.record(*executor, dispatches);
     ExecuteOptions o;
     o.submit = GetParam().submit;
+    o.queue_steps = GetParam().queue_steps;
     std::atomic<bool> cancel{false};
     std::atomic<int64_t> cancelled_at{0};
     o.cancelled = [&] { return cancel.load(); };
@@ -91,7 +93,8 @@ INSTANTIATE_TEST_SUITE_P(EverySubmitMode, AbandonedExecutionTest,
                                            SubmitCase{"stream", SubmitMode::stream},
                                            SubmitCase{"per_dispatch", SubmitMode::per_dispatch},
                                            SubmitCase{"parallel", SubmitMode::parallel},
-                                           SubmitCase{"ahead", SubmitMode::ahead}),
+                                           SubmitCase{"ahead", SubmitMode::ahead},
+                                           SubmitCase{"ahead_queued", SubmitMode::ahead, true}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -205,20 +205,27 @@ TEST_F(ReplayTest, StepsRecordedAheadGiveTheSameResultAsSingleRuns) {
 
 // Each step sees every write of the step before: a graph that adds w to an accumulator (through
 // a temporary and an add of zeros) run as 5 steps leaves 5 w in it, and synchronization validation
-// sees no hazard between the steps' submissions.
+// sees no hazard between the steps' submissions; also when each step is queued behind the one
+// before instead of submitted after its completion (queue_steps).
 TEST_F(ReplayTest, EachStepSeesTheStepBefore) {
     memory->upload(chain.b, std::vector<float>(Chain::n, 0.0f));
     auto s = executor->begin_recorded();
     s.dispatch(binary_dispatch("add_f32", chain.result, chain.w, chain.t0, "acc.sum"));
     s.dispatch(binary_dispatch("add_f32", chain.t0, chain.b, chain.result, "acc.store"));
     const ComputeGraph acc = s.finish_recording();
-    memory->fill(chain.out, 0);
-    executor->execute_steps(acc, ExecuteOptions{}, 5);
-    const std::vector<float> got = download(chain.result);
-    for (int64_t i = 0; i < Chain::n; ++i) {
-        float want = 0;
-        for (int step = 0; step < 5; ++step) want += chain.w_data[i % Chain::nw];
-        ASSERT_EQ(got[i], want) << "element " << i;
+    for (bool queued : {false, true}) {
+        memory->fill(chain.out, 0);
+        ExecuteOptions o;
+        o.queue_steps = queued;
+        const std::vector<ExecutionTiming> steps = executor->execute_steps(acc, o, 5);
+        const std::vector<float> got = download(chain.result);
+        for (int64_t i = 0; i < Chain::n; ++i) {
+            float want = 0;
+            for (int step = 0; step < 5; ++step) want += chain.w_data[i % Chain::nw];
+            ASSERT_EQ(got[i], want) << "element " << i << (queued ? ", queued" : "");
+        }
+        for (size_t i = 1; i < steps.size(); ++i)
+            EXPECT_EQ(steps[i].wall_ns, steps[i].complete_ns - steps[i - 1].complete_ns);
     }
 }
 

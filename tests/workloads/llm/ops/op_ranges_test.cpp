@@ -50,11 +50,12 @@ TEST(KernelLibrary, EveryOpKernelDeclaresEachBindingReadOnlyOrWriteOnly) {
     // and arrival counters are one (its last workgroup per head reads them back), and the
     // output and arrival counters of the gated mat-vecs that quantise it (_yq8: the last
     // workgroup of a block of 32 rows reads the block back) and of the mat-vecs that add the
-    // residual and normalise (_anq8: the last workgroup reads the whole output back).
+    // residual and normalise (_anq8: the last workgroup reads the whole output back), and the
+    // sampler's scratch (its last workgroup reads the other workgroups' bests back).
     const std::string_view families[] = {
-        "rms_norm", "add_f",   "mul_f",      "multi_add", "scale",   "gelu",
-        "silu",     "softcap", "softmax",    "rope",      "matvec",  "matmul",
-        "topk",     "sdpa",    "flash_attn", "copy",      "get_rows"};
+        "rms_norm", "add_f",   "mul_f",      "multi_add", "scale",    "gelu",
+        "silu",     "softcap", "softmax",    "rope",      "matvec",   "matmul",
+        "topk",     "sdpa",    "flash_attn", "copy",      "get_rows", "greedy_next_token"};
     const auto& catalog = KernelCatalog::embedded();
     size_t checked = 0;
     for (const std::string& name : catalog.names()) {
@@ -63,12 +64,14 @@ TEST(KernelLibrary, EveryOpKernelDeclaresEachBindingReadOnlyOrWriteOnly) {
             continue;
         ++checked;
         const bool attn = name.starts_with("flash_attn_vec");
+        const bool sampler = name == "greedy_next_token";
         const bool yq8 =
             name.find("_yq8") != std::string::npos || name.find("_anq8") != std::string::npos;
         for (const KernelBinding& b : catalog.get(name).bindings)
             EXPECT_EQ(b.access == BindingAccess::read_write,
                       (attn && (b.name == "Tmp" || b.name == "Counters")) ||
-                          (yq8 && (b.name == "Y" || b.name == "Arrivals")))
+                          (yq8 && (b.name == "Y" || b.name == "Arrivals")) ||
+                          (sampler && b.name == "Scratch"))
                 << name << " binding " << b.binding;
     }
     EXPECT_GE(checked, std::size(families));

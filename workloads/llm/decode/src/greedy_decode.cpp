@@ -4,12 +4,14 @@
 #include <fmt/format.h>
 
 #include <stdexcept>
+#include <vector>
 
 #include "graphlens/decode/decode_step_patch.h"
 #include "graphlens/exec/step_loop.h"
 #include "graphlens/model/model_weights.h"
 #include "graphlens/model/transformer_builder.h"
 #include "graphlens/ops/ops.h"
+#include "graphlens/ops/params.h"
 #include "graphlens/vulkan/device_memory.h"
 #include "graphlens/vulkan/graph_session.h"
 
@@ -52,6 +54,14 @@ GreedyDecodeResult greedy_decode(DeviceMemory& memory, const ModelWeights& weigh
     const AllocationId generated_alloc =
         memory.allocate("generated_tokens", 4ull * steps, AllocationUsage::output);
     const TensorView generated = memory.view(generated_alloc, DType::i32, {int64_t(steps)});
+    // The sampler's arrival counter and per-workgroup bests, zeroed once (every run leaves the
+    // counter zero).
+    const uint64_t scratch_elements = greedy_next_token_scratch_elements(c.n_vocab);
+    const AllocationId scratch_alloc =
+        memory.allocate("greedy_scratch", 4 * scratch_elements, AllocationUsage::scratch);
+    memory.upload(scratch_alloc, std::vector<uint8_t>(4 * scratch_elements, 0));
+    const TensorView sampler_scratch =
+        memory.view(scratch_alloc, DType::u32, {int64_t(scratch_elements)});
     model.upload_weights(weights);
     const int32_t prompt[] = {o.prompt_token};
     model.upload_inputs(prompt, 0);
@@ -62,10 +72,11 @@ GreedyDecodeResult greedy_decode(DeviceMemory& memory, const ModelWeights& weigh
     GraphSession session = executor.begin_recorded();
     model.record_step(session, 1, recorded_position);
     ops::greedy_next_token(session, model.logits(), model.tokens_input(), model.positions_input(),
-                           generated, 0, int32_t(context), "greedy_next_token");
+                           generated, sampler_scratch, 0, int32_t(context), "greedy_next_token");
     const ComputeGraph step = session.finish_recording();
 
     ModePlan plan = Runner::plan(step, o.mode, o.planning);
+    plan.execute.queue_steps = o.queue_steps;
     const DecodeStepPatch patch(plan.graph, model, recorded_position);
     GreedyDecodeResult r;
     r.context = context;

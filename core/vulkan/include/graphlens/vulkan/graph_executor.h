@@ -39,8 +39,8 @@ enum class SubmitMode : uint8_t {
     /// asked for); recorded barriers only
     parallel,
     /// a decode loop's steps (execute_steps): step i + 1 recorded into a second command buffer
-    /// while step i executes, and submitted once step i's fence has signalled; execute() runs
-    /// one step
+    /// while step i executes, and submitted once step i's fence has signalled (or at once:
+    /// ExecuteOptions::queue_steps); execute() runs one step
     ahead,
 };
 
@@ -58,6 +58,13 @@ struct ExecuteOptions {
     /// of their own first, so the GPU starts while the threads record the rest; 0 = none (one
     /// submission)
     size_t parallel_first = 0;
+    /// execute_steps: step i + 1 is submitted as soon as it is recorded, before step i's
+    /// completion is waited for, so the queue runs the steps back to back (each buffer's
+    /// submission barrier orders a step after the one before). For a loop whose steps need
+    /// nothing from the host in between, such as a decode loop whose sampler leaves the token
+    /// on the GPU. A step's gpu_ns then starts where the queue reached its buffer, possibly
+    /// while the step before still ran; its wall_ns is measured as without.
+    bool queue_steps = false;
     bool timestamps = true;
     /// Barrier + timestamp after every dispatch (serialises the GPU).
     bool profile_dispatches = false;

@@ -11,7 +11,8 @@
 // command-buffer split). Every token then runs that plan with its own values patched in
 // (DecodeStepPatch: the cache slot, the attention's KV length, the sampler's slot and next
 // position) and is recorded anew from it (run_step_loop; levels+ahead records the next token's
-// step while the GPU runs this one). Nothing is planned again per token.
+// step while the GPU runs this one and queues it behind this one at once: queue_steps). Nothing
+// is planned again per token.
 #include <cstdint>
 #include <vector>
 
@@ -37,6 +38,11 @@ struct GreedyDecodeOptions {
     DType kv_type = DType::f16;
     /// TransformerOptions::q8_activations.
     bool q8_activations = true;
+    /// levels+ahead: each token's step is submitted as soon as it is recorded, queued behind
+    /// the step before (ExecuteOptions::queue_steps): the step needs nothing from the host,
+    /// since the sampler left its token on the GPU. false: submitted once the step before has
+    /// completed, as a loop that samples on the host must.
+    bool queue_steps = true;
     /// The planning options: fusion table, stream and parallel settings (RunnerOptions's).
     RunnerOptions planning;
 };

@@ -188,10 +188,14 @@ void get_rows(GraphSession& s, const TensorView& table, const TensorView& ids,
 /// Greedy sampling of a decode loop on the GPU: the index of the largest of `logits` (f32
 /// [n_vocab]; the lowest index among equal largest ones) is written to `token` (i32 [1], the
 /// next step's input token) and to generated[slot] (i32), and `next_position` to `position`
-/// (i32 [1], the next step's position). One workgroup.
+/// (i32 [1], the next step's position). One dispatch over greedy_next_token_workgroups(n_vocab)
+/// workgroups; the last to finish picks the best of their bests. `scratch`: u32 of
+/// greedy_next_token_scratch_elements(n_vocab) elements, zero before the first run (every run
+/// leaves it ready for the next).
 void greedy_next_token(GraphSession& s, const TensorView& logits, const TensorView& token,
-                       const TensorView& position, const TensorView& generated, uint32_t slot,
-                       int32_t next_position, std::string label = "greedy_next_token");
+                       const TensorView& position, const TensorView& generated,
+                       const TensorView& scratch, uint32_t slot, int32_t next_position,
+                       std::string label = "greedy_next_token");
 
 }  // namespace ops
 }  // namespace graphlens

@@ -81,6 +81,20 @@ struct GreedyNextTokenPush {
     int32_t next_position;
 };
 
+/// Logits each workgroup of greedy_next_token reads (256 threads, 4 values each): the grid
+/// spreads the vocabulary over the GPU, so its loads are one round trip rather than a chain.
+constexpr uint32_t kGreedyNextTokenPerWorkgroup = 1024;
+/// greedy_next_token's workgroups for a vocabulary of n_vocab.
+inline uint32_t greedy_next_token_workgroups(uint32_t n_vocab) {
+    return std::max<uint32_t>(
+        1, (n_vocab + kGreedyNextTokenPerWorkgroup - 1) / kGreedyNextTokenPerWorkgroup);
+}
+/// u32 elements of greedy_next_token's scratch: the arrival counter (zero before the first
+/// run, left zero by every run) and each workgroup's best value and index.
+inline uint64_t greedy_next_token_scratch_elements(uint32_t n_vocab) {
+    return 1 + 2ull * greedy_next_token_workgroups(n_vocab);
+}
+
 /// Workgroups (splits x query heads) the automatic split length aims at: about two per SM of
 /// a large GPU. A constant, not a device query, so a capture is the same on every device.
 constexpr uint32_t kFlashAttnVecTargetWorkgroups = 256;
