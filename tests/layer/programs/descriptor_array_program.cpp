@@ -62,17 +62,8 @@ void create_set(Objects& o) {
     set.bindingCount = 2;
     set.pBindings = bindings;
     VK_CHECK(vkCreateDescriptorSetLayout(c.device, &set, nullptr, &o.set_layout));
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3};
-    VkDescriptorPoolCreateInfo pool{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    pool.maxSets = 1;
-    pool.poolSizeCount = 1;
-    pool.pPoolSizes = &size;
-    VK_CHECK(vkCreateDescriptorPool(c.device, &pool, nullptr, &o.pool));
-    VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    alloc.descriptorPool = o.pool;
-    alloc.descriptorSetCount = 1;
-    alloc.pSetLayouts = &o.set_layout;
-    VK_CHECK(vkAllocateDescriptorSets(c.device, &alloc, &o.set));
+    o.pool = create_descriptor_pool(c, 3);
+    o.set = allocate_set(c, o.pool, o.set_layout);
     const VkDescriptorBufferInfo inputs[2] = {{o.buffers[kInput0], 0, VK_WHOLE_SIZE},
                                               {o.buffers[kInput1], 0, VK_WHOLE_SIZE}};
     const VkDescriptorBufferInfo result{o.buffers[kResult], 0, VK_WHOLE_SIZE};
@@ -139,21 +130,9 @@ int main(int argc, char** argv) {
     Objects o;
     o.c = create_context(validate);
     create_objects(o);
-    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    alloc.commandPool = o.commands;
-    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    alloc.commandBufferCount = 1;
-    VkCommandBuffer cb;
-    VK_CHECK(vkAllocateCommandBuffers(o.c.device, &alloc, &cb));
-    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    VK_CHECK(vkBeginCommandBuffer(cb, &begin));
+    VkCommandBuffer cb = begin_primary(o.c, o.commands);
     record(o, cb);
-    VK_CHECK(vkEndCommandBuffer(cb));
-    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    submit.commandBufferCount = 1;
-    submit.pCommandBuffers = &cb;
-    VK_CHECK(vkQueueSubmit(o.c.queue, 1, &submit, VK_NULL_HANDLE));
-    VK_CHECK(vkQueueWaitIdle(o.c.queue));
+    submit_and_wait(o.c, cb);
 
     vkDestroyCommandPool(o.c.device, o.commands, nullptr);
     vkDestroyPipeline(o.c.device, o.pipeline, nullptr);

@@ -78,13 +78,7 @@ int main(int argc, char** argv) {
     pool_info.queueFamilyIndex = c.family;
     VkCommandPool pool;
     VK_CHECK(vkCreateCommandPool(c.device, &pool_info, nullptr, &pool));
-    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    alloc.commandPool = pool;
-    alloc.commandBufferCount = 1;
-    VkCommandBuffer cb;
-    VK_CHECK(vkAllocateCommandBuffers(c.device, &alloc, &cb));
-    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    VK_CHECK(vkBeginCommandBuffer(cb, &begin));
+    VkCommandBuffer cb = begin_primary(c, pool);
     begin_label(c, cb, kStoreLabel);
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, store);
     vkCmdPushConstants(cb, store_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
@@ -112,12 +106,7 @@ int main(int argc, char** argv) {
     vkCmdPushConstants(cb, add_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &kCount);
     vkCmdDispatch(cb, kCount / 64, 1, 1);
     end_label(c, cb);
-    VK_CHECK(vkEndCommandBuffer(cb));
-    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    submit.commandBufferCount = 1;
-    submit.pCommandBuffers = &cb;
-    VK_CHECK(vkQueueSubmit(c.queue, 1, &submit, VK_NULL_HANDLE));
-    VK_CHECK(vkQueueWaitIdle(c.queue));
+    submit_and_wait(c, cb);
 
     vkDestroyCommandPool(c.device, pool, nullptr);
     for (VkPipeline p : {store, add}) vkDestroyPipeline(c.device, p, nullptr);

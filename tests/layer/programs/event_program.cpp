@@ -133,24 +133,12 @@ int main(int argc, char** argv) {
     Objects o;
     o.c = create_context(validate);
     create_objects(o);
-    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    alloc.commandPool = o.commands;
-    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    alloc.commandBufferCount = 1;
-    VkCommandBuffer cb;
-    VK_CHECK(vkAllocateCommandBuffers(o.c.device, &alloc, &cb));
-    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    VK_CHECK(vkBeginCommandBuffer(cb, &begin));
+    VkCommandBuffer cb = begin_primary(o.c, o.commands);
     if (which == "racy")
         racy(o, cb);
     else
         ordered(o, cb);
-    VK_CHECK(vkEndCommandBuffer(cb));
-    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    submit.commandBufferCount = 1;
-    submit.pCommandBuffers = &cb;
-    VK_CHECK(vkQueueSubmit(o.c.queue, 1, &submit, VK_NULL_HANDLE));
-    VK_CHECK(vkQueueWaitIdle(o.c.queue));
+    submit_and_wait(o.c, cb);
 
     vkDestroyEvent(o.c.device, o.event, nullptr);
     vkDestroyCommandPool(o.c.device, o.commands, nullptr);

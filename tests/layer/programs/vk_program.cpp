@@ -205,4 +205,46 @@ void end_label(Context& c, VkCommandBuffer cb) {
     c.end_label(cb);
 }
 
+VkDescriptorPool create_descriptor_pool(Context& c, uint32_t storage_buffers) {
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, storage_buffers};
+    VkDescriptorPoolCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    info.maxSets = 1;
+    info.poolSizeCount = 1;
+    info.pPoolSizes = &size;
+    VkDescriptorPool pool;
+    VK_CHECK(vkCreateDescriptorPool(c.device, &info, nullptr, &pool));
+    return pool;
+}
+
+VkDescriptorSet allocate_set(Context& c, VkDescriptorPool pool, VkDescriptorSetLayout layout) {
+    VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    alloc.descriptorPool = pool;
+    alloc.descriptorSetCount = 1;
+    alloc.pSetLayouts = &layout;
+    VkDescriptorSet set;
+    VK_CHECK(vkAllocateDescriptorSets(c.device, &alloc, &set));
+    return set;
+}
+
+VkCommandBuffer begin_primary(Context& c, VkCommandPool pool) {
+    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    alloc.commandPool = pool;
+    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    alloc.commandBufferCount = 1;
+    VkCommandBuffer cb;
+    VK_CHECK(vkAllocateCommandBuffers(c.device, &alloc, &cb));
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VK_CHECK(vkBeginCommandBuffer(cb, &begin));
+    return cb;
+}
+
+void submit_and_wait(Context& c, VkCommandBuffer cb) {
+    VK_CHECK(vkEndCommandBuffer(cb));
+    VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    submit.commandBufferCount = 1;
+    submit.pCommandBuffers = &cb;
+    VK_CHECK(vkQueueSubmit(c.queue, 1, &submit, VK_NULL_HANDLE));
+    VK_CHECK(vkQueueWaitIdle(c.queue));
+}
+
 }  // namespace program

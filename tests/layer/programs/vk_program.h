@@ -63,6 +63,13 @@ VkShaderModule create_module(Context& c, const uint32_t* words, size_t bytes, co
 VkPipeline create_pipeline(Context& c, VkShaderModule module, VkPipelineLayout layout,
                            const VkSpecializationInfo* spec, const char* name);
 void name_object(Context& c, VkObjectType type, uint64_t handle, const char* name);
+/// A pool of `storage_buffers` storage-buffer descriptors for one set, and that set.
+VkDescriptorPool create_descriptor_pool(Context& c, uint32_t storage_buffers);
+VkDescriptorSet allocate_set(Context& c, VkDescriptorPool pool, VkDescriptorSetLayout layout);
+/// A primary command buffer of `pool`, begun.
+VkCommandBuffer begin_primary(Context& c, VkCommandPool pool);
+/// Ends `cb`, submits it alone and waits until the queue is idle.
+void submit_and_wait(Context& c, VkCommandBuffer cb);
 void begin_label(Context& c, VkCommandBuffer cb, const char* name);
 void end_label(Context& c, VkCommandBuffer cb);
 
