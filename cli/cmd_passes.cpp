@@ -9,6 +9,8 @@
 
 #include "command.h"
 #include "graphlens/capture/capture_file.h"
+#include "graphlens/capture/internal_stages_text.h"
+#include "graphlens/graph/internal_stages.h"
 #include "graphlens/graph/pass_pipeline.h"
 #include "graphlens/graph/race_finder.h"
 #include "graphlens/graph/verifier.h"
@@ -30,6 +32,7 @@ struct PassesArgs {
     bool refuse_unknown = false;
     size_t show_fusions = 0;
     size_t show_races = 20;
+    size_t show_stages = 0;
     bool fail_on_race = false;
     std::string save;
 };
@@ -92,6 +95,27 @@ void print_races(const std::vector<Race>& races, size_t shown) {
     if (races.size() > shown) fmt::print("  ... {} more (--show-races)\n", races.size() - shown);
 }
 
+// The internal stages of the first `shown` nodes of the final stage whose kernels order stages
+// inside one dispatch (graphlens/graph/internal_stages.h, as the GUI's node pane shows them).
+void print_internal_stages(const Snapshot& last, size_t shown) {
+    const ComputeGraph& g = *last.graph;
+    std::vector<size_t> nodes;
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+        if (has_internal_stages(g, i)) nodes.push_back(i);
+    fmt::print(
+        "nodes with internal stages in stage '{}' (ordered inside the dispatch by "
+        "arrival counters, no barrier): {}\n",
+        last.stage, nodes.size());
+    for (size_t k = 0; k < nodes.size() && k < shown; ++k) {
+        const Node& n = g.nodes[nodes[k]];
+        fmt::print("  #{} {} ({})\n", nodes[k], std::string_view(n.label),
+                   g.kernels[n.kernel].name);
+        for (const std::string& line : internal_stages_lines(g, internal_stages(g, nodes[k])))
+            fmt::print("    {}\n", line);
+    }
+    if (nodes.size() > shown) fmt::print("  ... {} more (--show-stages)\n", nodes.size() - shown);
+}
+
 int run_passes(const PassesArgs& a) {
     if (a.capture.empty() == a.synthetic.empty())
         throw std::invalid_argument("give either a capture file or --synthetic, not both");
@@ -139,6 +163,7 @@ int run_passes(const PassesArgs& a) {
             fmt::print("  {} {:<18} {}\n", f.applied ? "fused" : "miss ", f.pattern,
                        f.applied ? fmt::format("-> id {}", f.fused_id) : f.reason);
         }
+    if (a.show_stages > 0) print_internal_stages(snapshots.back(), a.show_stages);
     if (!a.save.empty()) {
         doc.snapshots = std::move(snapshots);
         save_capture(doc, a.save);
@@ -177,6 +202,9 @@ const RegisterCommand passes_registration{
                        "print this many fusion results and near misses with their reasons");
         app.add_option("--show-races", args->show_races,
                        "print this many races of the captured schedule (default 20)");
+        app.add_option("--show-stages", args->show_stages,
+                       "print the internal stages (bindings, bytes, hazards their arrival "
+                       "counters order) of this many nodes of the final stage");
         app.add_flag("--fail-on-race", args->fail_on_race,
                      "exit 1 when the captured schedule has a race (for a program's own CI)");
         app.add_option("--save", args->save,

@@ -39,7 +39,9 @@ ConflictInspectorView::ConflictInspectorView(SelectionState* state, QWidget* par
     race_table_->setModel(&races_);
     fusion_table_ = new QTableView;
     fusion_table_->setModel(&fusions_);
-    for (QTableView* t : {hazard_table_, race_table_, fusion_table_}) {
+    internal_stages_table_ = new QTableView;
+    internal_stages_table_->setModel(&internal_stages_);
+    for (QTableView* t : {hazard_table_, race_table_, fusion_table_, internal_stages_table_}) {
         t->verticalHeader()->hide();
         t->setSelectionBehavior(QAbstractItemView::SelectRows);
         t->horizontalHeader()->setStretchLastSection(true);
@@ -74,7 +76,17 @@ ConflictInspectorView::ConflictInspectorView(SelectionState* state, QWidget* par
                 if (current.isValid())
                     state_->selectRace(current.data(RaceModel::RaceIndexRole).toULongLong());
             });
+    internal_stages_table_->horizontalHeader()->setSectionResizeMode(InternalStagesModel::Stage,
+                                                                     QHeaderView::ResizeToContents);
+    internal_stages_table_->horizontalHeader()->setSectionResizeMode(InternalStagesModel::What,
+                                                                     QHeaderView::ResizeToContents);
+    internal_stages_box_ =
+        titled(new QLabel(tr("<b>Stages inside this dispatch</b> (ordered by arrival counters, not "
+                             "barriers): each stage's bytes, and the hazards between stages")),
+               internal_stages_table_);
+    internal_stages_box_->hide();
     auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(internal_stages_box_);
     split->addWidget(hazard_table_);
     split->addWidget(titled(races_title_, race_table_));
     split->addWidget(
@@ -105,6 +117,8 @@ void ConflictInspectorView::refresh() {
     const StageAnalysis* a = state_->analysis();
     if (!doc || !s) {
         hazards_.clear();
+        internal_stages_.clear();
+        internal_stages_box_->hide();
         races_.setStage(nullptr, 0);
         fusions_.setStage(nullptr, 0);
         races_title_->clear();
@@ -129,6 +143,8 @@ void ConflictInspectorView::refresh() {
                   .arg(a->races.size()));
     followRace();
     if (auto n = state_->selectedNodeIndex()) return showNode(*n);
+    internal_stages_.clear();
+    internal_stages_box_->hide();
     fusions_.setStage(doc, state_->stage());
     if (auto g = state_->selectedGroup()) return showGroup(*g);
     if (auto b = state_->selectedBarrierIndex()) return showBarrier(*b);
@@ -155,6 +171,17 @@ void ConflictInspectorView::showNode(size_t n) {
     const Node& node = s->graph->nodes[n];
     hazards_.showNode(state_->document(), state_->stage(), n);
     fusions_.setStage(state_->document(), state_->stage(), node.id);
+    internal_stages_.showNode(state_->document(), state_->stage(), n);
+    internal_stages_box_->setVisible(internal_stages_.rowCount() > 0 ||
+                                     !internal_stages_.error().isEmpty());
+    QString inside;
+    if (!internal_stages_.stages().stages.empty())
+        inside = tr(" It does %1 stages inside one dispatch, ordered by arrival counters "
+                    "(below).")
+                     .arg(internal_stages_.stages().stages.size());
+    else if (!internal_stages_.error().isEmpty())
+        inside =
+            tr(" Its stages cannot be shown: %1").arg(internal_stages_.error().toHtmlEscaped());
     QString origin;
     if (node.origin.size() > 1) {
         QStringList names;
@@ -167,13 +194,13 @@ void ConflictInspectorView::showNode(size_t n) {
                                     .arg(a->races_at(n))
                               : QString();
     headline_->setText(tr("<b>%1</b> — %2, group %3, DAG level %4: waits for %5 "
-                          "hazard(s), %6 wait for it.%7%8")
+                          "hazard(s), %6 wait for it.%7%8%9")
                            .arg(nodeTitle(s->graph, n).toHtmlEscaped(), opName(node.op))
                            .arg(a->group[n])
                            .arg(a->level[n])
                            .arg(a->hazards_in[n].size())
                            .arg(a->hazards_out[n].size())
-                           .arg(races, origin));
+                           .arg(races, inside, origin));
 }
 
 void ConflictInspectorView::showGroup(size_t g) {

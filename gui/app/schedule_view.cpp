@@ -9,6 +9,7 @@
 #include <cmath>
 #include <iterator>
 
+#include "graphlens/graph/internal_stages.h"
 #include "models/presentation.h"
 
 namespace graphlens::gui {
@@ -340,6 +341,13 @@ void ScheduleView::paintColumns(QPainter& p, size_t first, size_t last) const {
             // start, so a long one loses its middle.
             QString label = QString::fromStdString(s->graph->nodes[members[k]].label);
             if (label.startsWith(QLatin1String("blk."))) label = label.section(QLatin1Char('.'), 2);
+            // A dispatch that orders stages inside itself (the inspector lists them) says how
+            // many, in front where eliding keeps it: "[2] attn".
+            if (has_internal_stages(*s->graph, members[k]))
+                label =
+                    QStringLiteral("[%1] %2")
+                        .arg(s->graph->kernels[s->graph->nodes[members[k]].kernel].stages.size())
+                        .arg(label);
             p.drawText(r.adjusted(2, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
                        p.fontMetrics().elidedText(label, Qt::ElideMiddle, int(r.width()) - 4));
         }

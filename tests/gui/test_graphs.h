@@ -62,6 +62,45 @@ class GraphBuilder {
     ComputeGraph graph_;
 };
 
+// One dispatch of a kernel that does two stages: every workgroup writes y (binding 2) from x
+// (0 and 1), the last to arrive at the counter (8) reads y and writes out (3).
+//   0 matvec: x[0, 256) w[0, 1024) → y[0, 64); then y → out[0, 64), counter[0, 4)
+inline ComputeGraph stagedDispatch() {
+    ComputeGraph g;
+    const AllocationId x = g.add_allocation("x", 256, AllocationUsage::activations);
+    const AllocationId w = g.add_allocation("w", 1024, AllocationUsage::weights);
+    const AllocationId y = g.add_allocation("y", 64, AllocationUsage::activations);
+    const AllocationId out = g.add_allocation("out", 64, AllocationUsage::activations);
+    const AllocationId counter = g.add_allocation("counter", 4, AllocationUsage::scratch);
+    KernelInfo k;
+    k.name = "matvec_then_epilogue";
+    using A = BindingAccess;
+    k.bindings = {{0, A::read, "x"},
+                  {1, A::read, "w"},
+                  {2, A::read_write, "y"},
+                  {3, A::write, "out"},
+                  {8, A::read_write, "counter"}};
+    k.stages = {{"rows of y", {{0, 0}, {0, 1}}, {{0, 2}}, StageOrder::first, {}, {}},
+                {"epilogue", {{0, 2}}, {{0, 3}}, StageOrder::last_arrival, {0, 8}, {}}};
+    Node n;
+    n.label = "blk.0.ffn_down";
+    n.kernel = g.add_kernel(k);
+    auto view = [](AllocationId a, uint64_t size) {
+        TensorView v;
+        v.allocation = a;
+        v.size = size;
+        v.shape = {int64_t(size / 4), 1, 1, 1};
+        return v;
+    };
+    n.bindings = {{0, view(x, 256)},
+                  {1, view(w, 1024)},
+                  {2, view(y, 64)},
+                  {3, view(out, 64)},
+                  {8, view(counter, 4)}};
+    g.add_dispatch(std::move(n));
+    return g;
+}
+
 inline Snapshot stage(std::string name, ComputeGraph graph) {
     Snapshot s;
     s.stage = std::move(name);

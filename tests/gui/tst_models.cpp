@@ -10,10 +10,12 @@
 
 #include "graphlens/graph/palette.h"
 #include "graphlens/synthetic/synthetic_graphs.h"
+#include "internal_stages_check.h"
 #include "models/dependency_layout.h"
 #include "models/fusion_model.h"
 #include "models/graph_folding.h"
 #include "models/hazard_model.h"
+#include "models/internal_stages_model.h"
 #include "models/node_filter.h"
 #include "models/node_table_model.h"
 #include "models/presentation.h"
@@ -436,6 +438,33 @@ class TestModels : public QObject {
         QCOMPARE(model.index(0, HazardModel::Relation).data().toString(),
                  QStringLiteral("forces barrier"));
         model.showBarrier(doc, 0, 4);
+        QCOMPARE(model.rowCount(), 0);
+        model.clear();
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void internalStagesModelShowsEachStageItsBytesAndTheHazardsTheCounterKeeps() {
+        InternalStagesModel model;
+        QAbstractItemModelTester tester(&model);
+        const DocumentPtr doc = document({stage("captured", stagedDispatch())});
+        model.showNode(doc, 0, 0);
+        QVERIFY(model.error().isEmpty());
+        // Stage 1: order, 2 reads, 1 write; stage 2: order, 1 read, 1 write; 1 hazard.
+        QCOMPARE(model.rowCount(), 8);
+        const QString difference = differenceFromTheCore(model, doc->snapshot(0).graph, 0);
+        QVERIFY2(difference.isEmpty(), qPrintable(difference));
+        QCOMPARE(model.index(4, InternalStagesModel::What).data().toString(),
+                 QStringLiteral("after the last workgroup to arrive at binding 8"));
+        QCOMPARE(model.index(7, InternalStagesModel::Stage).data().toString(),
+                 QStringLiteral("1 → 2"));
+        QCOMPARE(model.index(7, InternalStagesModel::What).data().toString(),
+                 QStringLiteral("RAW kept by the counter"));
+        QCOMPARE(model.index(7, InternalStagesModel::Bytes).data().toString(),
+                 formatRange(doc->snapshot(0).graph, ByteRange{2, 0, 64}));
+        // A node of one stage (and a barrier) shows nothing.
+        ComputeGraph single = stagedDispatch();
+        single.kernels[0].stages.clear();
+        model.showNode(document({stage("captured", single)}), 0, 0);
         QCOMPARE(model.rowCount(), 0);
         model.clear();
         QCOMPARE(model.rowCount(), 0);

@@ -1,24 +1,31 @@
 // The GUI's barrier verdicts are the core's: for every built-in preset (decode and prefill)
 // and every stage the GUI shows, each barrier's needed/redundant verdict and the hazards that
 // force it equal graphlens::explain_barriers on the same stage, barrier by barrier, and the
-// report (graphlens-cli report) lists exactly the barriers the GUI calls redundant.
+// report (graphlens-cli report) lists exactly the barriers the GUI calls redundant. The
+// internal stages of a decode step's nodes are the core's, in the GUI's table and in the CLI's
+// `passes --show-stages`.
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "graphlens/vulkan/device.h"
-#include "graphlens/vulkan/device_memory.h"
-#include "graphlens/graph/schedule_analysis.h"
 #include "graphlens/capture/capture_file.h"
 #include "graphlens/capture/report.h"
+#include "graphlens/graph/schedule_analysis.h"
 #include "graphlens/model/model_config.h"
 #include "graphlens/model/transformer_builder.h"
 #include "graphlens/ops/fusion_recipes.h"
+#include "graphlens/vulkan/device.h"
+#include "graphlens/vulkan/device_memory.h"
+#include "internal_stages_check.h"
 #include "models/document.h"
+#include "models/internal_stages_model.h"
 
 using namespace graphlens;
 using namespace graphlens::gui;
@@ -130,6 +137,70 @@ class TestVerdicts : public QObject {
                 gui_in_report_stages.insert(entry);
         QCOMPARE(reported.size(), report.redundant_total);
         QVERIFY(reported == gui_in_report_stages);
+    }
+
+    // llama-3.2-1b decode, two layers: each node with internal stages in the final stage (the
+    // attentions and the fused _anq8 projections) shows the core's stages in the GUI's table,
+    // and `graphlens-cli passes --show-stages` prints the core's lines for each.
+    void internalStagesAreTheCoresInTheGuiAndTheCli() {
+        CaptureRequest request;
+        request.config = model_preset("llama-3.2-1b").config;
+        request.config.n_layer = 2;
+        request.kv_length = 64;
+        CaptureDocument capture;
+        {
+            DeviceMemory memory(*device_);
+            capture.graph = capture_transformer(memory, request);
+        }
+        const DocumentPtr doc = openAsTheGuiDoes(capture.graph);
+        QVERIFY(doc && doc->complete());
+        const int last = int(doc->stage_count()) - 1;
+        const ComputeGraph& graph = doc->snapshot(size_t(last)).graph;
+        InternalStagesModel model;
+        std::map<std::string, size_t> staged;  // label -> node index
+        for (size_t i = 0; i < graph.nodes.size(); ++i) {
+            if (!has_internal_stages(graph, i)) continue;
+            model.showNode(doc, last, i);
+            const QString difference = testing::differenceFromTheCore(model, graph, i);
+            if (!difference.isEmpty())
+                QFAIL(qPrintable(QStringLiteral("node %1: %2").arg(i).arg(difference)));
+            QVERIFY(staged.emplace(std::string(graph.nodes[i].label), i).second);
+        }
+        // A layer's attention, and its two _anq8 projections (the attention output and the down
+        // projection, each with the residual add and the next norm).
+        QCOMPARE(staged.size(), size_t(3 * request.config.n_layer));
+
+#ifdef GRAPHLENS_CLI
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("decode.json"));
+        save_capture(capture, file.toStdString());
+        QProcess cli;
+        cli.start(QStringLiteral(GRAPHLENS_CLI),
+                  {QStringLiteral("passes"), file, QStringLiteral("--show-stages"),
+                   QStringLiteral("1000")});
+        QVERIFY(cli.waitForFinished(300000));
+        QCOMPARE(cli.exitCode(), 0);
+        // Blocks "  #<index> <label> (<kernel>)" followed by their lines indented by four.
+        std::map<std::string, std::vector<std::string>> printed;
+        std::vector<std::string>* block = nullptr;
+        bool in_section = false;
+        for (const QString& line : QString::fromUtf8(cli.readAllStandardOutput()).split('\n')) {
+            if (line.startsWith(QStringLiteral("nodes with internal stages"))) in_section = true;
+            if (!in_section) continue;
+            if (line.startsWith(QStringLiteral("  #"))) {
+                const QString label = line.section(' ', 3, 3);
+                block = &printed[label.toStdString()];
+            } else if (block && line.startsWith(QStringLiteral("    "))) {
+                block->push_back(line.mid(4).toStdString());
+            }
+        }
+        QCOMPARE(printed.size(), staged.size());
+        for (const auto& [label, lines] : printed) {
+            const auto it = staged.find(label);
+            QVERIFY2(it != staged.end(), label.c_str());
+            QCOMPARE(lines, testing::cliLinesFromTheCore(graph, it->second));
+        }
+#endif
     }
 
   private:

@@ -1282,6 +1282,30 @@ class TestWidgets : public QObject {
             QVERIFY(fusions.diagnostic(r).reason != "z is read by node 9 too");
     }
 
+    // A dispatch whose kernel orders two stages inside itself shows them (the inspector's
+    // "Stages inside this dispatch" box, from a capture that stores the kernel's stages); a
+    // dispatch of one stage does not show the box.
+    void theInspectorShowsTheStagesInsideADispatch() {
+        CaptureDocument capture;
+        capture.graph = stagedDispatch();
+        const QString path = dir_.filePath(QStringLiteral("staged.json"));
+        save_capture(capture, path.toStdString());
+        waitForDocument([&] { w().openFile(path); });
+        w().state()->setStage(0);
+        w().state()->selectNodeIndex(0);
+        ConflictInspectorView* inspector = w().conflictInspector();
+        QVERIFY(!inspector->internalStagesBox()->isHidden());
+        QVERIFY(inspector->headline().contains(QStringLiteral("2 stages inside one dispatch")));
+        QCOMPARE(inspector->internalStages().rowCount(), 8);
+        capture.graph = twoChains();
+        const QString plain = dir_.filePath(QStringLiteral("plain.json"));
+        save_capture(capture, plain.toStdString());
+        waitForDocument([&] { w().openFile(plain); });
+        w().state()->selectNodeIndex(0);
+        QVERIFY(inspector->internalStagesBox()->isHidden());
+        QCOMPARE(inspector->internalStages().rowCount(), 0);
+    }
+
     // Edges carry their hazard and overlapping bytes in their tooltips.
     void dependencyEdgesNameTheirBytes() {
         DependencyGraphView* graph = w().dependencyGraph();

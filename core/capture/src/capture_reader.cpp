@@ -14,6 +14,7 @@
 #include "capture/src/json_fields.h"
 #include "capture/src/json_tape.h"
 #include "capture/src/kernel_code_json.h"
+#include "capture/src/kernel_stages_json.h"
 #include "graphlens/capture/capture_file.h"
 #include "graphlens/graph/schedule_analysis.h"
 
@@ -136,12 +137,12 @@ void read_kernel_code(const Fields& f, KernelInfo& k, ReadContext& ctx) {
 
 KernelInfo read_kernel(const JsonRef& v, const Path& p, size_t index, ReadContext& ctx) {
     Fields f(v, p, "a kernel");
-    f.not_before(
-        ctx.version, 2,
-        {"stage", "spirv_base64", "specialization", "required_subgroup_size", "pipeline_flags"});
+    f.not_before(ctx.version, 2,
+                 {"stage", "spirv_base64", "specialization", "required_subgroup_size",
+                  "pipeline_flags", "stages"});
     f.only({"id", "name", "entry_point", "local_size", "push_constant_size", "spirv_hash",
             "bindings", "stage", "spirv_base64", "specialization", "required_subgroup_size",
-            "pipeline_flags"});
+            "pipeline_flags", "stages"});
     KernelInfo k;
     const uint64_t id = as_u64(f.need("id", "the kernel's id"), p / "id", Limits::max_kernels);
     if (id != index)
@@ -179,6 +180,7 @@ KernelInfo read_kernel(const JsonRef& v, const Path& p, size_t index, ReadContex
              std::to_string(b.binding) + " after " + std::to_string(a.binding));
     }
     read_kernel_code(f, k, ctx);
+    k.stages = capture_detail::read_kernel_stages(f, k);
     return k;
 }
 

@@ -9,6 +9,7 @@
 #include "capture/src/capture_json.h"
 #include "capture/src/capture_source_json.h"
 #include "capture/src/kernel_code_json.h"
+#include "capture/src/kernel_stages_json.h"
 #include "capture/src/node_text.h"
 #include "graphlens/capture/capture_file.h"
 
@@ -56,6 +57,7 @@ void kernel_code_members(Json& j, const KernelInfo& k, const std::string& path) 
     if (!k.specialization.empty())
         j["specialization"] = capture_detail::specialization_json(k.specialization);
     if (!k.spirv.empty()) j["spirv_base64"] = capture_detail::spirv_base64(k.spirv);
+    if (!k.stages.empty()) j["stages"] = capture_detail::kernel_stages_json(k.stages);
 }
 
 Json kernel_json(const KernelInfo& k, size_t id, const std::string& path) {

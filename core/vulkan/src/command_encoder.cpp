@@ -484,7 +484,13 @@ CommandEncoder::CommandEncoder(CommandRecorder& recorder) : recorder_(&recorder)
 CommandEncoder::CommandEncoder(ComputeGraph& graph) : graph_(&graph) {}
 
 Node CommandEncoder::prepare(const DispatchDesc& desc) {
-    const KernelInfo& info = KernelCatalog::embedded().get(desc.kernel);
+    const KernelInfo& reflected = KernelCatalog::embedded().get(desc.kernel);
+    KernelInfo staged;  // a copy only for the few kernels of several stages
+    if (!desc.stages.empty()) {
+        staged = reflected;
+        staged.stages = desc.stages;
+    }
+    const KernelInfo& info = desc.stages.empty() ? reflected : staged;
     Node node;
     node.op = desc.op;
     node.label = desc.label;

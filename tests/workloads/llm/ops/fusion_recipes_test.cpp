@@ -312,6 +312,8 @@ TEST_P(MatvecAddNormTest, TheLastWorkgroupWritesTheSumAndTheNextNormsBlocks) {
     EXPECT_EQ(node.op, OpKind::matvec_epilogue);
     const std::string& kernel = fused.graph.kernels[node.kernel].name;
     EXPECT_TRUE(kernel.ends_with(GetParam().q8x ? "_anq8_xq8" : "_anq8")) << kernel;
+    // Its last workgroup's add + norm is a stage of its own, ordered by the arrival counter.
+    EXPECT_EQ(fused.graph.kernels[node.kernel].stages.size(), 2u);
     EXPECT_TRUE(fused.graph.validate().empty());
 
     ExecuteOptions options;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "graphlens/ops/dispatch_helpers.h"
+#include "graphlens/ops/kernel_stages.h"
 #include "graphlens/ops/ops.h"
 #include "graphlens/vulkan/graph_session.h"
 #include "op_common.h"
@@ -140,6 +141,7 @@ void ops::flash_attn_vec(GraphSession& s, const TensorView& q, const TensorView&
     d.push_constants = push_constant_bytes(params);
     d.workgroups = {splits, gqa ? fp.n_kv_heads * batches : fp.n_heads, 1};
     d.op = OpKind::flash_attn_vec;
+    d.stages = kernel_stages(d.kernel);
     d.label = std::move(label);
     s.dispatch(d);
 }

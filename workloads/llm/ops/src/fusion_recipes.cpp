@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "graphlens/ops/dispatch_helpers.h"
+#include "graphlens/ops/kernel_stages.h"
 #include "graphlens/vulkan/kernel_catalog.h"
 
 namespace graphlens::ops {
@@ -929,7 +930,7 @@ std::vector<FusionRecipe> fusion_recipes() {
         add(name(rope) + "→copy", {rope, OpKind::copy}, OpKind::rope_copy,
             name(rope) + "[_ff]_f32[_f16]", build_rope_copy)
             .converting = {1};
-    return r;
+    return with_kernel_stages(std::move(r));
 }
 
 }  // namespace graphlens::ops

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "graphlens/ops/dispatch_helpers.h"
+#include "graphlens/ops/kernel_stages.h"
 #include "graphlens/ops/ops.h"
 #include "graphlens/vulkan/graph_session.h"
 #include "op_common.h"
@@ -35,6 +36,7 @@ void ops::greedy_next_token(GraphSession& s, const TensorView& logits, const Ten
     const GreedyNextTokenPush params{n_vocab, slot, next_position};
     DispatchDesc d;
     d.kernel = "greedy_next_token";
+    d.stages = kernel_stages(d.kernel);
     d.bindings = {{0, logits}, {1, token}, {2, position}, {3, generated}, {4, scratch}};
     d.push_constants = push_constant_bytes(params);
     d.workgroups = {greedy_next_token_workgroups(n_vocab), 1, 1};

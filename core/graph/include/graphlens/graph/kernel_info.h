@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "graphlens/graph/kernel_stage.h"
+
 namespace graphlens {
 
 enum class BindingAccess : uint8_t { read, write, read_write };
@@ -67,6 +69,10 @@ struct KernelInfo {
     std::vector<SpecializationConstant> specialization;
     uint32_t required_subgroup_size = 0;  ///< 0 = none required
     uint32_t pipeline_flags = 0;          ///< VkPipelineCreateFlags as recorded
+    /// The dependent stages inside one dispatch, in order, ordered by arrival counters
+    /// (graphlens/graph/kernel_stage.h); empty for a kernel of one stage. Declared by the
+    /// workload that knows the kernel's code, checked against the reflected bindings.
+    std::vector<KernelStage> stages;
 
     const KernelBinding* find_binding(uint32_t binding) const { return find_binding(0, binding); }
     const KernelBinding* find_binding(uint32_t set, uint32_t binding) const {

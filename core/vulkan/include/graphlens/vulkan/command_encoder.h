@@ -36,6 +36,9 @@ struct DispatchDesc {
     std::array<uint32_t, 3> workgroups{1, 1, 1};
     OpKind op = OpKind::other;
     std::string label;  ///< model position, e.g. "blk.3.attn_q"
+    /// The kernel's internal stages as its workload declares them (KernelInfo::stages); the
+    /// catalog's reflection knows only the bindings. Empty: a kernel of one stage.
+    std::vector<KernelStage> stages;
 };
 
 /// Checks a dispatch against its kernel: every declared binding bound exactly once, no
