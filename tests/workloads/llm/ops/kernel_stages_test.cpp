@@ -60,12 +60,7 @@ TEST(KernelStages, EveryKernelThatCountsArrivalsDeclaresItsStagesAndNoOtherDoes)
 }
 
 TEST_F(OpsTest, FlashAttnVecEntersTheGraphWithItsStages) {
-    FlashAttnVecParams p;
-    p.head_dim = 16;
-    p.n_heads = 2;
-    p.n_kv_heads = 1;
-    p.kv_len = 5;
-    p.split_len = 4;
+    const FlashAttnVecParams p = small_flash_attn_vec_params();
     auto q = tensor(DType::f32, {16, 2}, "q");
     auto k = tensor(DType::f32, {16, 1, 8}, "k");
     auto v = tensor(DType::f32, {16, 1, 8}, "v");

@@ -14,12 +14,7 @@ bool contains(const std::vector<ByteRange>& ranges, const TensorView& v) {
 }
 
 TEST_F(OpsTest, FlashAttnVecRecordsOneDispatchWithReflectedRanges) {
-    FlashAttnVecParams p;
-    p.head_dim = 16;
-    p.n_heads = 2;
-    p.n_kv_heads = 1;
-    p.kv_len = 5;
-    p.split_len = 4;
+    const FlashAttnVecParams p = small_flash_attn_vec_params();
     auto q = input(random(32), {16, 2}, "q");
     // The caches are views at an offset into one allocation: ranges must keep the offset.
     const AllocationId kv = memory->allocate("kv", 2 * 8 * 16 * 4, AllocationUsage::kv_cache);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "graphlens/ops/ggml_blocks.h"
+#include "graphlens/ops/params.h"
 #include "graphlens/vulkan/graph_session.h"
 #include "vulkan/gpu_fixture.h"
 
@@ -28,6 +29,18 @@ inline constexpr double kTolF16 = 1e-2;
 /// of weights and activations, accumulating in f32): about 2^-11 relative rounding per input;
 /// 2.5e-4 measured on the H200 at k = 96..2048.
 inline constexpr double kTolTensorCores = 2e-3;
+
+/// A small decode attention for recording tests: two query heads of 16 sharing one KV head,
+/// 5 keys in splits of 4 (two workgroups per head, the second partial).
+inline FlashAttnVecParams small_flash_attn_vec_params() {
+    FlashAttnVecParams p;
+    p.head_dim = 16;
+    p.n_heads = 2;
+    p.n_kv_heads = 1;
+    p.kv_len = 5;
+    p.split_len = 4;
+    return p;
+}
 
 /// norm(got - ref) / norm(ref); infinity when any value is not finite (unwritten poison).
 inline double relative_error(const std::vector<float>& got, const std::vector<double>& ref) {
