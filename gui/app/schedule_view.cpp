@@ -9,8 +9,8 @@
 #include <cmath>
 #include <iterator>
 
-#include "graphlens/graph/internal_stages.h"
 #include "models/presentation.h"
+#include "models/schedule_box_label.h"
 
 namespace graphlens::gui {
 
@@ -336,18 +336,9 @@ void ScheduleView::paintColumns(QPainter& p, size_t first, size_t last) const {
             p.fillRect(r, fill);
             if (layout_.columnWidth() < 40 || layout_.boxHeight() < 12) continue;
             p.setPen(fill.alpha() == 255 ? QColor(Qt::black) : QColor(0, 0, 0, 90));
-            // The column header already places the box; the op inside the layer ("attn_q" of
-            // "blk.3.attn_q") is what tells boxes apart, and its end (".mul") as much as its
-            // start, so a long one loses its middle.
-            QString label = QString::fromStdString(s->graph->nodes[members[k]].label);
-            if (label.startsWith(QLatin1String("blk."))) label = label.section(QLatin1Char('.'), 2);
-            // A dispatch that orders stages inside itself (the inspector lists them) says how
-            // many, in front where eliding keeps it: "[2] attn".
-            if (has_internal_stages(*s->graph, members[k]))
-                label =
-                    QStringLiteral("[%1] %2")
-                        .arg(s->graph->kernels[s->graph->nodes[members[k]].kernel].stages.size())
-                        .arg(label);
+            // Its end (".mul") tells boxes apart as much as its start, so a long label loses
+            // its middle.
+            const QString label = scheduleBoxLabel(*s->graph, members[k]);
             p.drawText(r.adjusted(2, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
                        p.fontMetrics().elidedText(label, Qt::ElideMiddle, int(r.width()) - 4));
         }

@@ -20,6 +20,7 @@
 #include "models/node_table_model.h"
 #include "models/presentation.h"
 #include "models/request_queue.h"
+#include "models/schedule_box_label.h"
 #include "models/schedule_layout.h"
 #include "models/selection_state.h"
 #include "models/stage_compare_model.h"
@@ -468,6 +469,21 @@ class TestModels : public QObject {
         QCOMPARE(model.rowCount(), 0);
         model.clear();
         QCOMPARE(model.rowCount(), 0);
+    }
+
+    void scheduleBoxOfAStagedDispatchLeadsWithItsStageCount() {
+        // "blk.0.ffn_down" of a kernel of two stages: the layer goes (the column header places
+        // the box), the count of stages the core lists comes first.
+        const ComputeGraph staged = stagedDispatch();
+        QCOMPARE(internal_stages(staged, 0).stages.size(), size_t(2));
+        QCOMPARE(scheduleBoxLabel(staged, 0), QStringLiteral("[2] ffn_down"));
+        // The same dispatch of a one-stage kernel has no badge.
+        ComputeGraph single = stagedDispatch();
+        single.kernels[0].stages.clear();
+        QCOMPARE(scheduleBoxLabel(single, 0), QStringLiteral("ffn_down"));
+        // A label outside a layer stays whole.
+        single.nodes[0].label = "output_norm.mul";
+        QCOMPARE(scheduleBoxLabel(single, 0), QStringLiteral("output_norm.mul"));
     }
 
     void fusionModelListsNearMissesWithReasons() {

@@ -26,6 +26,7 @@
 #include "internal_stages_check.h"
 #include "models/document.h"
 #include "models/internal_stages_model.h"
+#include "models/schedule_box_label.h"
 
 using namespace graphlens;
 using namespace graphlens::gui;
@@ -159,7 +160,17 @@ class TestVerdicts : public QObject {
         InternalStagesModel model;
         std::map<std::string, size_t> staged;  // label -> node index
         for (size_t i = 0; i < graph.nodes.size(); ++i) {
-            if (!has_internal_stages(graph, i)) continue;
+            // The schedule view's box says how many stages the dispatch orders inside itself,
+            // as many as the core lists, and nothing for a dispatch without them.
+            const QString box = scheduleBoxLabel(graph, i);
+            if (!has_internal_stages(graph, i)) {
+                QVERIFY2(!box.startsWith(QLatin1Char('[')), qPrintable(box));
+                continue;
+            }
+            const QString badge =
+                QStringLiteral("[%1] ").arg(internal_stages(graph, i).stages.size());
+            QVERIFY2(box.startsWith(badge),
+                     qPrintable(box + QStringLiteral(", expected ") + badge));
             model.showNode(doc, last, i);
             const QString difference = testing::differenceFromTheCore(model, graph, i);
             if (!difference.isEmpty())
